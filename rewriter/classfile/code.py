@@ -1,0 +1,185 @@
+"""The Code attribute (JVMS 4.7.3) and its StackMapTable, at the concrete level.
+
+Concrete means offsets and constant-pool indices, as in the file: this is what
+``jprewrite check`` pushes through to prove the model is lossless. Editing with
+labels is a layer above (the code editor) and builds on these objects.
+
+Instructions and frames are decoded only when asked for; until then the code
+bytes and the raw StackMapTable are written back as they were.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from ..errors import ClassFormatError
+from . import attributes as attrs
+from .attributes import Attribute, _Reader, encode_attribute_list, read_attribute_list
+from .constants import ConstantPool
+
+_U2 = struct.Struct(">H")
+_HANDLER = struct.Struct(">HHHH")
+
+
+@dataclass(frozen=True, slots=True)
+class CodeContext:
+    """What decoding code-level attributes needs to know about the method around them."""
+
+    class_name: str
+    method_name: str
+    descriptor: str
+    is_static: bool
+    code_length: int = -1
+
+
+@dataclass(slots=True)
+class ExceptionHandler:
+    """One exception_table row; ``catch_type`` 0 means any (finally)."""
+
+    start_pc: int
+    end_pc: int
+    handler_pc: int
+    catch_type: int
+
+
+class CodeAttribute(Attribute):
+    __slots__ = ("max_stack", "max_locals", "code", "handlers", "attributes", "_instructions",
+                 "context", "code_offset")
+    name = "Code"
+
+    def __init__(self, name_index: int, max_stack: int, max_locals: int, code: bytes,
+                 handlers: list[ExceptionHandler], attributes: list[Attribute],
+                 context: CodeContext | None = None, code_offset: int = -1) -> None:
+        super().__init__(name_index)
+        self.max_stack = max_stack
+        self.max_locals = max_locals
+        self.code = code
+        self.handlers = handlers
+        self.attributes = attributes
+        self.context = context
+        self.code_offset = code_offset  # file offset of code[0], for error messages
+        self._instructions = None
+
+    @classmethod
+    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "CodeAttribute":
+        max_stack, max_locals = r.u2(), r.u2()
+        length = r.u4()
+        if length == 0 or length > 65535:
+            raise ClassFormatError(f"code_length {length} is not in 1..65535", offset=r.file_offset)
+        code_offset = r.base + r.pos if r.base >= 0 else -1
+        code = r.take(length)
+        n = r.u2()
+        r._need(8 * n)
+        handlers = []
+        for _ in range(n):
+            start, end, handler, catch = _HANDLER.unpack_from(r.data, r.pos)
+            if not (start < end <= length and handler < length):
+                raise ClassFormatError(
+                    f"exception handler [{start}, {end}) -> {handler} lies outside the code "
+                    f"(length {length})", offset=r.file_offset)
+            r.pos += 8
+            handlers.append(ExceptionHandler(start, end, handler, catch))
+        attributes, r.pos = read_attribute_list(r.data, r.pos, pool, base_offset=r.base)
+        context = ctx if isinstance(ctx, CodeContext) else None
+        if context is not None:
+            context = CodeContext(context.class_name, context.method_name, context.descriptor,
+                                  context.is_static, length)
+        return cls(name_index, max_stack, max_locals, code, handlers, attributes, context, code_offset)
+
+    # ------------------------------------------------------------ instructions
+    def instructions(self) -> list:
+        """The decoded instructions (decoded once, then kept; edits to the list are written)."""
+        if self._instructions is None:
+            from .instructions import decode_instructions
+            try:
+                self._instructions = decode_instructions(self.code)
+            except ClassFormatError as e:
+                if e.offset is not None and self.code_offset >= 0:
+                    e.message = f"{e.message} (code offset {e.offset})"
+                    e.offset = self.code_offset + e.offset
+                raise
+        return self._instructions
+
+    def code_bytes(self) -> bytes:
+        """The code array: re-encoded from the instructions if they were decoded."""
+        if self._instructions is not None:
+            from .instructions import encode_instructions
+            return encode_instructions(self._instructions)
+        return self.code
+
+    # -------------------------------------------------------------- attributes
+    def attribute(self, name: str, pool: ConstantPool) -> Attribute | None:
+        """The first nested attribute called ``name``, decoded (and kept decoded)."""
+        for i, a in enumerate(self.attributes):
+            if pool.utf8(a.name_index) == name:
+                d = attrs.decode_attribute(a, pool, attrs.CODE, self.context)
+                self.attributes[i] = d
+                return d
+        return None
+
+    def decode_all(self, pool: ConstantPool) -> None:
+        """Decode instructions and every nested attribute jprewrite knows (used by ``check``)."""
+        self.instructions()
+        for i, a in enumerate(self.attributes):
+            self.attributes[i] = attrs.decode_attribute(a, pool, attrs.CODE, self.context)
+        for a in self.attributes:
+            if isinstance(a, StackMapTable):
+                a.frames(pool)
+
+    def encode_body(self, pool: ConstantPool) -> bytes:
+        code = self.code_bytes()
+        parts = [struct.pack(">HHI", self.max_stack, self.max_locals, len(code)), code,
+                 _U2.pack(len(self.handlers))]
+        for h in self.handlers:
+            parts.append(_HANDLER.pack(h.start_pc, h.end_pc, h.handler_pc, h.catch_type))
+        parts.append(encode_attribute_list(self.attributes, pool))
+        return b"".join(parts)
+
+
+class StackMapTable(Attribute):
+    """The frames of a method (version >= 50), decoded to explicit frames on demand."""
+
+    __slots__ = ("data", "context", "_frames", "offset")
+    name = "StackMapTable"
+
+    def __init__(self, name_index: int, data: bytes, context: CodeContext | None, offset: int = -1) -> None:
+        super().__init__(name_index)
+        self.data = data
+        self.context = context
+        self.offset = offset
+        self._frames = None
+
+    @classmethod
+    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "StackMapTable":
+        data = r.take(len(r.data))
+        return cls(name_index, data, ctx if isinstance(ctx, CodeContext) else None, r.base)
+
+    def frames(self, pool: ConstantPool) -> list:
+        """Explicit frames (every local and stack entry spelled out)."""
+        if self._frames is None:
+            from .frames import decode_stack_map_table, initial_frame_locals
+            c = self.context
+            if c is None:
+                raise ClassFormatError("StackMapTable outside a method's Code attribute")
+            initial = initial_frame_locals(c.class_name, c.method_name, c.descriptor, c.is_static)
+            try:
+                self._frames = decode_stack_map_table(self.data, pool, initial, c.code_length)
+            except ClassFormatError as e:
+                if e.offset is not None and self.offset >= 0:
+                    e.offset = self.offset + e.offset
+                raise
+        return self._frames
+
+    def set_frames(self, frames: list) -> None:
+        self._frames = frames
+
+    def encode_body(self, pool: ConstantPool) -> bytes:
+        if self._frames is None:
+            return self.data
+        from .frames import encode_stack_map_table
+        return encode_stack_map_table(self._frames, pool)
+
+
+attrs.register("Code", (attrs.METHOD,), CodeAttribute.decode)
+attrs.register("StackMapTable", (attrs.CODE,), StackMapTable.decode)

@@ -1,0 +1,643 @@
+"""The constant pool (JVMS 4.4): every tag, read lazily, written losslessly.
+
+Why lazy: most of a pool is never looked at by a rewriter (a class that is only
+copied needs none of it decoded), so reading records just the tag and offset of
+every entry; an entry becomes a Python object the first time it is asked for.
+Why lossless: the pool of an unchanged class is written back as its original
+bytes, and a pool that only grew is written as the original bytes followed by
+the new entries. Only when an existing entry is replaced is the whole pool
+re-encoded, and then each entry reproduces its own original bytes (Utf8 keeps
+its raw bytes, Float/Double keep NaN bit patterns).
+
+References between entries are validated when the pool is read (index in
+range, target of the right kind), because a JVM rejects a class with a broken
+pool and so should ``jprewrite check``.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Iterator
+
+from ..errors import ClassFormatError
+from . import mutf8
+
+# Tags (JVMS Table 4.4-B)
+UTF8 = 1
+INTEGER = 3
+FLOAT = 4
+LONG = 5
+DOUBLE = 6
+CLASS = 7
+STRING = 8
+FIELDREF = 9
+METHODREF = 10
+INTERFACE_METHODREF = 11
+NAME_AND_TYPE = 12
+METHOD_HANDLE = 15
+METHOD_TYPE = 16
+DYNAMIC = 17
+INVOKE_DYNAMIC = 18
+MODULE = 19
+PACKAGE = 20
+
+TAG_NAMES = {
+    UTF8: "Utf8", INTEGER: "Integer", FLOAT: "Float", LONG: "Long", DOUBLE: "Double",
+    CLASS: "Class", STRING: "String", FIELDREF: "Fieldref", METHODREF: "Methodref",
+    INTERFACE_METHODREF: "InterfaceMethodref", NAME_AND_TYPE: "NameAndType",
+    METHOD_HANDLE: "MethodHandle", METHOD_TYPE: "MethodType", DYNAMIC: "Dynamic",
+    INVOKE_DYNAMIC: "InvokeDynamic", MODULE: "Module", PACKAGE: "Package",
+}
+
+# Size of the fixed part after the tag byte (Utf8 is 2 + length).
+_FIXED_SIZE = {
+    INTEGER: 4, FLOAT: 4, LONG: 8, DOUBLE: 8, CLASS: 2, STRING: 2, FIELDREF: 4, METHODREF: 4,
+    INTERFACE_METHODREF: 4, NAME_AND_TYPE: 4, METHOD_HANDLE: 3, METHOD_TYPE: 2, DYNAMIC: 4,
+    INVOKE_DYNAMIC: 4, MODULE: 2, PACKAGE: 2,
+}
+
+# Which tags each reference-holding tag may point to, per field, for validation.
+_REF_RULES: dict[int, tuple[tuple[int, ...], ...]] = {
+    CLASS: ((UTF8,),),
+    STRING: ((UTF8,),),
+    FIELDREF: ((CLASS,), (NAME_AND_TYPE,)),
+    METHODREF: ((CLASS,), (NAME_AND_TYPE,)),
+    INTERFACE_METHODREF: ((CLASS,), (NAME_AND_TYPE,)),
+    NAME_AND_TYPE: ((UTF8,), (UTF8,)),
+    METHOD_TYPE: ((UTF8,),),
+    MODULE: ((UTF8,),),
+    PACKAGE: ((UTF8,),),
+}
+
+_MH_TARGETS = {
+    1: (FIELDREF,), 2: (FIELDREF,), 3: (FIELDREF,), 4: (FIELDREF,),
+    5: (METHODREF,), 8: (METHODREF,),
+    6: (METHODREF, INTERFACE_METHODREF), 7: (METHODREF, INTERFACE_METHODREF),
+    9: (INTERFACE_METHODREF,),
+}
+
+_U2 = struct.Struct(">H")
+_U2U2 = struct.Struct(">HH")
+_S4 = struct.Struct(">i")
+_U4 = struct.Struct(">I")
+_S8 = struct.Struct(">q")
+_U8 = struct.Struct(">Q")
+
+
+class Constant:
+    """One constant-pool entry. Subclasses are small value objects."""
+
+    __slots__ = ()
+    tag: int = 0
+
+    def key(self) -> tuple:
+        """Value identity used to find an existing equal entry."""
+        raise NotImplementedError
+
+    def encode(self) -> bytes:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Constant) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def __repr__(self) -> str:
+        return f"{TAG_NAMES[self.tag]}{self.key()[1:]}"
+
+    @property
+    def width(self) -> int:
+        """Pool slots taken: Long and Double take two (JVMS 4.4.5)."""
+        return 1
+
+
+class Utf8(Constant):
+    __slots__ = ("raw", "_value")
+    tag = UTF8
+
+    def __init__(self, value: str | None = None, *, raw: bytes | None = None) -> None:
+        if raw is None:
+            if value is None:
+                raise ValueError("Utf8 needs a value or raw bytes")
+            raw = mutf8.encode(value)
+            if len(raw) > 0xFFFF:
+                raise ValueError("Utf8 constant longer than 65535 bytes")
+        self.raw = raw
+        self._value = value
+
+    @property
+    def value(self) -> str:
+        if self._value is None:
+            self._value = mutf8.decode(self.raw)
+        return self._value
+
+    def key(self) -> tuple:
+        return (UTF8, self.raw)
+
+    def encode(self) -> bytes:
+        return b"\x01" + _U2.pack(len(self.raw)) + self.raw
+
+    def __repr__(self) -> str:
+        return f"Utf8({self.value!r})"
+
+
+class Integer(Constant):
+    __slots__ = ("value",)
+    tag = INTEGER
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def key(self) -> tuple:
+        return (INTEGER, self.value)
+
+    def encode(self) -> bytes:
+        return b"\x03" + _S4.pack(self.value)
+
+
+class Float(Constant):
+    """Kept as its 32 raw bits so every NaN pattern survives."""
+
+    __slots__ = ("bits",)
+    tag = FLOAT
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+
+    @classmethod
+    def of(cls, value: float) -> "Float":
+        return cls(struct.unpack(">I", struct.pack(">f", value))[0])
+
+    @property
+    def value(self) -> float:
+        return struct.unpack(">f", _U4.pack(self.bits))[0]
+
+    def key(self) -> tuple:
+        return (FLOAT, self.bits)
+
+    def encode(self) -> bytes:
+        return b"\x04" + _U4.pack(self.bits)
+
+
+class Long(Constant):
+    __slots__ = ("value",)
+    tag = LONG
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    @property
+    def width(self) -> int:
+        return 2
+
+    def key(self) -> tuple:
+        return (LONG, self.value)
+
+    def encode(self) -> bytes:
+        return b"\x05" + _S8.pack(self.value)
+
+
+class Double(Constant):
+    """Kept as its 64 raw bits so every NaN pattern survives."""
+
+    __slots__ = ("bits",)
+    tag = DOUBLE
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+
+    @classmethod
+    def of(cls, value: float) -> "Double":
+        return cls(struct.unpack(">Q", struct.pack(">d", value))[0])
+
+    @property
+    def value(self) -> float:
+        return struct.unpack(">d", _U8.pack(self.bits))[0]
+
+    @property
+    def width(self) -> int:
+        return 2
+
+    def key(self) -> tuple:
+        return (DOUBLE, self.bits)
+
+    def encode(self) -> bytes:
+        return b"\x06" + _U8.pack(self.bits)
+
+
+class _OneRef(Constant):
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def key(self) -> tuple:
+        return (self.tag, self.index)
+
+    def encode(self) -> bytes:
+        return bytes((self.tag,)) + _U2.pack(self.index)
+
+
+class ClassRef(_OneRef):
+    """CONSTANT_Class: ``index`` is the Utf8 of the internal name or array descriptor."""
+    __slots__ = ()
+    tag = CLASS
+
+
+class String(_OneRef):
+    __slots__ = ()
+    tag = STRING
+
+
+class MethodType(_OneRef):
+    __slots__ = ()
+    tag = METHOD_TYPE
+
+
+class Module(_OneRef):
+    __slots__ = ()
+    tag = MODULE
+
+
+class Package(_OneRef):
+    __slots__ = ()
+    tag = PACKAGE
+
+
+class _TwoRef(Constant):
+    __slots__ = ("first", "second")
+
+    def __init__(self, first: int, second: int) -> None:
+        self.first = first
+        self.second = second
+
+    def key(self) -> tuple:
+        return (self.tag, self.first, self.second)
+
+    def encode(self) -> bytes:
+        return bytes((self.tag,)) + _U2U2.pack(self.first, self.second)
+
+
+class _MemberRef(_TwoRef):
+    """Field/method reference: ``first`` = Class index, ``second`` = NameAndType index."""
+    __slots__ = ()
+
+    @property
+    def class_index(self) -> int:
+        return self.first
+
+    @property
+    def name_and_type_index(self) -> int:
+        return self.second
+
+
+class Fieldref(_MemberRef):
+    __slots__ = ()
+    tag = FIELDREF
+
+
+class Methodref(_MemberRef):
+    __slots__ = ()
+    tag = METHODREF
+
+
+class InterfaceMethodref(_MemberRef):
+    __slots__ = ()
+    tag = INTERFACE_METHODREF
+
+
+class NameAndType(_TwoRef):
+    """``first`` = name Utf8 index, ``second`` = descriptor Utf8 index."""
+    __slots__ = ()
+    tag = NAME_AND_TYPE
+
+
+class _Indy(_TwoRef):
+    """``first`` = BootstrapMethods index, ``second`` = NameAndType index."""
+    __slots__ = ()
+
+    @property
+    def bootstrap_index(self) -> int:
+        return self.first
+
+    @property
+    def name_and_type_index(self) -> int:
+        return self.second
+
+
+class Dynamic(_Indy):
+    __slots__ = ()
+    tag = DYNAMIC
+
+
+class InvokeDynamic(_Indy):
+    __slots__ = ()
+    tag = INVOKE_DYNAMIC
+
+
+class MethodHandle(Constant):
+    __slots__ = ("kind", "index")
+    tag = METHOD_HANDLE
+
+    def __init__(self, kind: int, index: int) -> None:
+        self.kind = kind
+        self.index = index
+
+    def key(self) -> tuple:
+        return (METHOD_HANDLE, self.kind, self.index)
+
+    def encode(self) -> bytes:
+        return b"\x0f" + bytes((self.kind,)) + _U2.pack(self.index)
+
+
+_ONE_REF_CLASSES = {CLASS: ClassRef, STRING: String, METHOD_TYPE: MethodType, MODULE: Module,
+                    PACKAGE: Package}
+_TWO_REF_CLASSES = {FIELDREF: Fieldref, METHODREF: Methodref,
+                    INTERFACE_METHODREF: InterfaceMethodref, NAME_AND_TYPE: NameAndType,
+                    DYNAMIC: Dynamic, INVOKE_DYNAMIC: InvokeDynamic}
+
+
+class ConstantPool:
+    """An indexable constant pool: ``pool[i]`` for 1 <= i < len(pool).
+
+    ``len(pool)`` is ``constant_pool_count`` (one more than the last index). The
+    second slot of a Long/Double is unusable and reads as an error.
+    """
+
+    def __init__(self) -> None:
+        self._data: bytes = b""
+        self._base = 0  # offset of the pool's first entry inside _data (for error offsets)
+        self._end = 0
+        self._offsets: list[int] = [0]  # offset of each entry's tag byte in _data; -1 = unusable
+        self._tags: list[int] = [0]
+        self._cache: list[Constant | None] = [None]
+        self._original_count = 1  # entries below this come from _data
+        self._dirty = False  # an original entry was replaced: re-encode all
+        self._index: dict[tuple, int] | None = None
+
+    # ----------------------------------------------------------------- reading
+    @classmethod
+    def parse(cls, data: bytes, offset: int) -> "ConstantPool":
+        """Read the pool starting at ``data[offset]`` (the constant_pool_count)."""
+        pool = cls()
+        n = len(data)
+        if offset + 2 > n:
+            raise ClassFormatError("truncated before constant_pool_count", offset=offset)
+        count = (data[offset] << 8) | data[offset + 1]
+        if count == 0:
+            raise ClassFormatError("constant_pool_count is 0", offset=offset)
+        pos = offset + 2
+        pool._data = data
+        pool._base = pos
+        offsets = [0] * count
+        tags = [0] * count
+        offsets[0] = -1
+        fixed = _FIXED_SIZE
+        i = 1
+        while i < count:
+            if pos >= n:
+                raise ClassFormatError(f"truncated constant pool (entry #{i} of {count - 1})", offset=pos)
+            tag = data[pos]
+            offsets[i] = pos
+            tags[i] = tag
+            if tag == UTF8:
+                if pos + 3 > n:
+                    raise ClassFormatError(f"truncated Utf8 constant #{i}", offset=pos)
+                pos += 3 + ((data[pos + 1] << 8) | data[pos + 2])
+            else:
+                size = fixed.get(tag)
+                if size is None:
+                    raise ClassFormatError(f"unknown constant-pool tag {tag} at entry #{i}", offset=pos)
+                pos += 1 + size
+                if tag == LONG or tag == DOUBLE:
+                    i += 1
+                    if i >= count:
+                        raise ClassFormatError(
+                            f"{TAG_NAMES[tag]} constant #{i - 1} is the last entry but takes two slots",
+                            offset=offsets[i - 1])
+                    offsets[i] = -1
+            i += 1
+        if pos > n:
+            raise ClassFormatError("truncated constant pool", offset=n)
+        pool._end = pos
+        pool._offsets = offsets
+        pool._tags = tags
+        pool._cache = [None] * count
+        pool._original_count = count
+        pool._validate()
+        return pool
+
+    def _validate(self) -> None:
+        """Check every reference inside the pool (JVMS 4.4): index in range and of the right kind."""
+        data = self._data
+        tags = self._tags
+        count = len(tags)
+        rules = _REF_RULES
+        for i in range(1, count):
+            tag = tags[i]
+            if tag == 0 or tag == UTF8 or tag in (INTEGER, FLOAT, LONG, DOUBLE):
+                continue
+            pos = self._offsets[i]
+            if tag == METHOD_HANDLE:
+                kind = data[pos + 1]
+                ref = (data[pos + 2] << 8) | data[pos + 3]
+                allowed = _MH_TARGETS.get(kind)
+                if allowed is None:
+                    raise ClassFormatError(f"MethodHandle #{i} has bad reference_kind {kind}", offset=pos)
+                self._check_ref(i, pos, ref, allowed)
+                continue
+            if tag == DYNAMIC or tag == INVOKE_DYNAMIC:
+                self._check_ref(i, pos, (data[pos + 3] << 8) | data[pos + 4], (NAME_AND_TYPE,))
+                continue
+            fields = rules[tag]
+            self._check_ref(i, pos, (data[pos + 1] << 8) | data[pos + 2], fields[0])
+            if len(fields) == 2:
+                self._check_ref(i, pos, (data[pos + 3] << 8) | data[pos + 4], fields[1])
+
+    def _check_ref(self, i: int, pos: int, ref: int, allowed: tuple[int, ...]) -> None:
+        tags = self._tags
+        if not 0 < ref < len(tags) or tags[ref] == 0:
+            raise ClassFormatError(
+                f"{TAG_NAMES[tags[i]]} constant #{i} refers to invalid index #{ref}", offset=pos)
+        if tags[ref] not in allowed:
+            want = "/".join(TAG_NAMES[t] for t in allowed)
+            raise ClassFormatError(
+                f"{TAG_NAMES[tags[i]]} constant #{i} refers to #{ref}, a {TAG_NAMES[tags[ref]]}, "
+                f"not a {want}", offset=pos)
+
+    def _materialize(self, i: int) -> Constant:
+        data = self._data
+        pos = self._offsets[i]
+        tag = self._tags[i]
+        c: Constant
+        if tag == UTF8:
+            length = (data[pos + 1] << 8) | data[pos + 2]
+            c = Utf8(raw=bytes(data[pos + 3:pos + 3 + length]))
+        elif tag in _ONE_REF_CLASSES:
+            c = _ONE_REF_CLASSES[tag]((data[pos + 1] << 8) | data[pos + 2])
+        elif tag in _TWO_REF_CLASSES:
+            a, b = _U2U2.unpack_from(data, pos + 1)
+            c = _TWO_REF_CLASSES[tag](a, b)
+        elif tag == INTEGER:
+            c = Integer(_S4.unpack_from(data, pos + 1)[0])
+        elif tag == FLOAT:
+            c = Float(_U4.unpack_from(data, pos + 1)[0])
+        elif tag == LONG:
+            c = Long(_S8.unpack_from(data, pos + 1)[0])
+        elif tag == DOUBLE:
+            c = Double(_U8.unpack_from(data, pos + 1)[0])
+        elif tag == METHOD_HANDLE:
+            c = MethodHandle(data[pos + 1], (data[pos + 2] << 8) | data[pos + 3])
+        else:  # pragma: no cover - tags were validated by parse
+            raise ClassFormatError(f"unknown constant-pool tag {tag}", offset=pos)
+        self._cache[i] = c
+        return c
+
+    # ----------------------------------------------------------------- queries
+    def __len__(self) -> int:
+        return len(self._tags)
+
+    def __getitem__(self, i: int) -> Constant:
+        if not isinstance(i, int) or not 0 < i < len(self._tags) or self._tags[i] == 0:
+            raise ClassFormatError(f"constant-pool index #{i} is out of range or unusable "
+                                   f"(pool has {len(self._tags) - 1} slots)")
+        c = self._cache[i]
+        return c if c is not None else self._materialize(i)
+
+    def tag(self, i: int) -> int:
+        """Tag of entry i (0 for index 0 and the second slot of Long/Double)."""
+        if not 0 <= i < len(self._tags):
+            raise ClassFormatError(f"constant-pool index #{i} is out of range")
+        return self._tags[i]
+
+    def get(self, i: int, *tags: int) -> Constant:
+        """Entry i, checked to be one of ``tags``."""
+        c = self[i]
+        if tags and c.tag not in tags:
+            want = "/".join(TAG_NAMES[t] for t in tags)
+            raise ClassFormatError(f"constant-pool entry #{i} is a {TAG_NAMES[c.tag]}, not a {want}")
+        return c
+
+    def utf8(self, i: int) -> str:
+        c = self[i]
+        if c.tag != UTF8:
+            raise ClassFormatError(f"constant-pool entry #{i} is a {TAG_NAMES[c.tag]}, not a Utf8")
+        return c.value  # type: ignore[attr-defined]
+
+    def class_name(self, i: int) -> str:
+        """Internal name (or array descriptor) of the CONSTANT_Class at i."""
+        c = self[i]
+        if c.tag != CLASS:
+            raise ClassFormatError(f"constant-pool entry #{i} is a {TAG_NAMES[c.tag]}, not a Class")
+        return self.utf8(c.index)  # type: ignore[attr-defined]
+
+    def name_and_type(self, i: int) -> tuple[str, str]:
+        c = self.get(i, NAME_AND_TYPE)
+        return self.utf8(c.first), self.utf8(c.second)  # type: ignore[attr-defined]
+
+    def member_ref(self, i: int) -> tuple[str, str, str]:
+        """(owner internal name, member name, descriptor) of a Field/Method/InterfaceMethod ref."""
+        c = self.get(i, FIELDREF, METHODREF, INTERFACE_METHODREF)
+        name, desc = self.name_and_type(c.second)  # type: ignore[attr-defined]
+        return self.class_name(c.first), name, desc  # type: ignore[attr-defined]
+
+    def entries(self) -> Iterator[tuple[int, Constant]]:
+        """(index, constant) for every usable slot, in order."""
+        for i in range(1, len(self._tags)):
+            if self._tags[i] != 0:
+                yield i, self[i]
+
+    # ---------------------------------------------------------------- editing
+    def _build_index(self) -> dict[tuple, int]:
+        if self._index is None:
+            index: dict[tuple, int] = {}
+            for i, c in self.entries():
+                index.setdefault(c.key(), i)
+            self._index = index
+        return self._index
+
+    def add(self, const: Constant) -> int:
+        """Index of an entry equal to ``const``, appending it if the pool has none."""
+        index = self._build_index()
+        key = const.key()
+        found = index.get(key)
+        if found is not None:
+            return found
+        i = len(self._tags)
+        if i + const.width > 0x10000:
+            raise ClassFormatError("constant pool would exceed 65535 entries")
+        self._tags.append(const.tag)
+        self._offsets.append(-1)
+        self._cache.append(const)
+        if const.width == 2:
+            self._tags.append(0)
+            self._offsets.append(-1)
+            self._cache.append(None)
+        index[key] = i
+        return i
+
+    def replace(self, i: int, const: Constant) -> None:
+        """Overwrite entry i (same width). Forces a full re-encode of the pool."""
+        old = self[i]
+        if old.width != const.width:
+            raise ValueError("replacement must take the same number of slots")
+        self._tags[i] = const.tag
+        self._cache[i] = const
+        if i < self._original_count:
+            self._dirty = True
+        self._index = None
+
+    def add_utf8(self, text: str) -> int:
+        return self.add(Utf8(text))
+
+    def add_class(self, name: str) -> int:
+        return self.add(ClassRef(self.add_utf8(name)))
+
+    def add_string(self, text: str) -> int:
+        return self.add(String(self.add_utf8(text)))
+
+    def add_name_and_type(self, name: str, descriptor: str) -> int:
+        return self.add(NameAndType(self.add_utf8(name), self.add_utf8(descriptor)))
+
+    def add_fieldref(self, owner: str, name: str, descriptor: str) -> int:
+        return self.add(Fieldref(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+
+    def add_methodref(self, owner: str, name: str, descriptor: str, *, interface: bool = False) -> int:
+        ref_cls = InterfaceMethodref if interface else Methodref
+        return self.add(ref_cls(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+
+    def add_integer(self, value: int) -> int:
+        return self.add(Integer(value))
+
+    def add_long(self, value: int) -> int:
+        return self.add(Long(value))
+
+    # ---------------------------------------------------------------- writing
+    def encode(self, *, full: bool = False) -> bytes:
+        """constant_pool_count followed by the entries.
+
+        Unless ``full`` or an original entry was replaced, the original bytes
+        are reused verbatim and only appended entries are encoded.
+        """
+        count = len(self._tags)
+        parts = [_U2.pack(count)]
+        if not full and not self._dirty and self._original_count > 1:
+            parts.append(self._data[self._base:self._end])
+            start = self._original_count
+        else:
+            start = 1
+        cache = self._cache
+        for i in range(start, count):
+            if self._tags[i] == 0:
+                continue
+            c = cache[i]
+            if c is None:
+                c = self._materialize(i)
+            parts.append(c.encode())
+        return b"".join(parts)
+
+    @property
+    def original_size(self) -> int:
+        """Bytes the pool took in the class file it was read from."""
+        return self._end - self._base + 2 if self._original_count > 1 else 0

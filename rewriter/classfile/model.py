@@ -1,0 +1,299 @@
+"""The class-file object model (JVMS 4.1) with its reader and writer.
+
+Reading is cheap: the constant pool is scanned (not decoded), members are read
+with raw attributes, and nothing else happens until someone asks. Writing
+produces exactly the input bytes for an unchanged class, whether or not parts
+of it were decoded on the way: this is what lets a rewriter touch one method of
+a class and leave everything else, including what it does not understand,
+exactly as it was.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Iterable
+
+from ..errors import ClassFormatError, JprewriteError, UnsupportedVersionError
+from . import attributes as attrs
+from . import code as _code  # noqa: F401  (registers Code and StackMapTable decoders)
+from .attributes import Attribute, RawAttribute, encode_attribute_list, read_attribute_list
+from .code import CodeAttribute, CodeContext
+from .constants import ConstantPool
+
+MAGIC = 0xCAFEBABE
+MIN_MAJOR = 45
+# The newest class-file version this jprewrite was written against (Java 25 = 69).
+MAX_MAJOR = 69
+
+# Access flags (JVMS Tables 4.1-B, 4.5-A, 4.6-A)
+ACC_PUBLIC = 0x0001
+ACC_PRIVATE = 0x0002
+ACC_PROTECTED = 0x0004
+ACC_STATIC = 0x0008
+ACC_FINAL = 0x0010
+ACC_SUPER = 0x0020
+ACC_SYNCHRONIZED = 0x0020
+ACC_VOLATILE = 0x0040
+ACC_BRIDGE = 0x0040
+ACC_TRANSIENT = 0x0080
+ACC_VARARGS = 0x0080
+ACC_NATIVE = 0x0100
+ACC_INTERFACE = 0x0200
+ACC_ABSTRACT = 0x0400
+ACC_STRICT = 0x0800
+ACC_SYNTHETIC = 0x1000
+ACC_ANNOTATION = 0x2000
+ACC_ENUM = 0x4000
+ACC_MODULE = 0x8000
+
+_HEADER = struct.Struct(">IHH")
+_MEMBER = struct.Struct(">HHH")
+
+
+class Member:
+    """A field or method: access flags, name and descriptor indices, attributes."""
+
+    __slots__ = ("access", "name_index", "descriptor_index", "attributes", "_class")
+    context: str = ""
+
+    def __init__(self, access: int, name_index: int, descriptor_index: int,
+                 attributes: list[Attribute], owner: "ClassFile | None" = None) -> None:
+        self.access = access
+        self.name_index = name_index
+        self.descriptor_index = descriptor_index
+        self.attributes = attributes
+        self._class = owner
+
+    @property
+    def pool(self) -> ConstantPool:
+        assert self._class is not None
+        return self._class.pool
+
+    @property
+    def name(self) -> str:
+        return self.pool.utf8(self.name_index)
+
+    @property
+    def descriptor(self) -> str:
+        return self.pool.utf8(self.descriptor_index)
+
+    def _decode_context(self) -> object:
+        return None
+
+    def attribute(self, name: str) -> Attribute | None:
+        """The first attribute called ``name``, decoded if jprewrite knows it here (and kept so)."""
+        pool = self.pool
+        for i, a in enumerate(self.attributes):
+            if pool.utf8(a.name_index) == name:
+                d = attrs.decode_attribute(a, pool, self.context, self._decode_context())
+                self.attributes[i] = d
+                return d
+        return None
+
+    def decode_all(self) -> None:
+        pool = self.pool
+        ctx = self._decode_context()
+        for i, a in enumerate(self.attributes):
+            d = attrs.decode_attribute(a, pool, self.context, ctx)
+            self.attributes[i] = d
+            if isinstance(d, CodeAttribute):
+                d.decode_all(pool)
+            elif isinstance(d, attrs.Record):  # pragma: no cover - Record is a class attribute
+                pass
+
+    def __repr__(self) -> str:
+        try:
+            return f"{type(self).__name__}({self.name}{self.descriptor})"
+        except JprewriteError:
+            return f"{type(self).__name__}(#{self.name_index}#{self.descriptor_index})"
+
+
+class Field(Member):
+    __slots__ = ()
+    context = attrs.FIELD
+
+
+class Method(Member):
+    __slots__ = ()
+    context = attrs.METHOD
+
+    def _decode_context(self) -> object:
+        owner = self._class
+        assert owner is not None
+        return CodeContext(owner.name, self.name, self.descriptor, bool(self.access & ACC_STATIC))
+
+    def code(self) -> CodeAttribute | None:
+        """The decoded Code attribute, or None for abstract and native methods."""
+        a = self.attribute("Code")
+        return a if isinstance(a, CodeAttribute) else None
+
+
+class ClassFile:
+    """One class file. Indices refer to ``pool``; helpers give names."""
+
+    def __init__(self) -> None:
+        self.minor = 0
+        self.major = 0
+        self.pool = ConstantPool()
+        self.access = 0
+        self.this_class = 0
+        self.super_class = 0
+        self.interface_indices: list[int] = []
+        self.fields: list[Field] = []
+        self.methods: list[Method] = []
+        self.attributes: list[Attribute] = []
+        self.size = 0  # bytes read
+
+    # ------------------------------------------------------------- names
+    @property
+    def name(self) -> str:
+        """Internal name, e.g. ``java/lang/String``."""
+        return self.pool.class_name(self.this_class)
+
+    @property
+    def super_name(self) -> str | None:
+        return self.pool.class_name(self.super_class) if self.super_class else None
+
+    @property
+    def interfaces(self) -> list[str]:
+        return [self.pool.class_name(i) for i in self.interface_indices]
+
+    @property
+    def version(self) -> tuple[int, int]:
+        return self.major, self.minor
+
+    def is_interface(self) -> bool:
+        return bool(self.access & ACC_INTERFACE)
+
+    def attribute(self, name: str) -> Attribute | None:
+        pool = self.pool
+        for i, a in enumerate(self.attributes):
+            if pool.utf8(a.name_index) == name:
+                d = attrs.decode_attribute(a, pool, attrs.CLASS)
+                self.attributes[i] = d
+                return d
+        return None
+
+    def method(self, name: str, descriptor: str | None = None) -> Method | None:
+        for m in self.methods:
+            if m.name == name and (descriptor is None or m.descriptor == descriptor):
+                return m
+        return None
+
+    def decode_all(self) -> None:
+        """Decode everything jprewrite knows how to decode (what ``check`` exercises)."""
+        pool = self.pool
+        for _, _c in pool.entries():
+            if _c.tag == 1:
+                _c.value  # type: ignore[attr-defined]  # decode every Utf8 too
+        for i, a in enumerate(self.attributes):
+            d = attrs.decode_attribute(a, pool, attrs.CLASS)
+            self.attributes[i] = d
+            if isinstance(d, attrs.Record):
+                for comp in d.components:
+                    comp.attributes = [attrs.decode_attribute(x, pool, attrs.RECORD_COMPONENT)
+                                       for x in comp.attributes]
+        for f in self.fields:
+            f.decode_all()
+        for m in self.methods:
+            m.decode_all()
+
+    # ------------------------------------------------------------- writing
+    def to_bytes(self) -> bytes:
+        pool = self.pool
+        parts = [_HEADER.pack(MAGIC, self.minor, self.major)]
+        # Members and attributes are encoded first: encoding may add constants
+        # (e.g. a new frame naming a class), and the pool must be written last-known.
+        body = [struct.pack(">HHHH", self.access, self.this_class, self.super_class,
+                            len(self.interface_indices))]
+        body.append(struct.pack(f">{len(self.interface_indices)}H", *self.interface_indices))
+        for members in (self.fields, self.methods):
+            body.append(struct.pack(">H", len(members)))
+            for m in members:
+                body.append(_MEMBER.pack(m.access, m.name_index, m.descriptor_index))
+                body.append(encode_attribute_list(m.attributes, pool))
+        body.append(encode_attribute_list(self.attributes, pool))
+        parts.append(pool.encode())
+        parts.extend(body)
+        return b"".join(parts)
+
+
+def read_class(data: bytes, *, check_version: bool = True) -> ClassFile:
+    """Parse a class file. Raises ClassFormatError (with the byte offset) on malformed input."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError("read_class needs bytes")
+    data = bytes(data)
+    n = len(data)
+    if n < 10:
+        raise ClassFormatError(f"truncated class file ({n} bytes)", offset=n)
+    magic, minor, major = _HEADER.unpack_from(data, 0)
+    if magic != MAGIC:
+        raise ClassFormatError(f"bad magic 0x{magic:08X} (not a class file)", offset=0)
+    if check_version and not MIN_MAJOR <= major <= MAX_MAJOR:
+        raise UnsupportedVersionError(
+            f"unsupported class-file version {major}.{minor} "
+            f"(jprewrite supports {MIN_MAJOR}.0 to {MAX_MAJOR}.x)", offset=6)
+    cf = ClassFile()
+    cf.minor, cf.major = minor, major
+    cf.pool = pool = ConstantPool.parse(data, 8)
+    pos = pool._end
+    if pos + 8 > n:
+        raise ClassFormatError("truncated after the constant pool", offset=pos)
+    cf.access, cf.this_class, cf.super_class, icount = struct.unpack_from(">HHHH", data, pos)
+    _expect_class(pool, cf.this_class, "this_class", pos + 2)
+    if cf.super_class:
+        _expect_class(pool, cf.super_class, "super_class", pos + 4)
+    pos += 8
+    if pos + 2 * icount > n:
+        raise ClassFormatError("truncated interfaces table", offset=pos)
+    cf.interface_indices = list(struct.unpack_from(f">{icount}H", data, pos))
+    for k, i in enumerate(cf.interface_indices):
+        _expect_class(pool, i, "interface", pos + 2 * k)
+    pos += 2 * icount
+    cf.fields, pos = _read_members(data, pos, pool, Field, cf)
+    cf.methods, pos = _read_members(data, pos, pool, Method, cf)
+    cf.attributes, pos = read_attribute_list(data, pos, pool)
+    if pos != n:
+        raise ClassFormatError(f"{n - pos} extra bytes after the end of the class file", offset=pos)
+    cf.size = n
+    return cf
+
+
+def _expect_class(pool: ConstantPool, index: int, what: str, offset: int) -> None:
+    tags = pool._tags
+    if not 0 < index < len(tags) or tags[index] != 7:
+        raise ClassFormatError(f"{what} index #{index} is not a Class constant", offset=offset)
+
+
+def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type, owner: ClassFile):
+    n = len(data)
+    if pos + 2 > n:
+        raise ClassFormatError(f"truncated before {kind.__name__.lower()}s_count", offset=pos)
+    count = (data[pos] << 8) | data[pos + 1]
+    pos += 2
+    tags = pool._tags
+    ntags = len(tags)
+    members = []
+    unpack = _MEMBER.unpack_from
+    for _ in range(count):
+        if pos + 6 > n:
+            raise ClassFormatError(f"truncated {kind.__name__.lower()}", offset=pos)
+        access, name_index, desc_index = unpack(data, pos)
+        if not (0 < name_index < ntags and tags[name_index] == 1):
+            raise ClassFormatError(f"{kind.__name__.lower()} name index #{name_index} is not a Utf8",
+                                   offset=pos + 2)
+        if not (0 < desc_index < ntags and tags[desc_index] == 1):
+            raise ClassFormatError(
+                f"{kind.__name__.lower()} descriptor index #{desc_index} is not a Utf8", offset=pos + 4)
+        attributes, pos = read_attribute_list(data, pos + 6, pool)
+        members.append(kind(access, name_index, desc_index, attributes, owner))
+    return members, pos
+
+
+def write_class(cf: ClassFile) -> bytes:
+    return cf.to_bytes()
+
+
+def raw_attributes(attributes: Iterable[Attribute]) -> bool:
+    """True when none of the attributes has been decoded (they will be copied verbatim)."""
+    return all(type(a) is RawAttribute for a in attributes)
