@@ -405,11 +405,15 @@ class ConstantPool:
                 if pos + 3 > n:
                     raise ClassFormatError(f"truncated Utf8 constant #{i}", offset=pos)
                 pos += 3 + ((data[pos + 1] << 8) | data[pos + 2])
+                if pos > n:
+                    raise ClassFormatError(f"truncated Utf8 constant #{i}", offset=offsets[i])
             else:
                 size = fixed.get(tag)
                 if size is None:
                     raise ClassFormatError(f"unknown constant-pool tag {tag} at entry #{i}", offset=pos)
                 pos += 1 + size
+                if pos > n:
+                    raise ClassFormatError(f"truncated {TAG_NAMES[tag]} constant #{i}", offset=offsets[i])
                 if tag == LONG or tag == DOUBLE:
                     i += 1
                     if i >= count:

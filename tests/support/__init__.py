@@ -1,0 +1,1 @@
+"""Shared helpers for the test suite: real javac/java, real Debian packages."""

@@ -1,0 +1,47 @@
+"""Find and drive the real JDK tools (javac, java, javap, jar) the tests run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+
+def java_home() -> Path:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "javac").exists():
+        return Path(home)
+    javac = shutil.which("javac")
+    if javac is None:
+        raise RuntimeError("javac not found: the test suite needs a JDK 17+")
+    return Path(os.path.realpath(javac)).parent.parent
+
+
+def tool(name: str) -> str:
+    return str(java_home() / "bin" / name)
+
+
+def run(args: list[str], **kw) -> subprocess.CompletedProcess:
+    kw.setdefault("check", True)
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    return subprocess.run(args, **kw)
+
+
+def javac(sources: dict[str, str], out: Path, *options: str) -> Path:
+    """Compile {relative path: source} into ``out``; returns ``out``."""
+    src = out.parent / (out.name + "-src")
+    files = []
+    for rel, text in sources.items():
+        p = src / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        files.append(str(p))
+    out.mkdir(parents=True, exist_ok=True)
+    run([tool("javac"), "-nowarn", "-d", str(out), *options, *files])
+    return out
+
+
+def class_files(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.class"))
