@@ -1,0 +1,60 @@
+"""The ``jprewrite`` command: dispatch to subcommands, turn input errors into one line and exit 2.
+
+Tracebacks are for bugs in jprewrite, not for bad input: every
+:class:`~jprewrite.errors.JprewriteError` becomes ``jprewrite: <where>: <what>``
+on stderr with exit code 2, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+from ..errors import JprewriteError
+from . import check_command, info_command
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jprewrite",
+        description="Exact and portable JVM profiling by class-file rewriting.")
+    parser.add_argument("--version", action="version", version=f"jprewrite {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    info_command.add_parser(sub)
+    check_command.add_parser(sub)
+    return parser
+
+
+class _Parser(argparse.ArgumentParser):
+    pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_list = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as e:  # argparse already printed a one-line usage error
+        return EXIT_BAD_INPUT if e.code not in (0, None) else EXIT_OK
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.run(args))
+    except JprewriteError as e:
+        print(f"jprewrite: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("jprewrite: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""Install the Debian packages whose real jars the corpus tests read.
+
+Run by ``run-tests.sh`` before pytest. Idempotent and quiet when everything is
+there. When a package cannot be had (not root, no apt, a refused download) it
+says so loudly; the tests that need it then skip with the same message.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.corpus import PACKAGES, missing_packages  # noqa: E402
+
+
+def main() -> int:
+    missing = missing_packages()
+    if not missing:
+        return 0
+    if shutil.which("apt-get") is None or os.geteuid() != 0:
+        print(f"WARNING: cannot install Debian packages {' '.join(missing)} (need root and apt-get); "
+              "corpus tests that need them will skip", file=sys.stderr)
+        return 0
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    print(f"installing Debian packages for the corpus tests: {' '.join(missing)}", file=sys.stderr)
+    subprocess.run(["apt-get", "update", "-q"], env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+    for pkg in missing:
+        r = subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", pkg], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+        if r.returncode != 0:
+            last = (r.stderr.strip().splitlines() or ["?"])[-1]
+            print(f"WARNING: apt-get install {pkg} failed: {last}", file=sys.stderr)
+    still = missing_packages()
+    if still:
+        print(f"WARNING: still missing: {' '.join(still)}; their corpus tests will skip", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
