@@ -177,8 +177,11 @@ class StackMapTable(Attribute):
     def encode_body(self, pool: ConstantPool) -> bytes:
         if self._frames is None:
             return self.data
-        from .frames import encode_stack_map_table
-        return encode_stack_map_table(self._frames, pool)
+        from .frames import encode_stack_map_table, initial_frame_locals
+        c = self.context
+        initial = (initial_frame_locals(c.class_name, c.method_name, c.descriptor, c.is_static)
+                   if c is not None else None)
+        return encode_stack_map_table(self._frames, pool, initial)
 
 
 attrs.register("Code", (attrs.METHOD,), CodeAttribute.decode)
