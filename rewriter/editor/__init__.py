@@ -1,0 +1,35 @@
+"""Editing method bodies: labels instead of offsets, an assembler that lays code out again.
+
+``disassemble(method)`` gives a :class:`CodeBody`; transformations splice
+instructions into it; :func:`write_body` assembles it back into the method.
+"""
+
+from __future__ import annotations
+
+from ..classfile.model import Method
+from .assembler import AssemblyError, CodeTooLargeError, FrameAfter, assemble
+from .body import CodeBody, Handler, Label, LocalVariable
+from .disassembler import disassemble
+
+__all__ = ["CodeBody", "Handler", "Label", "LocalVariable", "disassemble", "assemble", "write_body",
+           "CodeTooLargeError", "AssemblyError"]
+
+
+def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None = None) -> None:
+    """Assemble ``body`` and make it ``method``'s Code attribute (in place of the old one).
+
+    Raises :class:`CodeTooLargeError` (and leaves the method unchanged) when it does not fit.
+    """
+    owner = method._class
+    assert owner is not None
+    old = method.code()
+    if old is None:
+        raise ValueError(f"{method!r} has no code")
+    new = assemble(body, owner.pool, frames=owner.major >= 50, frame_after=frame_after,
+                   name_index=old.name_index, attribute_order=body.attribute_order)
+    new.context = old.context
+    for i, a in enumerate(method.attributes):
+        if a is old:
+            method.attributes[i] = new
+            return
+    raise AssertionError("Code attribute vanished")  # pragma: no cover

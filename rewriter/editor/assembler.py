@@ -1,0 +1,339 @@
+"""From an editable :class:`CodeBody` back to a Code attribute: layout, widening, tables, frames.
+
+Layout is a fixed point: every branch starts short; any branch whose
+displacement no longer fits in 16 bits is widened (``goto`` -> ``goto_w``,
+``jsr`` -> ``jsr_w``, a conditional branch -> the inverted branch over a
+``goto_w``), which can push other branches out of range, so layout repeats
+until nothing changes (sizes only grow, so it ends). Local-variable
+instructions get their shortest form (``aload_0``, ``aload 7``, ``wide aload
+300``), ``ldc`` becomes ``ldc_w`` past index 255.
+
+A widened conditional branch creates a new branch target right after the
+``goto_w``, which needs a frame in class files with StackMapTables; the
+caller supplies those through ``frame_after`` (the types after the original
+branch instruction), usually from :mod:`jprewrite.analysis.typeflow`.
+
+Code longer than 65535 bytes raises :class:`CodeTooLargeError`, which callers
+catch to keep the original method.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Callable
+
+from ..classfile import attributes as A
+from ..classfile import opcodes as op
+from ..classfile.code import CodeAttribute, ExceptionHandler, StackMapTable
+from ..classfile.constants import ConstantPool
+from ..classfile.frames import Frame, Uninitialized
+from ..classfile.instructions import (Iinc, Instruction, LookupSwitch, TableSwitch, encode_instructions,
+                                      switch_padding)
+from ..errors import JprewriteError
+from .body import WIDE_SLOT_OPCODES, CodeBody, Label
+from .stack import stack_effect
+
+MAX_CODE_LENGTH = 65535
+
+
+class CodeTooLargeError(JprewriteError):
+    """The edited code does not fit in 65535 bytes; keep the original method."""
+
+
+class AssemblyError(JprewriteError):
+    """The body cannot be written (a label not placed, a frame that is needed but unknown...)."""
+
+
+_INVERTED = {
+    op.IFEQ: op.IFNE, op.IFNE: op.IFEQ, op.IFLT: op.IFGE, op.IFGE: op.IFLT, op.IFGT: op.IFLE,
+    op.IFLE: op.IFGT, op.IF_ICMPEQ: op.IF_ICMPNE, op.IF_ICMPNE: op.IF_ICMPEQ,
+    op.IF_ICMPLT: op.IF_ICMPGE, op.IF_ICMPGE: op.IF_ICMPLT, op.IF_ICMPGT: op.IF_ICMPLE,
+    op.IF_ICMPLE: op.IF_ICMPGT, op.IF_ACMPEQ: op.IF_ACMPNE, op.IF_ACMPNE: op.IF_ACMPEQ,
+    op.IFNULL: op.IFNONNULL, op.IFNONNULL: op.IFNULL,
+}
+_SHORTCUT_BASE = {op.ILOAD: op.ILOAD_0, op.LLOAD: op.LLOAD_0, op.FLOAD: op.FLOAD_0, op.DLOAD: op.DLOAD_0,
+                  op.ALOAD: op.ALOAD_0, op.ISTORE: op.ISTORE_0, op.LSTORE: op.LSTORE_0,
+                  op.FSTORE: op.FSTORE_0, op.DSTORE: op.DSTORE_0, op.ASTORE: op.ASTORE_0}
+_ENDS_FLOW = frozenset((op.GOTO, op.GOTO_W, op.ATHROW, op.RET, op.TABLESWITCH, op.LOOKUPSWITCH,
+                        op.IRETURN, op.LRETURN, op.FRETURN, op.DRETURN, op.ARETURN, op.RETURN))
+
+FrameAfter = Callable[[int], Frame]
+
+
+def _size(insn: Instruction, pos: int, long: bool) -> int:
+    o = insn.opcode
+    if o in WIDE_SLOT_OPCODES:
+        slot = insn.operand
+        if slot <= 3 and o != op.RET:  # type: ignore[operator]
+            return 1
+        return 2 if slot <= 255 else 4  # type: ignore[operator]
+    if o == op.IINC:
+        return 3 if insn.operand <= 255 and -128 <= insn.increment <= 127 else 6  # type: ignore
+    if o == op.LDC:
+        return 2 if insn.operand <= 255 else 3  # type: ignore[operator]
+    if o in op.BRANCH_OPCODES:
+        if not long:
+            return 3
+        return 5 if o in (op.GOTO, op.JSR, op.GOTO_W, op.JSR_W) else 8
+    if o == op.TABLESWITCH:
+        return 1 + switch_padding(pos) + 12 + 4 * len(insn.targets)  # type: ignore[attr-defined]
+    if o == op.LOOKUPSWITCH:
+        return 1 + switch_padding(pos) + 8 + 8 * len(insn.targets)  # type: ignore[attr-defined]
+    n = op.LENGTHS[o]
+    if n <= 0:
+        raise AssemblyError(f"cannot assemble opcode {o}")
+    return n
+
+
+def layout(body: CodeBody) -> tuple[list[int], set[int]]:
+    """Offsets of every item (labels get their offset set) and the indices of widened branches."""
+    items = body.items
+    long: set[int] = set()
+    while True:
+        positions = [0] * len(items)
+        pos = 0
+        for i, item in enumerate(items):
+            positions[i] = pos
+            if isinstance(item, Label):
+                item.offset = pos
+            else:
+                pos += _size(item, pos, i in long)
+        changed = False
+        for i, item in enumerate(items):
+            if isinstance(item, Label) or i in long or item.opcode not in op.BRANCH_OPCODES:
+                continue
+            target = item.operand
+            if not isinstance(target, Label) or target.offset < 0:
+                raise AssemblyError(f"branch {item!r} targets a label that is not in the code")
+            if not -32768 <= target.offset - positions[i] <= 32767:
+                long.add(i)
+                changed = True
+        if not changed:
+            if pos > MAX_CODE_LENGTH:
+                raise CodeTooLargeError(f"code is {pos} bytes, over the JVM's limit of 65535")
+            return positions, long
+
+
+def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> list[Instruction]:
+    out: list[Instruction] = []
+    for i, item in enumerate(body.items):
+        if isinstance(item, Label):
+            continue
+        pos = positions[i]
+        o = item.opcode
+        if o in WIDE_SLOT_OPCODES:
+            slot = item.operand
+            if slot <= 3 and o != op.RET:  # type: ignore[operator]
+                out.append(Instruction(pos, _SHORTCUT_BASE[o] + slot))  # type: ignore[operator]
+            else:
+                out.append(Instruction(pos, o, slot, wide=slot > 255))  # type: ignore[operator]
+        elif o == op.IINC:
+            inc = item.increment  # type: ignore[attr-defined]
+            out.append(Iinc(pos, item.operand, inc,  # type: ignore[arg-type]
+                            wide=not (item.operand <= 255 and -128 <= inc <= 127)))  # type: ignore
+        elif o == op.LDC:
+            out.append(Instruction(pos, op.LDC if item.operand <= 255 else op.LDC_W,  # type: ignore
+                                   item.operand))
+        elif o in op.BRANCH_OPCODES:
+            target = item.operand.offset  # type: ignore[union-attr]
+            if i not in long:
+                out.append(Instruction(pos, o, target))
+            elif o in (op.GOTO, op.GOTO_W):
+                out.append(Instruction(pos, op.GOTO_W, target))
+            elif o in (op.JSR, op.JSR_W):
+                out.append(Instruction(pos, op.JSR_W, target))
+            else:
+                out.append(Instruction(pos, _INVERTED[o], pos + 8))
+                out.append(Instruction(pos + 3, op.GOTO_W, target))
+        elif o == op.TABLESWITCH:
+            out.append(TableSwitch(pos, item.default.offset, item.low,  # type: ignore[attr-defined]
+                                   [t.offset for t in item.targets]))  # type: ignore[attr-defined]
+        elif o == op.LOOKUPSWITCH:
+            pairs = sorted(zip(item.keys, (t.offset for t in item.targets)))  # type: ignore[attr-defined]
+            out.append(LookupSwitch(pos, item.default.offset,  # type: ignore[attr-defined]
+                                    [k for k, _ in pairs], [t for _, t in pairs]))
+        else:
+            copy = object.__new__(type(item))
+            for cls in type(item).__mro__:
+                for slot in getattr(cls, "__slots__", ()):
+                    if hasattr(item, slot):
+                        setattr(copy, slot, getattr(item, slot))
+            copy.offset = pos
+            out.append(copy)
+    return out
+
+
+def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
+    """Largest operand-stack depth (in slots) on any path, handlers included."""
+    items = body.items
+    index_of_label = {id(item): i for i, item in enumerate(items) if isinstance(item, Label)}
+
+    def next_insn(i: int) -> int:
+        while i < len(items) and isinstance(items[i], Label):
+            i += 1
+        return i
+
+    depth_at: dict[int, int] = {}
+    work: list[tuple[int, int]] = [(next_insn(0), 0)]
+    for h in body.handlers:
+        work.append((next_insn(index_of_label[id(h.handler)]), 1))
+    best = 0
+    while work:
+        i, depth = work.pop()
+        while i < len(items):
+            seen = depth_at.get(i)
+            if seen is not None and seen >= depth:
+                break
+            depth_at[i] = depth
+            insn = items[i]
+            pops, pushes = stack_effect(insn, pool)  # type: ignore[arg-type]
+            after = depth - pops + pushes
+            best = max(best, depth, after, depth - pops + pushes)
+            o = insn.opcode  # type: ignore[union-attr]
+            if o in op.BRANCH_OPCODES:
+                target = next_insn(index_of_label[id(insn.operand)])  # type: ignore[union-attr]
+                work.append((target, after))
+                if o in (op.JSR, op.JSR_W):
+                    after = depth  # execution resumes after the subroutine returns
+            elif o in (op.TABLESWITCH, op.LOOKUPSWITCH):
+                for t in (insn.default, *insn.targets):  # type: ignore[union-attr]
+                    work.append((next_insn(index_of_label[id(t)]), after))
+            if o in _ENDS_FLOW:
+                break
+            depth = after
+            i = next_insn(i + 1)
+    return best
+
+
+def compute_max_locals(body: CodeBody) -> int:
+    top = body.max_locals
+    for insn in body.instructions():
+        o = insn.opcode
+        if o in WIDE_SLOT_OPCODES or o == op.IINC:
+            size = 2 if o in (op.LLOAD, op.DLOAD, op.LSTORE, op.DSTORE) else 1
+            top = max(top, insn.operand + size)  # type: ignore[operator]
+    return top
+
+
+def _label_offset(label: Label, what: str) -> int:
+    if label.offset < 0:
+        raise AssemblyError(f"{what} refers to a label that is not in the code")
+    return label.offset
+
+
+def assemble(body: CodeBody, pool: ConstantPool, *, frames: bool,
+             frame_after: FrameAfter | None = None, name_index: int | None = None,
+             attribute_order: list[str] | None = None) -> CodeAttribute:
+    """A new Code attribute for ``body``.
+
+    ``frames``: write a StackMapTable (class files of version 50 and later).
+    ``frame_after(i)``: the frame after instruction ``body.items[i]`` (needed only
+    when a conditional branch had to be widened).
+    """
+    positions, long = layout(body)
+    concrete = _concrete(body, positions, long)
+    code = encode_instructions(concrete)
+    if len(code) > MAX_CODE_LENGTH:
+        raise CodeTooLargeError(f"code is {len(code)} bytes, over the JVM's limit of 65535")
+    handlers = []
+    for h in body.handlers:
+        start, end = _label_offset(h.start, "exception handler"), _label_offset(h.end, "exception handler")
+        if start < end:  # an emptied range is no range (the JVM rejects start == end)
+            handlers.append(ExceptionHandler(start, end, _label_offset(h.handler, "exception handler"),
+                                             h.catch_type))
+    attrs: dict[str, A.Attribute] = {}
+    if body.lines or "LineNumberTable" in body.attribute_order:
+        rows = [(lab.offset, line) for lab, line in body.lines if lab.offset >= 0]  # javac's order kept
+        attrs["LineNumberTable"] = A.LineNumberTable(pool.add_utf8("LineNumberTable"), rows)
+    for name, table in (("LocalVariableTable", body.local_variables),
+                        ("LocalVariableTypeTable", body.local_variable_types)):
+        if table or name in body.attribute_order:
+            cls = A.LocalVariableTable if name == "LocalVariableTable" else A.LocalVariableTypeTable
+            rows = [(v.start.offset, v.end.offset - v.start.offset, v.name_index, v.descriptor_index, v.slot)
+                    for v in table if 0 <= v.start.offset <= v.end.offset]
+            attrs[name] = cls(pool.add_utf8(name), rows)
+    if frames:
+        frame_list = _frames(body, positions, long, frame_after)
+        if frame_list:
+            smt = StackMapTable(pool.add_utf8("StackMapTable"), b"", None)
+            smt.set_frames(frame_list)
+            attrs["StackMapTable"] = smt
+    for ann_name, group in _type_annotations(body, pool).items():
+        attrs[ann_name] = group
+    ordered: list[A.Attribute] = []
+    for name in attribute_order or []:
+        if name in attrs:
+            ordered.append(attrs.pop(name))
+    ordered.extend(attrs.values())
+    ordered.extend(body.other_attributes)
+    result = CodeAttribute(name_index if name_index is not None else pool.add_utf8("Code"),
+                           compute_max_stack(body, pool), compute_max_locals(body), code, handlers, ordered)
+    result.max_stack = max(result.max_stack, 0)
+    return result
+
+
+def _frames(body: CodeBody, positions: list[int], long: set[int],
+            frame_after: FrameAfter | None) -> list[Frame]:
+    by_offset: dict[int, Frame] = {}
+    for label, frame in body.frames.items():
+        if label.offset < 0:
+            continue  # the label was removed with its code
+        if label.offset not in by_offset:
+            by_offset[label.offset] = frame
+    items = body.items
+    for i in sorted(long):
+        insn = items[i]
+        if insn.opcode in (op.GOTO, op.GOTO_W, op.JSR, op.JSR_W):  # type: ignore[union-attr]
+            continue
+        after = positions[i] + 8
+        if after not in by_offset:
+            if frame_after is None:
+                raise AssemblyError("a conditional branch had to be widened and no frame is known after it")
+            by_offset[after] = frame_after(i)
+    out = []
+    for offset in sorted(by_offset):
+        f = by_offset[offset]
+        out.append(Frame(offset, [_concrete_type(t) for t in f.locals], [_concrete_type(t) for t in f.stack],
+                         f.kind))
+    return out
+
+
+def _concrete_type(t):
+    if isinstance(t, Uninitialized) and isinstance(t.offset, Label):
+        if t.offset.offset < 0:
+            raise AssemblyError("an Uninitialized type refers to a `new` that is not in the code")
+        return Uninitialized(t.offset.offset)
+    return t
+
+
+def _type_annotations(body: CodeBody, pool: ConstantPool) -> dict[str, A.Attribute]:
+    groups: dict[int, list[A.TypeAnnotation]] = {}
+    for ref in body.code_annotations:
+        ta = ref.annotation
+        t = ta.target_type
+        if t in (0x40, 0x41):
+            info = [(s.offset, e.offset - s.offset, slot) for s, e, slot in ref.targets if s.offset >= 0]
+            if not info:
+                continue
+        elif 0x43 <= t <= 0x46:
+            if ref.targets[0].offset < 0:
+                continue
+            info = (ref.targets[0].offset,)
+        elif 0x47 <= t <= 0x4B:
+            if ref.targets[0].offset < 0:
+                continue
+            info = (ref.targets[0].offset, ref.targets[1])
+        else:
+            info = tuple(ref.targets)
+        groups.setdefault(ref.attribute_name_index, []).append(
+            A.TypeAnnotation(t, info, ta.type_path, ta.annotation))
+    out: dict[str, A.Attribute] = {}
+    for name_index, anns in groups.items():
+        name = pool.utf8(name_index)
+        cls = A.RuntimeVisibleTypeAnnotations if name == "RuntimeVisibleTypeAnnotations" \
+            else A.RuntimeInvisibleTypeAnnotations
+        out[name] = cls(name_index, anns)
+    return out
+
+
+_U2 = struct.Struct(">H")

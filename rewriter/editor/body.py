@@ -1,0 +1,249 @@
+"""Editable method bodies: instructions and labels instead of offsets.
+
+A transformation inserts code by splicing instructions into ``CodeBody.items``;
+everything that pointed at a *position* in the original code (branch and
+switch targets, exception ranges, line numbers, local-variable ranges, frames,
+``Uninitialized`` types, type annotations on code) points at a :class:`Label`
+instead, so it stays attached to the right instruction however much code moves.
+:func:`jprewrite.editor.assembler.assemble` turns a body back into bytes.
+
+Symbolic instructions reuse the concrete classes of
+:mod:`jprewrite.classfile.instructions` with these differences:
+
+* branch operands and switch targets/defaults are :class:`Label` objects;
+* local-variable loads and stores are normalised to the general opcode
+  (``iload_1`` becomes ``ILOAD`` with operand 1) so that shifting a slot is one
+  assignment; the assembler picks the shortest encoding again, ``wide`` included;
+* ``goto_w``/``jsr_w`` become ``goto``/``jsr``, ``ldc_w`` becomes ``ldc``; the
+  assembler widens whatever no longer fits (branches past +-32 KB, indices past 255);
+* ``offset`` is meaningless until assembly.
+
+Frames are explicit (:class:`jprewrite.classfile.frames.Frame`) and keyed by
+label; an ``Uninitialized`` type holds the label of its ``new`` instruction in
+its ``offset`` field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+from ..classfile import opcodes as op
+from ..classfile.frames import Frame, Uninitialized
+from ..classfile.instructions import (Iinc, Instruction, InvokeDynamic, InvokeInterface,
+                                      LookupSwitch, MultiANewArray, TableSwitch)
+
+
+class Label:
+    """A position in a code body. Identity matters, not value; ``offset`` is set by the assembler."""
+
+    __slots__ = ("offset", "name")
+    _counter = 0
+
+    def __init__(self, name: str | None = None) -> None:
+        self.offset = -1
+        if name is None:
+            Label._counter += 1
+            name = f"L{Label._counter}"
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"{self.name}@{self.offset}" if self.offset >= 0 else self.name
+
+
+Item = Union[Instruction, Label]
+
+
+@dataclass(slots=True)
+class Handler:
+    """An exception_table row; ``catch_type`` is a Class constant index, 0 for any."""
+
+    start: Label
+    end: Label
+    handler: Label
+    catch_type: int
+
+
+@dataclass(slots=True)
+class LocalVariable:
+    """A LocalVariableTable / LocalVariableTypeTable row over [start, end)."""
+
+    start: Label
+    end: Label
+    name_index: int
+    descriptor_index: int  # descriptor (LVT) or signature (LVTT)
+    slot: int
+
+
+@dataclass(slots=True)
+class CodeAnnotationRef:
+    """A type annotation on code (target_type 0x40-0x4B), its offsets replaced by labels.
+
+    ``targets`` is: for localvar targets a list of (start, end, slot); for
+    offset targets ``[label]``; for type-argument targets ``[label, index]``;
+    for catch targets ``[exception_table_index]``.
+    """
+
+    attribute_name_index: int
+    annotation: object  # attributes.TypeAnnotation (target_info replaced when assembled)
+    targets: list
+
+
+# Shortcut load/store opcodes -> (general opcode, slot)
+_SHORT_LOCALS: dict[int, tuple[int, int]] = {}
+for _base, _first in ((op.ILOAD, op.ILOAD_0), (op.ISTORE, op.ISTORE_0)):
+    for _kind in range(5):
+        for _slot in range(4):
+            _SHORT_LOCALS[_first + 4 * _kind + _slot] = (_base + _kind, _slot)
+
+LOAD_OPCODES = frozenset(range(op.ILOAD, op.ALOAD + 1))
+STORE_OPCODES = frozenset(range(op.ISTORE, op.ASTORE + 1))
+WIDE_SLOT_OPCODES = LOAD_OPCODES | STORE_OPCODES | {op.RET}
+
+
+def normalize_local(insn: Instruction) -> Instruction:
+    """Return ``insn`` with shortcut forms (``aload_0``...) spelled as the general opcode."""
+    general = _SHORT_LOCALS.get(insn.opcode)
+    if general is not None:
+        return Instruction(-1, general[0], general[1])
+    return insn
+
+
+def slot_size(opcode: int) -> int:
+    """Local slots a load/store of this opcode touches (long and double take two)."""
+    return 2 if opcode in (op.LLOAD, op.DLOAD, op.LSTORE, op.DSTORE) else 1
+
+
+def is_branch(insn: Instruction) -> bool:
+    return insn.opcode in op.BRANCH_OPCODES
+
+
+def is_switch(insn: Instruction) -> bool:
+    return insn.opcode in (op.TABLESWITCH, op.LOOKUPSWITCH)
+
+
+def branch_targets(insn: Instruction) -> list[Label]:
+    """Labels an instruction may jump to (not counting fall-through)."""
+    if insn.opcode in op.BRANCH_OPCODES:
+        return [insn.operand]  # type: ignore[list-item]
+    if insn.opcode == op.TABLESWITCH or insn.opcode == op.LOOKUPSWITCH:
+        return [insn.default, *insn.targets]  # type: ignore[attr-defined]
+    return []
+
+
+@dataclass
+class CodeBody:
+    """One method's code, editable.
+
+    ``items`` is the instruction stream with labels marking positions. The
+    other lists refer to labels in ``items``. ``max_locals`` is kept up to date
+    by :meth:`new_local` and parameter insertion; ``max_stack`` is recomputed
+    by the assembler.
+    """
+
+    items: list[Item]
+    handlers: list[Handler] = field(default_factory=list)
+    lines: list[tuple[Label, int]] = field(default_factory=list)
+    local_variables: list[LocalVariable] = field(default_factory=list)
+    local_variable_types: list[LocalVariable] = field(default_factory=list)
+    frames: dict[Label, Frame] = field(default_factory=dict)
+    code_annotations: list[CodeAnnotationRef] = field(default_factory=list)
+    other_attributes: list = field(default_factory=list)  # unknown Code attributes, carried as is
+    max_locals: int = 0
+    max_stack: int = 0
+    # names of the attributes to write (indices into the pool), created on demand by the assembler
+    has_stack_map: bool = False
+    attribute_order: list = field(default_factory=list)  # nested attribute names, original order
+
+    # ------------------------------------------------------------ navigation
+    def instructions(self) -> Iterator[Instruction]:
+        for item in self.items:
+            if not isinstance(item, Label):
+                yield item
+
+    def labels(self) -> Iterator[Label]:
+        for item in self.items:
+            if isinstance(item, Label):
+                yield item
+
+    def index_of(self, item: Item) -> int:
+        for i, x in enumerate(self.items):
+            if x is item:
+                return i
+        raise ValueError(f"{item!r} is not in this body")
+
+    # --------------------------------------------------------------- editing
+    def insert(self, index: int, new_items: list[Item]) -> None:
+        """Splice ``new_items`` in before ``items[index]``."""
+        self.items[index:index] = new_items
+
+    def insert_before(self, anchor: Item, new_items: list[Item]) -> None:
+        self.insert(self.index_of(anchor), new_items)
+
+    def insert_after(self, anchor: Item, new_items: list[Item]) -> None:
+        self.insert(self.index_of(anchor) + 1, new_items)
+
+    def new_local(self, size: int = 1) -> int:
+        """A fresh local slot (two for long/double) above every slot in use."""
+        slot = self.max_locals
+        self.max_locals += size
+        return slot
+
+    def shift_locals(self, from_slot: int, by: int) -> None:
+        """Move every local slot >= ``from_slot`` up by ``by`` (making room for a new parameter).
+
+        Rewrites loads, stores, iinc and ret; local-variable table rows; type
+        annotations on locals. Frames are per *entry*, not per slot, so they are
+        handled by :func:`jprewrite.editor.params.insert_parameter`, which knows
+        what goes into the gap.
+        """
+        for insn in self.instructions():
+            o = insn.opcode
+            if (o in WIDE_SLOT_OPCODES or o == op.IINC) and insn.operand >= from_slot:  # type: ignore[operator]
+                insn.operand += by  # type: ignore[operator]
+        for table in (self.local_variables, self.local_variable_types):
+            for row in table:
+                if row.slot >= from_slot:
+                    row.slot += by
+        for ref in self.code_annotations:
+            if ref.annotation.target_type in (0x40, 0x41):  # type: ignore[attr-defined]
+                ref.targets = [(s, e, slot + by if slot >= from_slot else slot)
+                               for s, e, slot in ref.targets]
+        self.max_locals += by
+
+
+# ------------------------------------------------------------------ symbolic copies
+def symbolic_copy(insn: Instruction, label_at) -> Instruction:
+    """A symbolic copy of a concrete instruction; ``label_at(offset)`` gives labels."""
+    o = insn.opcode
+    if o in _SHORT_LOCALS:
+        base, slot = _SHORT_LOCALS[o]
+        return Instruction(-1, base, slot)
+    if o in op.BRANCH_OPCODES:
+        general = {op.GOTO_W: op.GOTO, op.JSR_W: op.JSR}.get(o, o)
+        return Instruction(-1, general, label_at(insn.operand))
+    if o == op.TABLESWITCH:
+        return TableSwitch(-1, label_at(insn.default), insn.low,  # type: ignore[attr-defined]
+                           [label_at(t) for t in insn.targets])  # type: ignore[attr-defined]
+    if o == op.LOOKUPSWITCH:
+        return LookupSwitch(-1, label_at(insn.default), list(insn.keys),  # type: ignore[attr-defined]
+                            [label_at(t) for t in insn.targets])  # type: ignore[attr-defined]
+    if o == op.IINC:
+        return Iinc(-1, insn.operand, insn.increment)  # type: ignore[attr-defined]
+    if o == op.INVOKEINTERFACE:
+        return InvokeInterface(-1, insn.operand, insn.count, insn.reserved)  # type: ignore[attr-defined]
+    if o == op.INVOKEDYNAMIC:
+        return InvokeDynamic(-1, insn.operand, insn.reserved)  # type: ignore[attr-defined]
+    if o == op.MULTIANEWARRAY:
+        return MultiANewArray(-1, insn.operand, insn.dims)  # type: ignore[attr-defined]
+    if o == op.LDC_W:
+        return Instruction(-1, op.LDC, insn.operand)
+    return Instruction(-1, o, insn.operand)
+
+
+def frame_with_labels(frame: Frame, label_at) -> Frame:
+    """Replace Uninitialized(offset) by Uninitialized(label) in a frame's types."""
+    def conv(t):
+        return Uninitialized(label_at(t.offset)) if isinstance(t, Uninitialized) else t
+    return Frame(frame.offset, [conv(t) for t in frame.locals], [conv(t) for t in frame.stack],
+                 frame.kind)

@@ -1,0 +1,104 @@
+"""From a method's Code attribute to an editable :class:`~jprewrite.editor.body.CodeBody`.
+
+Every offset the Code attribute and its nested attributes mention becomes a
+label placed before the instruction at that offset (or at the end of the
+code, for ranges that run to the end). Nothing is lost that the assembler
+cannot rebuild: unknown nested attributes are carried as they are.
+"""
+
+from __future__ import annotations
+
+from ..classfile import attributes as A
+from ..classfile.code import CodeAttribute, StackMapTable
+from ..classfile.constants import ConstantPool
+from ..classfile.frames import Uninitialized
+from ..classfile.model import Method
+from ..errors import ClassFormatError
+from .body import (CodeAnnotationRef, CodeBody, Handler, Label, LocalVariable, frame_with_labels,
+                   symbolic_copy)
+
+
+def disassemble(method: Method) -> CodeBody:
+    """The editable body of ``method`` (which must have code)."""
+    code = method.code()
+    if code is None:
+        raise ValueError(f"{method!r} has no code")
+    return disassemble_code(code, method.pool)
+
+
+def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
+    insns = code.instructions()
+    length = len(code.code)
+    starts = {insn.offset for insn in insns}
+    labels: dict[int, Label] = {}
+
+    def label_at(offset: int) -> Label:
+        lab = labels.get(offset)
+        if lab is None:
+            if offset != length and offset not in starts:
+                raise ClassFormatError(f"offset {offset} is not the start of an instruction",
+                                       offset=code.code_offset + offset if code.code_offset >= 0 else None)
+            lab = labels[offset] = Label()
+        return lab
+
+    symbolic = [symbolic_copy(insn, label_at) for insn in insns]
+    body = CodeBody(items=[], max_locals=code.max_locals, max_stack=code.max_stack)
+    body.handlers = [Handler(label_at(h.start_pc), label_at(h.end_pc), label_at(h.handler_pc),
+                             h.catch_type) for h in code.handlers]
+
+    for attr in code.attributes:
+        name = pool.utf8(attr.name_index)
+        body.attribute_order.append(name)
+        decoded = A.decode_attribute(attr, pool, A.CODE, code.context)
+        if isinstance(decoded, A.LineNumberTable):
+            body.lines.extend((label_at(pc), line) for pc, line in decoded.rows)
+        elif isinstance(decoded, (A.LocalVariableTable, A.LocalVariableTypeTable)):
+            rows = [LocalVariable(label_at(start), label_at(start + ln), name_i, desc_i, slot)
+                    for start, ln, name_i, desc_i, slot in decoded.rows]
+            if isinstance(decoded, A.LocalVariableTable):
+                body.local_variables.extend(rows)
+            else:
+                body.local_variable_types.extend(rows)
+        elif isinstance(decoded, StackMapTable):
+            body.has_stack_map = True
+            for frame in decoded.frames(pool):
+                body.frames[label_at(frame.offset)] = frame_with_labels(frame, label_at)
+        elif isinstance(decoded, A.TypeAnnotations):
+            for ta in decoded.annotations:
+                body.code_annotations.append(
+                    CodeAnnotationRef(attr.name_index, ta, _annotation_targets(ta, label_at)))
+        else:
+            body.other_attributes.append(attr)
+    # Uninitialized(offset) inside frames already became labels; make sure `new` sites have them.
+    items: list = []
+    for insn, sym in zip(insns, symbolic):
+        lab = labels.get(insn.offset)
+        if lab is not None:
+            items.append(lab)
+        items.append(sym)
+    end = labels.get(length)
+    if end is not None:
+        items.append(end)
+    body.items = items
+    return body
+
+
+def _annotation_targets(ta: A.TypeAnnotation, label_at) -> list:
+    t = ta.target_type
+    if t in (0x40, 0x41):
+        return [(label_at(start), label_at(start + ln), slot) for start, ln, slot in ta.target_info]
+    if 0x43 <= t <= 0x46:
+        return [label_at(ta.target_info[0])]
+    if 0x47 <= t <= 0x4B:
+        return [label_at(ta.target_info[0]), ta.target_info[1]]
+    return list(ta.target_info)  # catch target (exception table index) and non-code targets
+
+
+def uninitialized_labels(body: CodeBody) -> set[Label]:
+    """Labels that frames use as Uninitialized(label) (the ``new`` sites)."""
+    out = set()
+    for frame in body.frames.values():
+        for t in (*frame.locals, *frame.stack):
+            if isinstance(t, Uninitialized):
+                out.add(t.offset)
+    return out
