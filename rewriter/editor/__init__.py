@@ -27,7 +27,10 @@ def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None
         raise ValueError(f"{method!r} has no code")
     new = assemble(body, owner.pool, frames=owner.major >= 50, frame_after=frame_after,
                    name_index=old.name_index, attribute_order=body.attribute_order)
-    new.context = old.context
+    new.context = method._decode_context()  # type: ignore[assignment]  # follows descriptor changes
+    for nested in new.attributes:
+        if hasattr(nested, "context"):
+            nested.context = new.context  # the StackMapTable's implicit first frame
     for i, a in enumerate(method.attributes):
         if a is old:
             method.attributes[i] = new

@@ -1,0 +1,106 @@
+"""Adding a parameter to a method: descriptor, locals, frames, debug tables and annotations move together.
+
+CCT passing gives nearly every method one extra parameter (the caller's CCT
+node). Everything that names a local slot at or above the new parameter's
+slot shifts up by its size (two for long/double); frames, which list
+verification types per *entry* rather than per slot, get the new type inserted
+at the right entry; per-parameter attributes (parameter annotations,
+MethodParameters, type annotations on formal parameters) get a row for it.
+
+The method's generic ``Signature`` attribute is left alone: it describes the
+source-level method, and callers that add parameters to synthetic twins drop
+it themselves.
+"""
+
+from __future__ import annotations
+
+from ..classfile import attributes as A
+from ..classfile.descriptors import parse_method_descriptor, type_size
+from ..classfile.frames import Frame, Top, VType, vtype_of_descriptor
+from ..classfile.model import ACC_STATIC, ACC_SYNTHETIC, Method
+from .body import CodeBody
+from .disassembler import disassemble
+
+
+def insert_parameter(method: Method, position: int, param_descriptor: str) -> int:
+    """Insert a parameter of type ``param_descriptor`` before parameter ``position`` (0-based).
+
+    Returns the local slot of the new parameter. Methods with code are
+    re-assembled (raising :class:`~jprewrite.editor.CodeTooLargeError` if they
+    no longer fit, in which case the method is left unchanged).
+    """
+    pool = method.pool
+    old_desc = method.descriptor
+    md = parse_method_descriptor(old_desc)
+    params = list(md.params)
+    if not 0 <= position <= len(params):
+        raise ValueError(f"parameter position {position} out of range for {old_desc}")
+    size = type_size(param_descriptor)
+    first = 0 if method.access & ACC_STATIC else 1
+    slot = first + sum(type_size(p) for p in params[:position])
+    new_desc = "(" + "".join(params[:position] + [param_descriptor] + params[position:]) + ")" + md.return_type
+    code = method.code()
+    if code is not None:
+        from . import write_body  # late import: editor/__init__ imports this module's siblings
+        body = disassemble(method)
+        shift_body(body, slot, size, vtype_of_descriptor(param_descriptor))
+        saved = method.descriptor_index
+        method.descriptor_index = pool.add_utf8(new_desc)
+        try:
+            write_body(method, body)
+        except Exception:
+            method.descriptor_index = saved
+            raise
+    else:
+        method.descriptor_index = pool.add_utf8(new_desc)
+    _shift_parameter_attributes(method, position)
+    return slot
+
+
+def shift_body(body: CodeBody, slot: int, size: int, vtype: VType) -> None:
+    """Make room for a new local of ``vtype`` at ``slot`` in every instruction, table and frame."""
+    body.shift_locals(slot, size)
+    for label, frame in list(body.frames.items()):
+        body.frames[label] = Frame(frame.offset, _insert_local(frame.locals, slot, vtype), frame.stack,
+                                   None)
+
+
+def _insert_local(locals_: list[VType], slot: int, vtype: VType) -> list[VType]:
+    """Insert ``vtype`` so it starts at ``slot``; pad with Top if the frame ends before it."""
+    out: list[VType] = []
+    pos = 0
+    inserted = False
+    for t in locals_:
+        if not inserted and pos >= slot:
+            out.append(vtype)
+            inserted = True
+        out.append(t)
+        pos += 2 if t.tag in (3, 4) else 1  # Double, Long take two slots
+    if not inserted:
+        while pos < slot:
+            out.append(Top)
+            pos += 1
+        out.append(vtype)
+    return out
+
+
+def _shift_parameter_attributes(method: Method, position: int) -> None:
+    pool = method.pool
+    for i, attr in enumerate(method.attributes):
+        name = pool.utf8(attr.name_index)
+        if name in ("RuntimeVisibleParameterAnnotations", "RuntimeInvisibleParameterAnnotations"):
+            d = A.decode_attribute(attr, pool, A.METHOD)
+            if position <= len(d.parameters):  # type: ignore[attr-defined]
+                d.parameters.insert(position, [])  # type: ignore[attr-defined]
+            method.attributes[i] = d
+        elif name == "MethodParameters":
+            d = A.decode_attribute(attr, pool, A.METHOD)
+            if position <= len(d.parameters):  # type: ignore[attr-defined]
+                d.parameters.insert(position, (0, ACC_SYNTHETIC))  # type: ignore[attr-defined]
+            method.attributes[i] = d
+        elif name in ("RuntimeVisibleTypeAnnotations", "RuntimeInvisibleTypeAnnotations"):
+            d = A.decode_attribute(attr, pool, A.METHOD)
+            for ta in d.annotations:  # type: ignore[attr-defined]
+                if ta.target_type == 0x16 and ta.target_info[0] >= position:
+                    ta.target_info = (ta.target_info[0] + 1,)
+            method.attributes[i] = d
