@@ -41,12 +41,13 @@ def _check_container_batch(path: str, names: list[str]) -> list[tuple[str, bool,
     with open_container(path) as c:
         for name in names:
             entry = c.entry(name)
+            where = None if c.kind == "class" else name
             try:
                 data = entry.read()
             except JprewriteError as e:
-                out.append((name, False, f"error: {e}"))
+                out.append((name, False, f"error: {e.located(path=path, entry=where)}"))
                 continue
-            ok, why = full_round_trip(data)
+            ok, why = full_round_trip(data, path=path, entry=where)
             out.append((name, ok, why))
     return out
 
@@ -56,14 +57,15 @@ def _check_jdk_batch(home: str, names: list[str]) -> list[tuple[str, bool, str]]
     with JdkImage(home) as image:
         for name in names:
             data = image.read_resource(name)
-            ok, why = full_round_trip(data) if data is not None else (False, "error: vanished")
+            ok, why = (full_round_trip(data, path=home, entry=name) if data is not None
+                       else (False, f"error: {home}!{name}: vanished from the image"))
             out.append((name, ok, why))
     return out
 
 
 def run(args: argparse.Namespace) -> int:
     if not args.inputs and not args.jdk:
-        print("jprewrite check: name at least one jar, directory or class file, or --jdk",
+        print("jprewrite: check needs at least one jar, directory or class file, or --jdk",
               file=sys.stderr)
         return 2
     containers = open_inputs(args.inputs)
@@ -91,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                 identical += 1
             elif why.startswith("error: "):
                 errors += 1
-                progress.write(f"ERROR {why[7:]}" if location in why else f"ERROR {location}!{name}: {why[7:]}")
+                progress.write(f"ERROR {why[7:]}")
             else:
                 differ += 1
                 progress.write(f"DIFFERS {location}!{name}: {why}")

@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 classes.append(describe_class(cf) | ({"entry": e.name} if e.name else {}))
             except JprewriteError as err:
                 raise err.located(path=c.path, entry=None if _lone(c) else e.name)
-        report.append({"path": c.path, "kind": type(c).__name__.replace("Container", "").lower(),
+        report.append({"path": c.path, "kind": c.kind,
                        "classes": classes, "resources": resources})
         c.close()
     if args.json:

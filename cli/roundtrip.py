@@ -9,14 +9,15 @@ from ..classfile.model import ClassFile, read_class
 from ..errors import JprewriteError
 
 
-def full_round_trip(data: bytes) -> tuple[bool, str]:
-    """Decode everything, encode again; (identical?, what differs or what failed)."""
+def full_round_trip(data: bytes, *, path: str | None = None,
+                    entry: str | None = None) -> tuple[bool, str]:
+    """Decode everything, encode again; (identical?, what differs or "error: <located message>")."""
     try:
         cf = read_class(data)
         cf.decode_all()
         out = cf.to_bytes()
     except JprewriteError as e:
-        return False, f"error: {e}"
+        return False, f"error: {e.located(path=path, entry=entry)}"
     if out == data:
         return True, ""
     return False, locate_difference(data, out)

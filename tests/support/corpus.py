@@ -8,6 +8,7 @@ it is visible in the test report rather than silently passing.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,3 +50,18 @@ def package_jars(pkg: str) -> list[Path]:
         pytest.skip(f"CORPUS PACKAGE MISSING: Debian package {pkg} is not installed "
                     f"(run tests/support/install_corpus.py as root)")
     return jars
+
+
+def jar_classes(jar: Path | str) -> Iterator[tuple[str, bytes]]:
+    """(entry name, bytes) of every class file of a jar, in entry order, read with jprewrite's own reader.
+
+    Every entry whose name ends in ``.class`` counts: base classes,
+    ``META-INF/versions/N/...`` classes of multi-release jars and
+    ``module-info.class`` alike.
+    """
+    from jprewrite.archive.jars import open_container
+
+    with open_container(jar) as container:
+        for entry in container.entries():
+            if entry.is_class:
+                yield entry.name, entry.read()

@@ -1,0 +1,1 @@
+"""Transformations: the rewriting rules (today: the editor's exercise transformation)."""
