@@ -14,6 +14,7 @@ attribute on a field is not a Code attribute to the JVM, so it stays raw here.
 from __future__ import annotations
 
 import struct
+from itertools import chain
 from typing import Callable, Iterable
 
 from ..errors import ClassFormatError
@@ -21,6 +22,23 @@ from .constants import ConstantPool
 
 _U2 = struct.Struct(">H")
 _U4 = struct.Struct(">I")
+_HI = struct.Struct(">HI")  # attribute_name_index, attribute_length
+_chain = chain.from_iterable
+_new = object.__new__
+
+# Compiled ">{n}H" formats by n: tables and index lists are read and written with one
+# (un)pack each, and formatting the format string cost more than the unpacking.
+_U2S: dict[int, struct.Struct] = {}
+
+
+def _u2s(count: int) -> struct.Struct:
+    """The Struct for ``count`` big-endian u2 values."""
+    st = _U2S.get(count)
+    if st is None:
+        if len(_U2S) >= 1024:
+            _U2S.clear()
+        st = _U2S[count] = struct.Struct(f">{count}H")
+    return st
 
 # Where an attribute may appear.
 CLASS = "class"
@@ -46,9 +64,15 @@ class Attribute:
     def encode_body(self, pool: ConstantPool) -> bytes:
         raise NotImplementedError
 
+    # Optional, for the attributes that are on nearly every member: a classmethod
+    # ``_decode_body(name_index, data, offset, pool, ctx)`` that decodes a whole,
+    # well-formed body without a _Reader (cheaper: no reader object, no per-field
+    # method calls) and returns None for anything else, in which case ``decode``
+    # runs as usual and words the error. See decode_attribute.
+
     def encode(self, pool: ConstantPool) -> bytes:
         body = self.encode_body(pool)
-        return _U2.pack(self.name_index) + _U4.pack(len(body)) + body
+        return _HI.pack(self.name_index, len(body)) + body
 
 
 class RawAttribute(Attribute):
@@ -57,7 +81,7 @@ class RawAttribute(Attribute):
     __slots__ = ("data", "offset")
 
     def __init__(self, name_index: int, data: bytes, offset: int = -1) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index  # (not super().__init__: one of these per attribute read)
         self.data = data
         self.offset = offset  # where the body started in the class file, for error messages
 
@@ -87,36 +111,45 @@ class _Reader:
     def file_offset(self) -> int | None:
         return self.base + self.pos if self.base >= 0 else None
 
+    # The reads check bounds inline rather than through _need: they run for every
+    # field of every decoded attribute, and a method call per read was measurable.
     def u1(self) -> int:
-        self._need(1)
-        v = self.data[self.pos]
-        self.pos += 1
-        return v
+        pos = self.pos
+        data = self.data
+        if pos >= len(data):
+            self._need(1)
+        self.pos = pos + 1
+        return data[pos]
 
     def u2(self) -> int:
-        self._need(2)
-        v = (self.data[self.pos] << 8) | self.data[self.pos + 1]
-        self.pos += 2
-        return v
+        pos = self.pos
+        data = self.data
+        if pos + 2 > len(data):
+            self._need(2)
+        self.pos = pos + 2
+        return (data[pos] << 8) | data[pos + 1]
 
     def u4(self) -> int:
-        self._need(4)
-        v = _U4.unpack_from(self.data, self.pos)[0]
-        self.pos += 4
-        return v
+        pos = self.pos
+        if pos + 4 > len(self.data):
+            self._need(4)
+        self.pos = pos + 4
+        return _U4.unpack_from(self.data, pos)[0]
 
     def take(self, n: int) -> bytes:
-        self._need(n)
-        v = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return bytes(v)
+        pos = self.pos
+        if pos + n > len(self.data):
+            self._need(n)
+        self.pos = pos + n
+        return bytes(self.data[pos:pos + n])
 
     def u2_list(self) -> list[int]:
         n = self.u2()
-        self._need(2 * n)
-        v = list(struct.unpack_from(f">{n}H", self.data, self.pos))
-        self.pos += 2 * n
-        return v
+        pos = self.pos
+        if pos + 2 * n > len(self.data):
+            self._need(2 * n)
+        self.pos = pos + 2 * n
+        return list(struct.unpack_from(f">{n}H", self.data, pos))
 
     def done(self) -> None:
         if self.pos != len(self.data):
@@ -130,12 +163,22 @@ class _U2Attribute(Attribute):
     __slots__ = ("index",)
 
     def __init__(self, name_index: int, index: int) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.index = index
 
     @classmethod
     def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "_U2Attribute":
         return cls(name_index, r.u2())
+
+    @classmethod
+    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> "_U2Attribute | None":
+        if len(data) != 2:
+            return None
+        a = _new(cls)
+        a.name_index = name_index
+        a.index = (data[0] << 8) | data[1]
+        return a
 
     def encode_body(self, pool: ConstantPool) -> bytes:
         return _U2.pack(self.index)
@@ -165,12 +208,23 @@ class _U2ListAttribute(Attribute):
     __slots__ = ("indices",)
 
     def __init__(self, name_index: int, indices: list[int]) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.indices = indices
 
     @classmethod
     def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "_U2ListAttribute":
         return cls(name_index, r.u2_list())
+
+    @classmethod
+    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> "_U2ListAttribute | None":
+        n = len(data)
+        if n < 2 or n != 2 + 2 * ((data[0] << 8) | data[1]):
+            return None
+        a = _new(cls)
+        a.name_index = name_index
+        a.indices = list(_u2s((n - 2) >> 1).unpack_from(data, 2))
+        return a
 
     def encode_body(self, pool: ConstantPool) -> bytes:
         return struct.pack(f">H{len(self.indices)}H", len(self.indices), *self.indices)
@@ -196,7 +250,7 @@ class EnclosingMethod(Attribute):
     name = "EnclosingMethod"
 
     def __init__(self, name_index: int, class_index: int, method_index: int) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.class_index = class_index
         self.method_index = method_index  # 0 when not enclosed by a method
 
@@ -215,22 +269,46 @@ class _TableAttribute(Attribute):
     row_fields = 1
 
     def __init__(self, name_index: int, rows: list[tuple[int, ...]]) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.rows = rows
 
     @classmethod
     def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "_TableAttribute":
         n = r.u2()
         k = cls.row_fields
-        r._need(2 * k * n)
-        flat = struct.unpack_from(f">{k * n}H", r.data, r.pos)
-        r.pos += 2 * k * n
-        return cls(name_index, [flat[j:j + k] for j in range(0, k * n, k)])
+        pos = r.pos
+        size = 2 * k * n
+        if pos + size > len(r.data):
+            r._need(size)
+        it = iter(_u2s(k * n).unpack_from(r.data, pos))
+        r.pos = pos + size
+        # zip over k references to one iterator yields consecutive k-tuples, built in C:
+        # several times cheaper than slicing a tuple per row (LineNumberTable and
+        # LocalVariableTable are on nearly every method).
+        return cls(name_index, list(zip(*(it,) * k)))
+
+    @classmethod
+    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> "_TableAttribute | None":
+        k = cls.row_fields
+        n = len(data)
+        if n < 2 or n != 2 + 2 * k * ((data[0] << 8) | data[1]):
+            return None
+        count = (n - 2) >> 1
+        it = iter((_U2S.get(count) or _u2s(count)).unpack_from(data, 2))
+        a = _new(cls)
+        a.name_index = name_index
+        a.rows = list(zip(*(it,) * k))
+        return a
 
     def encode_body(self, pool: ConstantPool) -> bytes:
-        k = self.row_fields
-        flat = [v for row in self.rows for v in row]
-        return struct.pack(f">H{len(flat)}H", len(self.rows), *flat)
+        rows = self.rows
+        count = self.row_fields * len(rows) + 1
+        try:  # straight from the rows when each has row_fields values (always, unless edited badly)
+            return (_U2S.get(count) or _u2s(count)).pack(len(rows), *_chain(rows))
+        except struct.error:
+            flat = list(_chain(rows))  # rows of other lengths: written as they are, as always
+            return _u2s(len(flat) + 1).pack(len(rows), *flat)
 
 
 class InnerClasses(_TableAttribute):
@@ -268,7 +346,7 @@ class MethodParameters(Attribute):
     name = "MethodParameters"
 
     def __init__(self, name_index: int, parameters: list[tuple[int, int]]) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.parameters = parameters
 
     @classmethod
@@ -290,7 +368,7 @@ class BootstrapMethods(Attribute):
     name = "BootstrapMethods"
 
     def __init__(self, name_index: int, methods: list[tuple[int, list[int]]]) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.methods = methods
 
     @classmethod
@@ -350,7 +428,7 @@ class ParameterAnnotations(Attribute):
     __slots__ = ("parameters",)
 
     def __init__(self, name_index: int, parameters: list[list[bytes]]) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.parameters = parameters
 
     @classmethod
@@ -447,7 +525,7 @@ class TypeAnnotations(Attribute):
     __slots__ = ("annotations",)
 
     def __init__(self, name_index: int, annotations: list[TypeAnnotation]) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.annotations = annotations
 
     @classmethod
@@ -483,7 +561,7 @@ class Record(Attribute):
     name = "Record"
 
     def __init__(self, name_index: int, components: list[RecordComponent]) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.components = components
 
     @classmethod
@@ -519,13 +597,21 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool,
     count = (data[pos] << 8) | data[pos + 1]
     pos += 2
     attrs: list[Attribute] = []
+    if not count:
+        return attrs, pos
     tags = pool._tags
+    ntags = len(tags)
+    unpack = _HI.unpack_from
+    append = attrs.append
+    Raw = RawAttribute
+    new = _new
+    known = base_offset >= 0
     for _ in range(count):
         if pos + 6 > n:
             raise ClassFormatError("truncated attribute header",
                                    offset=base_offset + pos if base_offset >= 0 else None)
-        name_index, length = struct.unpack_from(">HI", data, pos)
-        if not 0 < name_index < len(tags) or tags[name_index] != 1:
+        name_index, length = unpack(data, pos)
+        if not (name_index < ntags and tags[name_index] == 1):  # tags[0] is 0: index 0 fails too
             raise ClassFormatError(f"attribute name index #{name_index} is not a Utf8 constant",
                                    offset=base_offset + pos if base_offset >= 0 else None)
         start = pos + 6
@@ -534,21 +620,38 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool,
             raise ClassFormatError(
                 f"attribute '{pool.utf8(name_index)}' of length {length} overruns its container "
                 f"({n - start} bytes left)", offset=base_offset + pos if base_offset >= 0 else None)
-        attrs.append(RawAttribute(name_index, data[start:end],
-                                  base_offset + start if base_offset >= 0 else -1))
+        a = new(Raw)  # RawAttribute(name_index, body, offset), minus the __init__ call
+        a.name_index = name_index
+        a.data = data[start:end]
+        a.offset = base_offset + start if known else -1
+        append(a)
         pos = end
     return attrs, pos
 
 
 def encode_attribute_list(attrs: Iterable[Attribute], pool: ConstantPool) -> bytes:
-    attrs = list(attrs)
+    """attributes_count and the attributes, each as header + body.
+
+    The header is packed here beside the body (one pack, no concatenation of the
+    body) for every attribute that encodes the standard way; a subclass that
+    overrides :meth:`Attribute.encode` is still called through it.
+    """
+    if type(attrs) is not list:
+        attrs = list(attrs)
     parts = [_U2.pack(len(attrs))]
+    append = parts.append
+    pack = _HI.pack
+    standard = Attribute.encode
     for a in attrs:
         if type(a) is RawAttribute:
-            parts.append(_U2.pack(a.name_index) + _U4.pack(len(a.data)))
-            parts.append(a.data)
+            body = a.data
+        elif type(a).encode is standard:
+            body = a.encode_body(pool)
         else:
-            parts.append(a.encode(pool))
+            append(a.encode(pool))
+            continue
+        append(pack(a.name_index, len(body)))
+        append(body)
     return b"".join(parts)
 
 
@@ -556,10 +659,31 @@ Decoder = Callable[[int, _Reader, ConstantPool, object], Attribute]
 
 # name -> (contexts where decoded, decoder). Code and StackMapTable are registered by code.py.
 DECODERS: dict[str, tuple[frozenset[str], Decoder]] = {}
+# The same, by context: context -> {name: (fast body decoder or None, decoder)}, so that
+# decode_attribute (run for every attribute of a fully decoded class) does one lookup
+# per attribute. Kept in step with DECODERS by register().
+_DECODERS_IN: dict[str, dict[str, tuple[Callable | None, Decoder]]] = {}
+_NOTHING: dict[str, tuple[Callable | None, Decoder]] = {}
+
+
+def _defined_in(cls: type, attribute: str) -> type | None:
+    """The class in ``cls``'s MRO that defines ``attribute``."""
+    return next((c for c in cls.__mro__ if attribute in c.__dict__), None)
 
 
 def register(name: str, contexts: Iterable[str], decoder: Decoder) -> None:
-    DECODERS[name] = (frozenset(contexts), decoder)
+    contexts = frozenset(contexts)
+    DECODERS[name] = (contexts, decoder)
+    # The whole-body fast path of a built-in attribute class (see Attribute), used only
+    # together with that class's own decode.
+    owner = getattr(decoder, "__self__", None)
+    fast = None
+    if isinstance(owner, type) and _defined_in(owner, "_decode_body") is _defined_in(owner, "decode"):
+        fast = owner._decode_body  # type: ignore[attr-defined]
+    for table in _DECODERS_IN.values():
+        table.pop(name, None)
+    for context in contexts:
+        _DECODERS_IN.setdefault(context, {})[name] = (fast, decoder)
 
 
 for _cls, _ctx in [
@@ -591,12 +715,18 @@ def decode_attribute(attr: Attribute, pool: ConstantPool, context: str, ctx: obj
     if type(attr) is not RawAttribute:
         return attr
     name = pool.utf8(attr.name_index)
-    entry = DECODERS.get(name)
-    if entry is None or context not in entry[0]:
+    entry = _DECODERS_IN.get(context, _NOTHING).get(name)
+    if entry is None:
         return attr
+    fast, decoder = entry
+    if fast is not None:
+        decoded = fast(attr.name_index, attr.data, attr.offset, pool, ctx)
+        if decoded is not None:
+            return decoded
     r = _Reader(attr.data, attr.offset, name)
-    decoded = entry[1](attr.name_index, r, pool, ctx)
-    r.done()
+    decoded = decoder(attr.name_index, r, pool, ctx)
+    if r.pos != len(r.data):
+        r.done()  # raises
     return decoded
 
 

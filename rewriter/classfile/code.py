@@ -17,9 +17,15 @@ from ..errors import ClassFormatError
 from . import attributes as attrs
 from .attributes import Attribute, _Reader, encode_attribute_list, read_attribute_list
 from .constants import ConstantPool
+# Imported here, not inside the methods that use them: an import statement costs about
+# a microsecond even when the module is loaded, and these run for every method.
+from .frames import _initial_locals, decode_stack_map_table, encode_stack_map_table
+from .instructions import decode_instructions, encode_instructions
 
 _U2 = struct.Struct(">H")
 _HANDLER = struct.Struct(">HHHH")
+_HHI = struct.Struct(">HHI")  # max_stack, max_locals, code_length
+_new = object.__new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +37,27 @@ class CodeContext:
     descriptor: str
     is_static: bool
     code_length: int = -1
+
+
+# A frozen dataclass's __init__ stores each field through object.__setattr__, which
+# looks the slot up again every time; two contexts are made per method, so the full
+# decode builds them by calling the slots' own setters (the same stores, about twice
+# as fast). The result is an ordinary CodeContext.
+_CC_SLOTS = tuple(CodeContext.__dict__[f].__set__
+                  for f in ("class_name", "method_name", "descriptor", "is_static", "code_length"))
+
+
+def code_context(class_name: str, method_name: str, descriptor: str, is_static: bool,
+                 code_length: int = -1) -> CodeContext:
+    """``CodeContext(...)``, faster."""
+    c = _new(CodeContext)
+    set_class, set_method, set_descriptor, set_static, set_length = _CC_SLOTS
+    set_class(c, class_name)
+    set_method(c, method_name)
+    set_descriptor(c, descriptor)
+    set_static(c, is_static)
+    set_length(c, code_length)
+    return c
 
 
 @dataclass(slots=True)
@@ -51,7 +78,7 @@ class CodeAttribute(Attribute):
     def __init__(self, name_index: int, max_stack: int, max_locals: int, code: bytes,
                  handlers: list[ExceptionHandler], attributes: list[Attribute],
                  context: CodeContext | None = None, code_offset: int = -1) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.max_stack = max_stack
         self.max_locals = max_locals
         self.code = code
@@ -63,23 +90,29 @@ class CodeAttribute(Attribute):
 
     @classmethod
     def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "CodeAttribute":
-        max_stack, max_locals = r.u2(), r.u2()
-        length = r.u4()
+        if r.pos + 8 <= len(r.data):  # the usual case: one unpack for the fixed header
+            max_stack, max_locals, length = _HHI.unpack_from(r.data, r.pos)
+            r.pos += 8
+        else:  # truncated: read field by field so that the error names the right offset
+            max_stack, max_locals = r.u2(), r.u2()
+            length = r.u4()
         if length == 0 or length > 65535:
             raise ClassFormatError(f"code_length {length} is not in 1..65535", offset=r.file_offset)
         code_offset = r.base + r.pos if r.base >= 0 else -1
         code = r.take(length)
         n = r.u2()
-        r._need(8 * n)
         handlers = []
-        for _ in range(n):
-            start, end, handler, catch = _HANDLER.unpack_from(r.data, r.pos)
-            if not (start < end <= length and handler < length):
-                raise ClassFormatError(
-                    f"exception handler [{start}, {end}) -> {handler} lies outside the code "
-                    f"(length {length})", offset=r.file_offset)
-            r.pos += 8
-            handlers.append(ExceptionHandler(start, end, handler, catch))
+        if n:
+            r._need(8 * n)
+            data = r.data
+            for _ in range(n):
+                start, end, handler, catch = _HANDLER.unpack_from(data, r.pos)
+                if not (start < end <= length and handler < length):
+                    raise ClassFormatError(
+                        f"exception handler [{start}, {end}) -> {handler} lies outside the code "
+                        f"(length {length})", offset=r.file_offset)
+                r.pos += 8
+                handlers.append(ExceptionHandler(start, end, handler, catch))
         attributes, r.pos = read_attribute_list(r.data, r.pos, pool, base_offset=r.base)
         context = ctx if isinstance(ctx, CodeContext) else None
         if context is not None:
@@ -87,11 +120,56 @@ class CodeAttribute(Attribute):
                                   context.is_static, length)
         return cls(name_index, max_stack, max_locals, code, handlers, attributes, context, code_offset)
 
+    @classmethod
+    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> "CodeAttribute | None":
+        """``decode`` for a well-formed body, without a _Reader; None sends anything else there.
+
+        One of these per method with code: reading the body in one straight pass
+        (one unpack for the header, no per-field method calls) is worth the duplication.
+        """
+        n = len(data)
+        if n < 8:
+            return None
+        max_stack, max_locals, length = _HHI.unpack_from(data, 0)
+        end = 8 + length
+        if not 0 < length <= 65535 or end + 2 > n:
+            return None
+        code = data[8:end]
+        count = (data[end] << 8) | data[end + 1]
+        pos = end + 2
+        handlers = []
+        if count:
+            if pos + 8 * count > n:
+                return None
+            for start, stop, handler, catch in _HANDLER.iter_unpack(data[pos:pos + 8 * count]):
+                if not (start < stop <= length and handler < length):
+                    return None
+                handlers.append(ExceptionHandler(start, stop, handler, catch))
+            pos += 8 * count
+        try:
+            attributes, pos = read_attribute_list(data, pos, pool, base_offset=offset)
+        except ClassFormatError:
+            return None
+        if pos != n:
+            return None
+        a = _new(cls)
+        a.name_index = name_index
+        a.max_stack = max_stack
+        a.max_locals = max_locals
+        a.code = code
+        a.handlers = handlers
+        a.attributes = attributes
+        a.context = (code_context(ctx.class_name, ctx.method_name, ctx.descriptor, ctx.is_static, length)
+                     if isinstance(ctx, CodeContext) else None)
+        a.code_offset = offset + 8 if offset >= 0 else -1
+        a._instructions = None
+        return a
+
     # ------------------------------------------------------------ instructions
     def instructions(self) -> list:
         """The decoded instructions (decoded once, then kept; edits to the list are written)."""
         if self._instructions is None:
-            from .instructions import decode_instructions
             try:
                 self._instructions = decode_instructions(self.code)
             except ClassFormatError as e:
@@ -104,7 +182,6 @@ class CodeAttribute(Attribute):
     def code_bytes(self) -> bytes:
         """The code array: re-encoded from the instructions if they were decoded."""
         if self._instructions is not None:
-            from .instructions import encode_instructions
             return encode_instructions(self._instructions)
         return self.code
 
@@ -121,15 +198,17 @@ class CodeAttribute(Attribute):
     def decode_all(self, pool: ConstantPool) -> None:
         """Decode instructions and every nested attribute jprewrite knows (used by ``check``)."""
         self.instructions()
-        for i, a in enumerate(self.attributes):
-            self.attributes[i] = attrs.decode_attribute(a, pool, attrs.CODE, self.context)
-        for a in self.attributes:
+        attributes = self.attributes
+        decode = attrs.decode_attribute
+        for i, a in enumerate(attributes):
+            attributes[i] = decode(a, pool, attrs.CODE, self.context)
+        for a in attributes:  # (after all are decoded, so errors come in the order they did)
             if isinstance(a, StackMapTable):
                 a.frames(pool)
 
     def encode_body(self, pool: ConstantPool) -> bytes:
         code = self.code_bytes()
-        parts = [struct.pack(">HHI", self.max_stack, self.max_locals, len(code)), code,
+        parts = [_HHI.pack(self.max_stack, self.max_locals, len(code)), code,
                  _U2.pack(len(self.handlers))]
         for h in self.handlers:
             parts.append(_HANDLER.pack(h.start_pc, h.end_pc, h.handler_pc, h.catch_type))
@@ -144,7 +223,7 @@ class StackMapTable(Attribute):
     name = "StackMapTable"
 
     def __init__(self, name_index: int, data: bytes, context: CodeContext | None, offset: int = -1) -> None:
-        super().__init__(name_index)
+        self.name_index = name_index
         self.data = data
         self.context = context
         self.offset = offset
@@ -155,14 +234,18 @@ class StackMapTable(Attribute):
         data = r.take(len(r.data))
         return cls(name_index, data, ctx if isinstance(ctx, CodeContext) else None, r.base)
 
+    @classmethod
+    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> "StackMapTable":
+        return cls(name_index, data, ctx if isinstance(ctx, CodeContext) else None, offset)
+
     def frames(self, pool: ConstantPool) -> list:
         """Explicit frames (every local and stack entry spelled out)."""
         if self._frames is None:
-            from .frames import decode_stack_map_table, initial_frame_locals
             c = self.context
             if c is None:
                 raise ClassFormatError("StackMapTable outside a method's Code attribute")
-            initial = initial_frame_locals(c.class_name, c.method_name, c.descriptor, c.is_static)
+            initial = _initial_locals(c.class_name, c.method_name, c.descriptor, c.is_static)
             try:
                 self._frames = decode_stack_map_table(self.data, pool, initial, c.code_length)
             except ClassFormatError as e:
@@ -177,9 +260,9 @@ class StackMapTable(Attribute):
     def encode_body(self, pool: ConstantPool) -> bytes:
         if self._frames is None:
             return self.data
-        from .frames import encode_stack_map_table, initial_frame_locals
         c = self.context
-        initial = (initial_frame_locals(c.class_name, c.method_name, c.descriptor, c.is_static)
+        # (a list: the encoder compares it with each frame's locals, which are lists)
+        initial = (list(_initial_locals(c.class_name, c.method_name, c.descriptor, c.is_static))
                    if c is not None else None)
         return encode_stack_map_table(self._frames, pool, initial)
 

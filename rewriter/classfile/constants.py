@@ -357,6 +357,35 @@ _TWO_REF_CLASSES = {FIELDREF: Fieldref, METHODREF: Methodref,
                     INTERFACE_METHODREF: InterfaceMethodref, NAME_AND_TYPE: NameAndType,
                     DYNAMIC: Dynamic, INVOKE_DYNAMIC: InvokeDynamic}
 
+# Per-tag tables for the bulk decoder and the validator (indexed by the tag byte, so the
+# hot loops do one list index instead of dict lookups or chains of comparisons).
+_K_OTHER, _K_UTF8, _K_ONE_REF, _K_TWO_REF = range(4)
+_KIND_BY_TAG: list[int] = [_K_OTHER] * 256
+_CLASS_BY_TAG: list[type | None] = [None] * 256
+_KIND_BY_TAG[UTF8] = _K_UTF8
+for _tag, _cls in _ONE_REF_CLASSES.items():
+    _KIND_BY_TAG[_tag] = _K_ONE_REF
+    _CLASS_BY_TAG[_tag] = _cls
+for _tag, _cls in _TWO_REF_CLASSES.items():
+    _KIND_BY_TAG[_tag] = _K_TWO_REF
+    _CLASS_BY_TAG[_tag] = _cls
+# Size after the tag byte, -1 for unknown tags (Utf8: the length field only).
+_SIZE_BY_TAG: list[int] = [-1] * 256
+for _tag, _size in _FIXED_SIZE.items():
+    _SIZE_BY_TAG[_tag] = _size
+_SIZE_BY_TAG[UTF8] = 2
+# The tag a reference must point to, per field, when each field allows exactly one
+# (every reference-holding tag but MethodHandle); 0 = no such field.
+_WANT1: list[int] = [0] * 256
+_WANT2: list[int] = [0] * 256
+for _tag, _fields in _REF_RULES.items():
+    _WANT1[_tag] = _fields[0][0]
+    if len(_fields) == 2:
+        _WANT2[_tag] = _fields[1][0]
+_WANT1[DYNAMIC] = _WANT1[INVOKE_DYNAMIC] = 0  # first field: a BootstrapMethods index
+_WANT2[DYNAMIC] = _WANT2[INVOKE_DYNAMIC] = NAME_AND_TYPE
+del _tag, _cls, _size, _fields
+
 
 class ConstantPool:
     """An indexable constant pool: ``pool[i]`` for 1 <= i < len(pool).
@@ -379,8 +408,14 @@ class ConstantPool:
     # ----------------------------------------------------------------- reading
     @classmethod
     def parse(cls, data: bytes, offset: int) -> "ConstantPool":
-        """Read the pool starting at ``data[offset]`` (the constant_pool_count)."""
+        """Read the pool starting at ``data[offset]`` (the constant_pool_count).
+
+        Only tags and offsets are recorded (one tight loop, sizes from a table
+        indexed by the tag), then the references are validated.
+        """
         pool = cls()
+        if type(data) is not bytes:  # entries slice _data and must get (hashable) bytes
+            data = bytes(data)
         n = len(data)
         if offset + 2 > n:
             raise ClassFormatError("truncated before constant_pool_count", offset=offset)
@@ -390,40 +425,40 @@ class ConstantPool:
         pos = offset + 2
         pool._data = data
         pool._base = pos
-        offsets = [0] * count
+        offsets = [-1] * count
         tags = [0] * count
-        offsets[0] = -1
-        fixed = _FIXED_SIZE
+        sizes = _SIZE_BY_TAG
         i = 1
-        while i < count:
-            if pos >= n:
-                raise ClassFormatError(f"truncated constant pool (entry #{i} of {count - 1})", offset=pos)
-            tag = data[pos]
-            offsets[i] = pos
-            tags[i] = tag
-            if tag == UTF8:
-                if pos + 3 > n:
-                    raise ClassFormatError(f"truncated Utf8 constant #{i}", offset=pos)
-                pos += 3 + ((data[pos + 1] << 8) | data[pos + 2])
-                if pos > n:
-                    raise ClassFormatError(f"truncated Utf8 constant #{i}", offset=offsets[i])
-            else:
-                size = fixed.get(tag)
-                if size is None:
-                    raise ClassFormatError(f"unknown constant-pool tag {tag} at entry #{i}", offset=pos)
-                pos += 1 + size
-                if pos > n:
-                    raise ClassFormatError(f"truncated {TAG_NAMES[tag]} constant #{i}", offset=offsets[i])
-                if tag == LONG or tag == DOUBLE:
-                    i += 1
-                    if i >= count:
-                        raise ClassFormatError(
-                            f"{TAG_NAMES[tag]} constant #{i - 1} is the last entry but takes two slots",
-                            offset=offsets[i - 1])
-                    offsets[i] = -1
-            i += 1
-        if pos > n:
-            raise ClassFormatError("truncated constant pool", offset=n)
+        try:
+            while i < count:
+                tag = data[pos]  # IndexError: the pool ends before entry i
+                offsets[i] = pos
+                tags[i] = tag
+                if tag == UTF8:
+                    pos += 3 + ((data[pos + 1] << 8) | data[pos + 2])  # IndexError: no length
+                    if pos > n:
+                        raise ClassFormatError(f"truncated Utf8 constant #{i}", offset=offsets[i])
+                else:
+                    size = sizes[tag]
+                    if size < 0:
+                        raise ClassFormatError(f"unknown constant-pool tag {tag} at entry #{i}",
+                                               offset=pos)
+                    pos += 1 + size
+                    if pos > n:
+                        raise ClassFormatError(f"truncated {TAG_NAMES[tag]} constant #{i}",
+                                               offset=offsets[i])
+                    if tag == LONG or tag == DOUBLE:
+                        i += 1
+                        if i >= count:
+                            raise ClassFormatError(
+                                f"{TAG_NAMES[tag]} constant #{i - 1} is the last entry but takes "
+                                f"two slots", offset=offsets[i - 1])
+                i += 1
+        except IndexError:
+            if offsets[i] >= 0:  # the tag was read: a Utf8 whose length is cut off
+                raise ClassFormatError(f"truncated Utf8 constant #{i}", offset=offsets[i]) from None
+            raise ClassFormatError(f"truncated constant pool (entry #{i} of {count - 1})",
+                                   offset=pos) from None
         pool._end = pos
         pool._offsets = offsets
         pool._tags = tags
@@ -433,31 +468,42 @@ class ConstantPool:
         return pool
 
     def _validate(self) -> None:
-        """Check every reference inside the pool (JVMS 4.4): index in range and of the right kind."""
+        """Check every reference inside the pool (JVMS 4.4): index in range and of the right kind.
+
+        The common case (every tag but MethodHandle names exactly one allowed tag
+        per field) is tested inline through per-tag tables; only a failing or a
+        MethodHandle entry goes through :meth:`_check_ref`, which words the error.
+        """
         data = self._data
         tags = self._tags
+        offsets = self._offsets
         count = len(tags)
-        rules = _REF_RULES
+        want1 = _WANT1
+        want2 = _WANT2
         for i in range(1, count):
             tag = tags[i]
-            if tag == 0 or tag == UTF8 or tag in (INTEGER, FLOAT, LONG, DOUBLE):
+            w2 = want2[tag]
+            w1 = want1[tag]
+            if not (w1 or w2):
+                if tag == METHOD_HANDLE:
+                    pos = offsets[i]
+                    kind = data[pos + 1]
+                    ref = (data[pos + 2] << 8) | data[pos + 3]
+                    allowed = _MH_TARGETS.get(kind)
+                    if allowed is None:
+                        raise ClassFormatError(f"MethodHandle #{i} has bad reference_kind {kind}",
+                                               offset=pos)
+                    self._check_ref(i, pos, ref, allowed)
                 continue
-            pos = self._offsets[i]
-            if tag == METHOD_HANDLE:
-                kind = data[pos + 1]
-                ref = (data[pos + 2] << 8) | data[pos + 3]
-                allowed = _MH_TARGETS.get(kind)
-                if allowed is None:
-                    raise ClassFormatError(f"MethodHandle #{i} has bad reference_kind {kind}", offset=pos)
-                self._check_ref(i, pos, ref, allowed)
-                continue
-            if tag == DYNAMIC or tag == INVOKE_DYNAMIC:
-                self._check_ref(i, pos, (data[pos + 3] << 8) | data[pos + 4], (NAME_AND_TYPE,))
-                continue
-            fields = rules[tag]
-            self._check_ref(i, pos, (data[pos + 1] << 8) | data[pos + 2], fields[0])
-            if len(fields) == 2:
-                self._check_ref(i, pos, (data[pos + 3] << 8) | data[pos + 4], fields[1])
+            pos = offsets[i]
+            if w1:
+                ref = (data[pos + 1] << 8) | data[pos + 2]
+                if not (ref < count and tags[ref] == w1):
+                    self._check_ref(i, pos, ref, (w1,))
+            if w2:
+                ref = (data[pos + 3] << 8) | data[pos + 4]
+                if not (ref < count and tags[ref] == w2):
+                    self._check_ref(i, pos, ref, (w2,))
 
     def _check_ref(self, i: int, pos: int, ref: int, allowed: tuple[int, ...]) -> None:
         tags = self._tags
@@ -498,11 +544,70 @@ class ConstantPool:
         self._cache[i] = c
         return c
 
+    def decode_all(self) -> None:
+        """Materialise every entry and decode every Utf8 string, in one pass.
+
+        Why a bulk path: a class's ``decode_all`` wants every entry, and asking
+        ``pool[i]`` one entry at a time pays a bounds check, a cache test and a
+        dispatch per entry (a quarter of a full round trip was once spent so).
+        Here one loop dispatches on per-tag tables, builds the entries without
+        running their ``__init__`` (the same slots get the same values), and
+        decodes Utf8 with one C-level ASCII decode when it can (nearly every
+        name), through :func:`mutf8.decode` otherwise.
+        The result is exactly what ``pool[i]`` and ``.value`` would give.
+        """
+        data = self._data
+        offsets = self._offsets
+        tags = self._tags
+        cache = self._cache
+        kinds = _KIND_BY_TAG
+        classes = _CLASS_BY_TAG
+        new = object.__new__
+        u2u2 = _U2U2.unpack_from
+        decode = mutf8.decode
+        K_UTF8, K_ONE, K_TWO = _K_UTF8, _K_ONE_REF, _K_TWO_REF
+        Utf8_ = Utf8
+        for i in range(1, len(tags)):
+            c = cache[i]
+            if c is not None:
+                if type(c) is Utf8_ and c._value is None:  # added or replaced by raw bytes
+                    c._value = decode(c.raw)
+                continue
+            tag = tags[i]
+            if tag == 0:
+                continue
+            pos = offsets[i]
+            kind = kinds[tag]
+            if kind == K_UTF8:
+                raw = data[pos + 3:pos + 3 + ((data[pos + 1] << 8) | data[pos + 2])]
+                c = new(Utf8_)
+                c.raw = raw
+                # ASCII without NUL (nearly every name) decodes in C; the rest is checked.
+                c._value = raw.decode("ascii") if raw.isascii() and 0 not in raw else decode(raw)
+            elif kind == K_TWO:
+                c = new(classes[tag])
+                c.first, c.second = u2u2(data, pos + 1)
+            elif kind == K_ONE:
+                c = new(classes[tag])
+                c.index = (data[pos + 1] << 8) | data[pos + 2]
+            else:
+                c = self._materialize(i)
+                continue
+            cache[i] = c
+
     # ----------------------------------------------------------------- queries
     def __len__(self) -> int:
         return len(self._tags)
 
     def __getitem__(self, i: int) -> Constant:
+        # Fast path: an entry already materialised (index 0 and unusable slots never are).
+        try:
+            if i > 0:
+                c = self._cache[i]
+                if c is not None:
+                    return c
+        except (TypeError, IndexError):
+            pass
         if not isinstance(i, int) or not 0 < i < len(self._tags) or self._tags[i] == 0:
             raise ClassFormatError(f"constant-pool index #{i} is out of range or unusable "
                                    f"(pool has {len(self._tags) - 1} slots)")
@@ -524,6 +629,16 @@ class ConstantPool:
         return c
 
     def utf8(self, i: int) -> str:
+        # Fast path (attribute and member names are looked up constantly): a decoded Utf8.
+        try:
+            if i > 0:
+                c = self._cache[i]
+                if type(c) is Utf8:
+                    v = c._value
+                    if v is not None:
+                        return v
+        except (TypeError, IndexError):
+            pass
         c = self[i]
         if c.tag != UTF8:
             raise ClassFormatError(f"constant-pool entry #{i} is a {TAG_NAMES[c.tag]}, not a Utf8")
@@ -548,9 +663,12 @@ class ConstantPool:
 
     def entries(self) -> Iterator[tuple[int, Constant]]:
         """(index, constant) for every usable slot, in order."""
-        for i in range(1, len(self._tags)):
-            if self._tags[i] != 0:
-                yield i, self[i]
+        tags = self._tags
+        cache = self._cache
+        for i in range(1, len(tags)):
+            if tags[i] != 0:
+                c = cache[i]
+                yield i, (c if c is not None else self._materialize(i))
 
     # ---------------------------------------------------------------- editing
     def _build_index(self) -> dict[tuple, int]:

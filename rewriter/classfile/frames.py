@@ -25,6 +25,7 @@ and :class:`Uninitialized` (the offset of its ``new`` instruction).
 from __future__ import annotations
 
 import struct
+from functools import lru_cache
 from typing import Iterable, Protocol, Sequence
 
 from ..errors import ClassFormatError
@@ -147,11 +148,14 @@ class Uninitialized(VType):
 
     def __eq__(self, other: object) -> bool:
         if type(other) is Uninitialized:
-            return self.offset == other.offset  # type: ignore[attr-defined]
+            a, b = self.offset, other.offset  # type: ignore[attr-defined]
+            # In editable code the site is the `new` instruction object: identity, not value.
+            return a == b if type(a) is int and type(b) is int else a is b
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((ITEM_UNINITIALIZED, self.offset))
+        site = self.offset
+        return hash((ITEM_UNINITIALIZED, site if type(site) is int else id(site)))
 
     def __repr__(self) -> str:
         return f"Uninitialized({self.offset})"
@@ -239,6 +243,14 @@ def initial_frame_locals(class_name: str, method_name: str, descriptor: str,
     ``this`` is UninitializedThis in a constructor (except java/lang/Object's,
     which has no super constructor to call), else Object(class_name).
     """
+    return list(_initial_locals(class_name, method_name, descriptor, is_static))
+
+
+@lru_cache(maxsize=1024)
+def _initial_locals(class_name: str, method_name: str, descriptor: str,
+                    is_static: bool) -> tuple[VType, ...]:
+    """initial_frame_locals, cached: a StackMapTable asks for it when decoded and again
+    when encoded, and the types are immutable, so the same tuple serves both."""
     locals_: list[VType] = []
     if not is_static:
         if method_name == "<init>" and class_name != "java/lang/Object":
@@ -247,7 +259,7 @@ def initial_frame_locals(class_name: str, method_name: str, descriptor: str,
             locals_.append(Object(class_name))
     for p in parse_method_descriptor(descriptor).params:
         locals_.append(vtype_of_descriptor(p))
-    return locals_
+    return tuple(locals_)
 
 
 # ------------------------------------------------------------------ decoding
@@ -255,9 +267,15 @@ _U2 = struct.Struct(">H")
 
 
 def _read_types(data: bytes, pos: int, count: int, pool: ClassPool, code_length: int,
-                out: list[VType]) -> int:
-    """Append ``count`` verification types read at ``pos`` to ``out``; return the new position."""
+                out: list[VType], objects: dict[int, VType] | None = None) -> int:
+    """Append ``count`` verification types read at ``pos`` to ``out``; return the new position.
+
+    ``objects`` (CONSTANT_Class index -> Object) lets one table share its Object
+    types: they are immutable, and the same few classes recur in frame after frame.
+    """
     simple = _SIMPLE
+    if objects is None:
+        objects = {}
     for _ in range(count):
         tag = data[pos]
         if tag < 7:
@@ -265,13 +283,16 @@ def _read_types(data: bytes, pos: int, count: int, pool: ClassPool, code_length:
             pos += 1
         elif tag == ITEM_OBJECT:
             index = (data[pos + 1] << 8) | data[pos + 2]
-            try:
-                name = pool.class_name(index)
-            except ClassFormatError as e:
-                if e.offset is None:
-                    e.offset = pos
-                raise
-            out.append(Object(name, index))
+            obj = objects.get(index)
+            if obj is None:
+                try:
+                    name = pool.class_name(index)
+                except ClassFormatError as e:
+                    if e.offset is None:
+                        e.offset = pos
+                    raise
+                obj = objects[index] = Object(name, index)
+            out.append(obj)
             pos += 3
         elif tag == ITEM_UNINITIALIZED:
             offset = (data[pos + 1] << 8) | data[pos + 2]
@@ -296,6 +317,9 @@ def decode_stack_map_table(data: bytes, pool: ClassPool, initial_locals: Sequenc
     """
     clen = -1 if code_length is None else code_length
     frames: list[Frame] = []
+    objects: dict[int, VType] = {}  # shared Object types, see _read_types
+    new = object.__new__
+    Frame_ = Frame
     locals_: list[VType] = list(initial_locals)
     prev = -1
     pos = 0
@@ -314,7 +338,7 @@ def decode_stack_map_table(data: bytes, pool: ClassPool, initial_locals: Sequenc
             elif kind < 128:
                 delta = kind - SAME_LOCALS_1_STACK_ITEM
                 locals_ = list(locals_)
-                pos = _read_types(data, pos, 1, pool, clen, stack)
+                pos = _read_types(data, pos, 1, pool, clen, stack, objects)
             elif kind < SAME_LOCALS_1_STACK_ITEM_EXTENDED:
                 raise ClassFormatError(f"reserved frame_type {kind}", offset=start)
             else:
@@ -322,7 +346,7 @@ def decode_stack_map_table(data: bytes, pool: ClassPool, initial_locals: Sequenc
                 pos += 2
                 if kind == SAME_LOCALS_1_STACK_ITEM_EXTENDED:
                     locals_ = list(locals_)
-                    pos = _read_types(data, pos, 1, pool, clen, stack)
+                    pos = _read_types(data, pos, 1, pool, clen, stack, objects)
                 elif kind < SAME_FRAME_EXTENDED:
                     k = SAME_FRAME_EXTENDED - kind
                     if k > len(locals_):
@@ -333,18 +357,24 @@ def decode_stack_map_table(data: bytes, pool: ClassPool, initial_locals: Sequenc
                     locals_ = list(locals_)
                 elif kind < FULL_FRAME:
                     locals_ = list(locals_)
-                    pos = _read_types(data, pos, kind - SAME_FRAME_EXTENDED, pool, clen, locals_)
+                    pos = _read_types(data, pos, kind - SAME_FRAME_EXTENDED, pool, clen, locals_,
+                                      objects)
                 else:
                     nlocals = (data[pos] << 8) | data[pos + 1]
                     locals_ = []
-                    pos = _read_types(data, pos + 2, nlocals, pool, clen, locals_)
+                    pos = _read_types(data, pos + 2, nlocals, pool, clen, locals_, objects)
                     nstack = (data[pos] << 8) | data[pos + 1]
-                    pos = _read_types(data, pos + 2, nstack, pool, clen, stack)
+                    pos = _read_types(data, pos + 2, nstack, pool, clen, stack, objects)
             offset = prev + 1 + delta
             if 0 <= clen <= offset:
                 raise ClassFormatError(f"frame at offset {offset} is past the end of the code "
                                        f"(length {clen})", offset=start)
-            frames.append(Frame(offset, locals_, stack, kind))
+            frame = new(Frame_)  # Frame(offset, locals_, stack, kind) without the __init__ call
+            frame.offset = offset
+            frame.locals = locals_
+            frame.stack = stack
+            frame.kind = kind
+            frames.append(frame)
             prev = offset
     except (IndexError, struct.error):
         raise ClassFormatError(f"StackMapTable truncated ({len(data)} bytes)", offset=start) from None

@@ -38,6 +38,7 @@ instruction starts), because writing it would produce a malformed class.
 from __future__ import annotations
 
 import struct
+from operator import attrgetter
 from typing import Any, Iterable, Sequence
 
 from ..errors import ClassFormatError
@@ -321,9 +322,11 @@ def decode_instructions(code: bytes) -> list[Instruction]:
                 pos += 2
             elif shape == BRANCH:
                 delta = (code[pos + 1] << 8) | code[pos + 2]
-                if delta & 0x8000:
-                    delta -= 0x10000
-                insn = Insn(pos, op, pos + delta)
+                insn = new(Insn)
+                insn.offset = pos
+                insn.opcode = op
+                insn.operand = pos + delta - 0x10000 if delta & 0x8000 else pos + delta
+                insn.wide = False
                 append(insn)
                 jumps.append(insn)
                 pos += 3
@@ -413,9 +416,14 @@ def _targets_of(insn: Instruction) -> Sequence[int]:
     return (insn.operand,)  # type: ignore[return-value]
 
 
+_offset_of = attrgetter("offset")
+
+
 def _check_targets(insns: Sequence[Instruction], jumps: list[Instruction], code_length: int) -> None:
-    starts = {i.offset for i in insns}
+    starts = set(map(_offset_of, insns))  # (map + attrgetter: the loop runs in C)
     for insn in jumps:
+        if type(insn) is Instruction and insn.operand in starts:  # the usual branch, quickly
+            continue
         for t in _targets_of(insn):
             if t not in starts:
                 where = "outside the code" if not 0 <= t < code_length else "not at an instruction start"

@@ -11,13 +11,15 @@ exactly as it was.
 from __future__ import annotations
 
 import struct
+import weakref
+from operator import attrgetter
 from typing import Iterable
 
 from ..errors import ClassFormatError, JprewriteError, UnsupportedVersionError
 from . import attributes as attrs
 from . import code as _code  # noqa: F401  (registers Code and StackMapTable decoders)
 from .attributes import Attribute, RawAttribute, encode_attribute_list, read_attribute_list
-from .code import CodeAttribute, CodeContext
+from .code import CodeAttribute, CodeContext, code_context  # noqa: F401  (CodeContext: re-export)
 from .constants import ConstantPool
 
 MAGIC = 0xCAFEBABE
@@ -50,10 +52,54 @@ _HEADER = struct.Struct(">IHH")
 _MEMBER = struct.Struct(">HHH")
 
 
-class Member:
-    """A field or method: access flags, name and descriptor indices, attributes."""
+class _ClassCore:
+    """What the members of a class read from it: the pool and the header fields.
 
-    __slots__ = ("access", "name_index", "descriptor_index", "attributes", "_class")
+    Why it exists: a member needs its class's pool and name, and a member that
+    pointed back at its ClassFile (whose ``fields``/``methods`` lists point at the
+    member) made every class a reference cycle, which only Python's cyclic
+    garbage collector frees. In a full decode of java.base that collector spent
+    about a third of the run walking dead instructions and frames. Members point
+    at this core instead, which points at no member, so a class's objects are
+    freed by reference counting as soon as the ClassFile is dropped. The
+    ClassFile itself is reachable from the core through a weak reference (see
+    :attr:`Member._class`); its header attributes are stored here.
+    """
+
+    __slots__ = ("pool", "minor", "major", "access", "this_class", "super_class", "owner")
+
+    def __init__(self) -> None:
+        self.pool = ConstantPool()
+        self.minor = 0
+        self.major = 0
+        self.access = 0
+        self.this_class = 0
+        self.super_class = 0
+        self.owner: weakref.ref | None = None
+
+    @property
+    def name(self) -> str:
+        """Internal name of the class, e.g. ``java/lang/String``."""
+        return self.pool.class_name(self.this_class)
+
+    # Copies and pickles leave the weak reference out; ClassFile.__setstate__ sets it again.
+    def __getstate__(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__ if k != "owner"}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+        self.owner = None
+
+
+class Member:
+    """A field or method: access flags, name and descriptor indices, attributes.
+
+    ``owner`` is the ClassFile the member belongs to; the member keeps that
+    class's :class:`_ClassCore` (not the ClassFile: see there why).
+    """
+
+    __slots__ = ("access", "name_index", "descriptor_index", "attributes", "_owner")
     context: str = ""
 
     def __init__(self, access: int, name_index: int, descriptor_index: int,
@@ -62,12 +108,25 @@ class Member:
         self.name_index = name_index
         self.descriptor_index = descriptor_index
         self.attributes = attributes
-        self._class = owner
+        self._owner = owner._core if isinstance(owner, ClassFile) else owner
+
+    @property
+    def _class(self) -> "ClassFile | _ClassCore | None":
+        """The owning ClassFile; if that has been dropped, its core (same pool and header)."""
+        o = self._owner
+        if type(o) is _ClassCore:
+            cf = o.owner() if o.owner is not None else None
+            return cf if cf is not None else o
+        return o
+
+    @_class.setter
+    def _class(self, owner: "ClassFile | None") -> None:
+        self._owner = owner._core if isinstance(owner, ClassFile) else owner
 
     @property
     def pool(self) -> ConstantPool:
-        assert self._class is not None
-        return self._class.pool
+        assert self._owner is not None
+        return self._owner.pool
 
     @property
     def name(self) -> str:
@@ -91,15 +150,15 @@ class Member:
         return None
 
     def decode_all(self) -> None:
+        attributes = self.attributes
         pool = self.pool
         ctx = self._decode_context()
-        for i, a in enumerate(self.attributes):
-            d = attrs.decode_attribute(a, pool, self.context, ctx)
-            self.attributes[i] = d
+        context = self.context
+        decode = attrs.decode_attribute
+        for i, a in enumerate(attributes):
+            attributes[i] = d = decode(a, pool, context, ctx)
             if isinstance(d, CodeAttribute):
                 d.decode_all(pool)
-            elif isinstance(d, attrs.Record):  # pragma: no cover - Record is a class attribute
-                pass
 
     def __repr__(self) -> str:
         try:
@@ -118,9 +177,11 @@ class Method(Member):
     context = attrs.METHOD
 
     def _decode_context(self) -> object:
-        owner = self._class
+        owner = self._owner
         assert owner is not None
-        return CodeContext(owner.name, self.name, self.descriptor, bool(self.access & ACC_STATIC))
+        pool = owner.pool
+        return code_context(owner.name, pool.utf8(self.name_index), pool.utf8(self.descriptor_index),
+                            bool(self.access & ACC_STATIC))
 
     def code(self) -> CodeAttribute | None:
         """The decoded Code attribute, or None for abstract and native methods."""
@@ -128,21 +189,47 @@ class Method(Member):
         return a if isinstance(a, CodeAttribute) else None
 
 
+def _core_field(name: str, doc: str) -> property:
+    core_get = attrgetter(name)
+
+    def get(self: "ClassFile"):
+        return core_get(self._core)
+
+    def set(self: "ClassFile", value) -> None:
+        setattr(self._core, name, value)
+
+    return property(get, set, doc=doc)
+
+
 class ClassFile:
-    """One class file. Indices refer to ``pool``; helpers give names."""
+    """One class file. Indices refer to ``pool``; helpers give names.
+
+    The header fields and the pool live in a :class:`_ClassCore` shared with the
+    members (so that members need no reference back to the ClassFile); they read
+    and write as plain attributes.
+    """
+
+    pool = _core_field("pool", "The constant pool.")
+    minor = _core_field("minor", "minor_version.")
+    major = _core_field("major", "major_version.")
+    access = _core_field("access", "access_flags.")
+    this_class = _core_field("this_class", "Index of this class's CONSTANT_Class.")
+    super_class = _core_field("super_class", "Index of the superclass's CONSTANT_Class, 0 for none.")
 
     def __init__(self) -> None:
-        self.minor = 0
-        self.major = 0
-        self.pool = ConstantPool()
-        self.access = 0
-        self.this_class = 0
-        self.super_class = 0
+        self._core = core = _ClassCore()
+        core.owner = weakref.ref(self)
         self.interface_indices: list[int] = []
         self.fields: list[Field] = []
         self.methods: list[Method] = []
         self.attributes: list[Attribute] = []
         self.size = 0  # bytes read
+
+    def __setstate__(self, state: dict) -> None:  # (copy and pickle)
+        self.__dict__.update(state)
+        core = self._core
+        if core.owner is None or core.owner() is None:  # a copied core, not a shallow copy's shared one
+            core.owner = weakref.ref(self)
 
     # ------------------------------------------------------------- names
     @property
@@ -183,9 +270,7 @@ class ClassFile:
     def decode_all(self) -> None:
         """Decode everything jprewrite knows how to decode (what ``check`` exercises)."""
         pool = self.pool
-        for _, _c in pool.entries():
-            if _c.tag == 1:
-                _c.value  # type: ignore[attr-defined]  # decode every Utf8 too
+        pool.decode_all()  # every constant, every Utf8 string decoded, in one bulk pass
         for i, a in enumerate(self.attributes):
             d = attrs.decode_attribute(a, pool, attrs.CLASS)
             self.attributes[i] = d
@@ -275,6 +360,8 @@ def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type, owner: 
     ntags = len(tags)
     members = []
     unpack = _MEMBER.unpack_from
+    core = owner._core
+    new = object.__new__
     for _ in range(count):
         if pos + 6 > n:
             raise ClassFormatError(f"truncated {kind.__name__.lower()}", offset=pos)
@@ -286,7 +373,13 @@ def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type, owner: 
             raise ClassFormatError(
                 f"{kind.__name__.lower()} descriptor index #{desc_index} is not a Utf8", offset=pos + 4)
         attributes, pos = read_attribute_list(data, pos + 6, pool)
-        members.append(kind(access, name_index, desc_index, attributes, owner))
+        m = new(kind)  # what kind(access, name_index, desc_index, attributes, owner) does
+        m.access = access
+        m.name_index = name_index
+        m.descriptor_index = desc_index
+        m.attributes = attributes
+        m._owner = core
+        members.append(m)
     return members, pos
 
 

@@ -15,12 +15,23 @@ from ..errors import ClassFormatError
 
 def decode(data: bytes) -> str:
     """Decode modified UTF-8; raise ClassFormatError on bytes that no JVM accepts."""
-    try:
-        # Fast path: plain ASCII without NUL (almost every name in real class files).
-        if data.isascii() and b"\x00" not in data:
+    # Fast path: plain ASCII without NUL (almost every name in real class files).
+    if data.isascii():
+        if 0 not in data:
             return data.decode("ascii")
-    except AttributeError:  # pragma: no cover - bytes.isascii exists on 3.7+
-        pass
+    else:
+        # Second fast path: bytes that are strict UTF-8 (no surrogates, no overlong
+        # forms) are modified UTF-8 with the same meaning, provided there is no raw NUL
+        # and no 4-byte form (a character above U+FFFF, which modified UTF-8 writes as
+        # two 3-byte surrogates). Anything else -- C0 80, surrogates, or bytes no JVM
+        # accepts -- takes the strict loop below, which also words the errors.
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            if "\x00" not in text and max(text) <= "\uffff":
+                return text
     units: list[int] = []
     i = 0
     n = len(data)

@@ -290,20 +290,22 @@ def _frames(body: CodeBody, positions: list[int], long: set[int],
             if frame_after is None:
                 raise AssemblyError("a conditional branch had to be widened and no frame is known after it")
             by_offset[after] = frame_after(i)
+    position_of = {id(item): positions[i] for i, item in enumerate(items) if not isinstance(item, Label)}
+
+    def concrete(t):
+        if isinstance(t, Uninitialized) and not isinstance(t.offset, int):
+            site = t.offset
+            pos = site.offset if isinstance(site, Label) else position_of.get(id(site), -1)
+            if pos < 0:
+                raise AssemblyError("an Uninitialized type refers to a `new` that is not in the code")
+            return Uninitialized(pos)
+        return t
+
     out = []
     for offset in sorted(by_offset):
         f = by_offset[offset]
-        out.append(Frame(offset, [_concrete_type(t) for t in f.locals], [_concrete_type(t) for t in f.stack],
-                         f.kind))
+        out.append(Frame(offset, [concrete(t) for t in f.locals], [concrete(t) for t in f.stack], f.kind))
     return out
-
-
-def _concrete_type(t):
-    if isinstance(t, Uninitialized) and isinstance(t.offset, Label):
-        if t.offset.offset < 0:
-            raise AssemblyError("an Uninitialized type refers to a `new` that is not in the code")
-        return Uninitialized(t.offset.offset)
-    return t
 
 
 def _type_annotations(body: CodeBody, pool: ConstantPool) -> dict[str, A.Attribute]:

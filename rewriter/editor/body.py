@@ -19,8 +19,9 @@ Symbolic instructions reuse the concrete classes of
 * ``offset`` is meaningless until assembly.
 
 Frames are explicit (:class:`jprewrite.classfile.frames.Frame`) and keyed by
-label; an ``Uninitialized`` type holds the label of its ``new`` instruction in
-its ``offset`` field.
+label; an ``Uninitialized`` type holds its ``new`` *instruction object* in its
+``offset`` field (not a label: code inserted at a label before the ``new``
+must not change which instruction the type names).
 """
 
 from __future__ import annotations
@@ -241,9 +242,9 @@ def symbolic_copy(insn: Instruction, label_at) -> Instruction:
     return Instruction(-1, o, insn.operand)
 
 
-def frame_with_labels(frame: Frame, label_at) -> Frame:
-    """Replace Uninitialized(offset) by Uninitialized(label) in a frame's types."""
+def frame_with_labels(frame: Frame, insn_at) -> Frame:
+    """Replace Uninitialized(offset) by Uninitialized(<the `new` instruction>) in a frame's types."""
     def conv(t):
-        return Uninitialized(label_at(t.offset)) if isinstance(t, Uninitialized) else t
+        return Uninitialized(insn_at(t.offset)) if isinstance(t, Uninitialized) else t
     return Frame(frame.offset, [conv(t) for t in frame.locals], [conv(t) for t in frame.stack],
                  frame.kind)

@@ -42,6 +42,14 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
         return lab
 
     symbolic = [symbolic_copy(insn, label_at) for insn in insns]
+    symbolic_at = {insn.offset: sym for insn, sym in zip(insns, symbolic)}
+
+    def new_at(offset: int):
+        sym = symbolic_at.get(offset)
+        if sym is None or sym.opcode != 0xBB:  # NEW
+            raise ClassFormatError(f"Uninitialized({offset}) in a frame does not name a `new` instruction",
+                                   offset=code.code_offset + offset if code.code_offset >= 0 else None)
+        return sym
     body = CodeBody(items=[], max_locals=code.max_locals, max_stack=code.max_stack)
     body.handlers = [Handler(label_at(h.start_pc), label_at(h.end_pc), label_at(h.handler_pc),
                              h.catch_type) for h in code.handlers]
@@ -62,14 +70,13 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
         elif isinstance(decoded, StackMapTable):
             body.has_stack_map = True
             for frame in decoded.frames(pool):
-                body.frames[label_at(frame.offset)] = frame_with_labels(frame, label_at)
+                body.frames[label_at(frame.offset)] = frame_with_labels(frame, new_at)
         elif isinstance(decoded, A.TypeAnnotations):
             for ta in decoded.annotations:
                 body.code_annotations.append(
                     CodeAnnotationRef(attr.name_index, ta, _annotation_targets(ta, label_at)))
         else:
             body.other_attributes.append(attr)
-    # Uninitialized(offset) inside frames already became labels; make sure `new` sites have them.
     items: list = []
     for insn, sym in zip(insns, symbolic):
         lab = labels.get(insn.offset)
@@ -94,8 +101,8 @@ def _annotation_targets(ta: A.TypeAnnotation, label_at) -> list:
     return list(ta.target_info)  # catch target (exception table index) and non-code targets
 
 
-def uninitialized_labels(body: CodeBody) -> set[Label]:
-    """Labels that frames use as Uninitialized(label) (the ``new`` sites)."""
+def uninitialized_sites(body: CodeBody) -> set:
+    """The ``new`` instructions that frames name in Uninitialized types."""
     out = set()
     for frame in body.frames.values():
         for t in (*frame.locals, *frame.stack):

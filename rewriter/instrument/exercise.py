@@ -1,0 +1,282 @@
+"""The editor's exercise: every kind of edit instrumentation makes, applied to every method.
+
+This transformation exists to prove the code editor on real bytecode before
+the profiler relies on it (tests run it over the JDK and Debian jars and hand
+the result to two verifiers; the benchmark times it). It is behaviour-
+preserving, so rewritten programs must print exactly what they printed before:
+
+(a) **a parameter**: each method with code gets a synthetic *twin* with one more
+    parameter (``Ljava/lang/Object;``, last) holding the original body; the
+    original becomes a delegator passing ``null`` (the shape of JP/CCCP's N2B
+    wrapper around an ESI method). Instance methods delegate with
+    ``invokespecial`` so the twin of the class that was dispatched to runs.
+(b) **a counter update at the start of every basic block**: ``iinc C, size``
+    on a new int local ``C`` that is live everywhere (so every frame gets it).
+(c) **a conditional call with a new branch target** at method entry and at every
+    loop header: ``iload C; iconst_m1; if_icmpne skip; invokestatic
+    Thread.onSpinWait(); skip:`` -- ``skip`` needs a frame.
+(d) **a catch-all handler** around the body (after ``super()``/``this()`` in
+    constructors) that updates ``C`` and rethrows.
+
+With ``twins=False`` step (a) adds the parameter in place instead (callers are
+not updated): classes still verify, but no longer run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis import blocks as B
+from ..analysis.frames import complete_frames
+from ..analysis.hierarchy import ClassHierarchy
+from ..analysis.typeflow import execute, state_from_frame
+from ..classfile import opcodes as op
+from ..classfile.code import CodeAttribute
+from ..classfile.descriptors import parse_method_descriptor, type_size
+from ..classfile.frames import Frame, Integer, Object, Top, UninitializedThis, initial_frame_locals
+from ..classfile.instructions import Iinc, Instruction
+from ..classfile.model import (ACC_ABSTRACT, ACC_BRIDGE, ACC_NATIVE, ACC_PRIVATE, ACC_STATIC,
+                               ACC_SYNTHETIC, ACC_VARARGS, ClassFile, Method)
+from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
+from ..editor.body import CodeBody
+from ..editor.params import insert_parameter
+
+EXTRA_PARAMETER = "Ljava/lang/Object;"
+
+
+@dataclass
+class ExerciseStats:
+    methods: int = 0
+    twins: int = 0
+    blocks: int = 0
+    checks: int = 0
+    handlers: int = 0
+    too_large: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def exercise_class(cf: ClassFile, hierarchy: ClassHierarchy | None = None, *, twins: bool = True,
+                   mode: str = "default", stats: ExerciseStats | None = None) -> ExerciseStats:
+    """Apply (a)-(d) to every method of ``cf`` with code. Methods that would grow past 64 KB stay as they were."""
+    stats = stats or ExerciseStats()
+    hierarchy = hierarchy or ClassHierarchy()
+    for m in list(cf.methods):
+        if m.access & (ACC_ABSTRACT | ACC_NATIVE) or m.code() is None:
+            continue
+        where = f"{cf.name}.{m.name}{m.descriptor}"
+        target = m
+        if m.name != "<clinit>":
+            try:
+                target = _add_parameter(cf, m, twins)
+            except CodeTooLargeError:
+                stats.too_large.append(where)
+                continue
+            except _Skip as e:
+                stats.skipped.append(f"{where}: {e}")
+                target = m
+            else:
+                stats.twins += target is not m
+        try:
+            _instrument_body(cf, target, hierarchy, mode, stats)
+            stats.methods += 1
+        except CodeTooLargeError:
+            stats.too_large.append(where)
+    return stats
+
+
+class _Skip(Exception):
+    pass
+
+
+# ------------------------------------------------------------------------------ (a)
+def _add_parameter(cf: ClassFile, m: Method, twins: bool) -> Method:
+    md = parse_method_descriptor(m.descriptor)
+    first = 0 if m.access & ACC_STATIC else 1
+    if md.param_slots + first + 1 > 255:
+        raise _Skip("no room for another parameter (255 slots)")
+    new_desc = "(" + "".join(md.params) + EXTRA_PARAMETER + ")" + md.return_type
+    if cf.method(m.name, new_desc) is not None:
+        raise _Skip(f"a method {m.name}{new_desc} already exists")
+    if not twins:
+        insert_parameter(m, len(md.params), EXTRA_PARAMETER)
+        return m
+    pool = cf.pool
+    twin = Method(m.access & ~(ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC, m.name_index,
+                  m.descriptor_index, [], cf)
+    code = m.code()
+    assert code is not None
+    # the twin starts as a copy of the original Code (decoded, so nothing is shared)
+    twin_code = CodeAttribute(code.name_index, code.max_stack, code.max_locals, code.code_bytes(),
+                              [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type) for h in code.handlers],
+                              list(code.attributes), code.context, code.code_offset)
+    twin.attributes = [twin_code] + [a for a in m.attributes
+                                     if pool.utf8(a.name_index) == "Exceptions"]
+    insert_parameter(twin, len(md.params), EXTRA_PARAMETER)
+    _make_delegator(cf, m, twin, md)
+    cf.methods.append(twin)
+    return twin
+
+
+def _make_delegator(cf: ClassFile, m: Method, twin: Method, md) -> None:
+    """Replace ``m``'s body by: load every argument, push null, call the twin, return its result."""
+    pool = cf.pool
+    body = disassemble(m)
+    items: list = []
+    slot = 0
+    is_static = bool(m.access & ACC_STATIC)
+    if not is_static:
+        items.append(Instruction(-1, op.ALOAD, 0))
+        slot = 1
+    for p in md.params:
+        items.append(Instruction(-1, _load_opcode(p), slot))
+        slot += type_size(p)
+    items.append(Instruction(-1, op.ACONST_NULL))
+    interface = cf.is_interface()
+    ref = pool.add_methodref(cf.name, twin.name, twin.descriptor, interface=interface)
+    if is_static:
+        items.append(Instruction(-1, op.INVOKESTATIC, ref))
+    else:
+        items.append(Instruction(-1, op.INVOKESPECIAL, ref))
+    items.append(Instruction(-1, _return_opcode(md.return_type)))
+    body.items = items
+    body.handlers = []
+    body.lines = []
+    body.local_variables = []
+    body.local_variable_types = []
+    body.frames = {}
+    body.code_annotations = []
+    body.other_attributes = []
+    body.attribute_order = []
+    body.max_locals = slot
+    write_body(m, body)
+
+
+def _load_opcode(desc: str) -> int:
+    return {"J": op.LLOAD, "D": op.DLOAD, "F": op.FLOAD, "L": op.ALOAD, "[": op.ALOAD}.get(desc[0], op.ILOAD)
+
+
+def _return_opcode(desc: str) -> int:
+    return {"V": op.RETURN, "J": op.LRETURN, "D": op.DRETURN, "F": op.FRETURN, "L": op.ARETURN,
+            "[": op.ARETURN}.get(desc[0], op.IRETURN)
+
+
+# ------------------------------------------------------------------------------ (b)-(d)
+def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: str,
+                     stats: ExerciseStats) -> None:
+    pool = cf.pool
+    body = disassemble(m)
+    with_frames = cf.major >= 50
+    is_static = bool(m.access & ACC_STATIC)
+    counter = body.new_local()
+    if with_frames:
+        _define_local_in_frames(body, counter)
+
+    blocks = B.basic_blocks(body, mode, pool=pool)
+    loops = B.loop_headers(body, blocks)
+    stats.blocks += len(blocks)
+    # Insert from the last block to the first so item indices stay valid.
+    inserts: list[tuple[int, list]] = []
+    initial = initial_frame_locals(cf.name, m.name, m.descriptor, is_static)
+    entry_frame = Frame(-1, _with_local(initial, counter), [])
+    for blk in blocks:
+        code: list = []
+        if blk.size:
+            code.append(Iinc(-1, counter, blk.size))
+        if blk.index in loops:
+            header_frame = body.frames.get(blk.label)
+            if with_frames and header_frame is None:
+                continue  # a loop header without a frame (jsr code, version < 50 needs none)
+            code += _check(pool, counter, header_frame if with_frames else None, body)
+            stats.checks += 1
+        if code:
+            inserts.append((_after_labels(body, blk.start), code))
+    for index, code in sorted(inserts, key=lambda x: -x[0]):
+        body.insert(index, code)
+    # entry: initialise C, then the entry check
+    entry = [Instruction(-1, op.ICONST_0), Instruction(-1, op.ISTORE, counter)]
+    entry += _check(pool, counter, entry_frame if with_frames else None, body)
+    stats.checks += 1
+    body.insert(0, entry)
+    # (d) catch-all around everything after the super()/this() call
+    start_index = _after_initialisation(cf, m, body, pool)
+    if start_index == 0:
+        start_index = len(entry)  # C must be initialised everywhere the handler covers
+    if start_index is not None and _has_instructions_after(body, start_index):
+        start, end, handler = Label("wrap_start"), Label("wrap_end"), Label("wrap_handler")
+        body.insert(start_index, [start])
+        body.items += [end, handler, Iinc(-1, counter, 1), Instruction(-1, op.ATHROW)]
+        body.handlers.append(Handler(start, end, handler, 0))
+        if with_frames:
+            body.frames[handler] = Frame(-1, [Top] * counter + [Integer], [Object("java/lang/Throwable")])
+        stats.handlers += 1
+    if with_frames:
+        complete_frames(body, pool=pool, hierarchy=hierarchy, this_class=cf.name, method_name=m.name,
+                        descriptor=m.descriptor, is_static=is_static)
+    write_body(m, body)
+
+
+def _check(pool, counter: int, frame: Frame | None, body: CodeBody) -> list:
+    skip = Label("skip")
+    if frame is not None:
+        body.frames[skip] = Frame(-1, list(frame.locals), list(frame.stack))
+    return [Instruction(-1, op.ILOAD, counter), Instruction(-1, op.ICONST_M1),
+            Instruction(-1, op.IF_ICMPNE, skip),
+            Instruction(-1, op.INVOKESTATIC, pool.add_methodref("java/lang/Thread", "onSpinWait", "()V")),
+            skip]
+
+
+def _after_labels(body: CodeBody, index: int) -> int:
+    """First position at ``index`` or after that is past the labels sitting there."""
+    while index < len(body.items) and isinstance(body.items[index], Label):
+        index += 1
+    return index
+
+
+def _with_local(locals_: list, slot: int) -> list:
+    out = list(locals_)
+    used = sum(2 if t.tag in (3, 4) else 1 for t in out)
+    out += [Top] * (slot - used)
+    out.append(Integer)
+    return out
+
+
+def _define_local_in_frames(body: CodeBody, slot: int) -> None:
+    for label, frame in body.frames.items():
+        frame.locals = _with_local(_trim(frame.locals, slot), slot)
+        frame.kind = None
+
+
+def _trim(locals_: list, slot: int) -> list:
+    out, used = [], 0
+    for t in locals_:
+        if used >= slot:
+            break
+        out.append(t)
+        used += 2 if t.tag in (3, 4) else 1
+    return out
+
+
+def _after_initialisation(cf: ClassFile, m: Method, body: CodeBody, pool) -> int | None:
+    """Item index just after the super()/this() call of a constructor (0 for other methods).
+
+    None when the call cannot be found on the straight-line path from the entry
+    (then no handler is added: one may not cover code before it).
+    """
+    if m.name != "<init>" or cf.name == "java/lang/Object":
+        return 0
+    state = state_from_frame(Frame(-1, initial_frame_locals(cf.name, m.name, m.descriptor, False), []))
+    for i, item in enumerate(body.items):
+        if isinstance(item, Label):
+            continue
+        if item.opcode in op.BRANCH_OPCODES or item.opcode in (op.TABLESWITCH, op.LOOKUPSWITCH,
+                                                               op.ATHROW, op.RETURN):
+            return None
+        was_uninit = UninitializedThis in state.locals
+        state = execute(state, item, pool, cf.name, new_label=Label("probe-new"))
+        if was_uninit and UninitializedThis not in state.locals:
+            return i + 1
+    return None
+
+
+def _has_instructions_after(body: CodeBody, index: int) -> bool:
+    return any(not isinstance(x, Label) for x in body.items[index:])
