@@ -196,3 +196,34 @@ def test_jdk_classes_verify_after_exercise(shard, tmp_path) -> None:
                 ze.writestr(name + ".class", cf.to_bytes())
     assert len(classes) > 1500 and stats.methods > 10000
     verify_asm([exercised]).assert_no_new_failures(verify_asm([original]))
+
+
+def test_method_near_64k_is_kept_when_it_no_longer_fits(tmp_path) -> None:
+    """A method just under the 64 KB limit cannot take counters: it is reported and keeps working."""
+    lines = "\n".join(f"        if ((x ^ {i}) > 3) s += {i % 100};" for i in range(5200))
+    src = {"big/Big.java": f"""
+package big;
+public class Big {{
+    static int huge(int x) {{
+        int s = 0;
+{lines}
+        return s;
+    }}
+    static int small(int x) {{ int s = 0; for (int i = 0; i < x; i++) s += i; return s; }}
+    public static void main(String[] a) {{ System.out.println(huge(3) + " " + small(10)); }}
+}}
+"""}
+    classes = javac(src, tmp_path / "classes")
+    data = (classes / "big" / "Big.class").read_bytes()
+    code_size = len(read_class(data).method("huge").code().code)
+    assert 60000 < code_size <= 65535, code_size
+    jar = tmp_path / "big.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("big/Big.class", data)
+    out = tmp_path / "out.jar"
+    stats = exercise_jar(jar, out, twins=True)
+    assert any("huge" in w for w in stats.too_large), stats.too_large
+    assert stats.methods >= 2  # small, main (and the constructor) were instrumented
+    assert _run(out, "big.Big") == _run(jar, "big.Big")
+    verify_jvm([out]).assert_clean()
+    verify_asm([out]).assert_clean()

@@ -256,12 +256,16 @@ def instruction_length(insn: Instruction, offset: int | None = None) -> int:
 # ---------------------------------------------------------------- decoding
 # Decoding shape per opcode: FMT_* merged where the bytes look the same, so
 # the hot loop tests as few cases as possible, most frequent first.
-_D_NONE, _D_U1, _D_U2, _D_BRANCH, _D_OTHER = range(5)
+# bipush and sipush (~3% of instructions) have shapes of their own: through
+# _decode_other they cost five times as much as the others.
+_D_NONE, _D_U1, _D_U2, _D_BRANCH, _D_BYTE, _D_SHORT, _D_OTHER = range(7)
 _DECODE_SHAPE = tuple(
     _D_NONE if f == FMT_NONE else
     _D_U1 if f in (FMT_LOCAL, FMT_CP1, FMT_NEWARRAY) else
     _D_U2 if f == FMT_CP2 else
     _D_BRANCH if f == FMT_BRANCH else
+    _D_BYTE if f == FMT_BYTE else
+    _D_SHORT if f == FMT_SHORT else
     _D_OTHER
     for f in FORMATS)
 
@@ -289,7 +293,8 @@ def decode_instructions(code: bytes) -> list[Instruction]:
     # object.__new__ plus slot stores is ~25% cheaper than calling __init__; worth it
     # for the three shapes that make up ~85% of all instructions.
     new = object.__new__
-    NONE, U1, U2, BRANCH = _D_NONE, _D_U1, _D_U2, _D_BRANCH
+    NONE, U1, U2, BRANCH, BYTE, SHORT = _D_NONE, _D_U1, _D_U2, _D_BRANCH, _D_BYTE, _D_SHORT
+    lengths = LENGTHS
     jumps: list[Instruction] = []  # instructions whose targets must be checked at the end
     pos = 0
     try:
@@ -330,12 +335,31 @@ def decode_instructions(code: bytes) -> list[Instruction]:
                 append(insn)
                 jumps.append(insn)
                 pos += 3
+            elif shape == BYTE:
+                v = code[pos + 1]
+                insn = new(Insn)
+                insn.offset = pos
+                insn.opcode = op
+                insn.operand = v - 256 if v > 127 else v
+                insn.wide = False
+                append(insn)
+                pos += 2
+            elif shape == SHORT:
+                v = (code[pos + 1] << 8) | code[pos + 2]
+                insn = new(Insn)
+                insn.offset = pos
+                insn.opcode = op
+                insn.operand = v - 0x10000 if v & 0x8000 else v
+                insn.wide = False
+                append(insn)
+                pos += 3
             else:
                 insn = _decode_other(code, pos, op)
                 append(insn)
                 if op in _JUMPING:
                     jumps.append(insn)
-                pos += instruction_length(insn, pos)
+                # fixed-size opcodes from the table; switches and wide forms (0 there) computed
+                pos += lengths[op] or instruction_length(insn, pos)
     except (IndexError, struct.error):
         raise ClassFormatError(f"truncated {opcode_name(code[pos])} instruction at the end of "
                                f"the code (length {n})", offset=pos) from None

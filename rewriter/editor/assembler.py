@@ -129,6 +129,8 @@ def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> list[Inst
                 out.append(Instruction(pos, o, slot, wide=slot > 255))  # type: ignore[operator]
         elif o == op.IINC:
             inc = item.increment  # type: ignore[attr-defined]
+            if not -32768 <= inc <= 32767:
+                raise AssemblyError(f"iinc increment {inc} does not fit in 16 bits")
             out.append(Iinc(pos, item.operand, inc,  # type: ignore[arg-type]
                             wide=not (item.operand <= 255 and -128 <= inc <= 127)))  # type: ignore
         elif o == op.LDC:

@@ -181,7 +181,7 @@ def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: 
     for blk in blocks:
         code: list = []
         if blk.size:
-            code.append(Iinc(-1, counter, blk.size))
+            code += _add(counter, blk.size)
         if blk.index in loops:
             header_frame = body.frames.get(blk.label)
             if with_frames and header_frame is None:
@@ -213,6 +213,16 @@ def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: 
         complete_frames(body, pool=pool, hierarchy=hierarchy, this_class=cf.name, method_name=m.name,
                         descriptor=m.descriptor, is_static=is_static)
     write_body(m, body)
+
+
+def _add(slot: int, amount: int) -> list:
+    """``iinc`` takes a signed 16-bit increment: blocks of more than 32767 bytecodes need several."""
+    out = []
+    while amount > 0:
+        step = min(amount, 32767)
+        out.append(Iinc(-1, slot, step))
+        amount -= step
+    return out
 
 
 def _check(pool, counter: int, frame: Frame | None, body: CodeBody) -> list:
