@@ -658,6 +658,7 @@ def encode_attribute_list(attrs: Iterable[Attribute], pool: ConstantPool) -> byt
 Decoder = Callable[[int, _Reader, ConstantPool, object], Attribute]
 
 # name -> (contexts where decoded, decoder). Code and StackMapTable are registered by code.py.
+# Change it through register() only: decode_attribute reads the per-context copy below.
 DECODERS: dict[str, tuple[frozenset[str], Decoder]] = {}
 # The same, by context: context -> {name: (fast body decoder or None, decoder)}, so that
 # decode_attribute (run for every attribute of a fully decoded class) does one lookup

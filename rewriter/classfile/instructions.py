@@ -456,13 +456,15 @@ def _check_targets(insns: Sequence[Instruction], jumps: list[Instruction], code_
 
 
 # ---------------------------------------------------------------- encoding
-_E_NONE, _E_LOCAL, _E_CP2, _E_U1, _E_BRANCH, _E_OTHER = range(6)
+_E_NONE, _E_LOCAL, _E_CP2, _E_U1, _E_BRANCH, _E_BYTE, _E_SHORT, _E_OTHER = range(8)
 _ENCODE_SHAPE = tuple(
     _E_NONE if f == FMT_NONE else
     _E_LOCAL if f == FMT_LOCAL else
     _E_CP2 if f == FMT_CP2 else
     _E_U1 if f in (FMT_CP1, FMT_NEWARRAY) else
     _E_BRANCH if f == FMT_BRANCH else
+    _E_BYTE if f == FMT_BYTE else
+    _E_SHORT if f == FMT_SHORT else
     _E_OTHER
     for f in FORMATS)
 
@@ -494,7 +496,8 @@ def encode_instructions(insns: Iterable[Instruction]) -> bytes:
     append = buf.append  # bytearray.append range-checks 0..255, which is the check we need
     shapes = _ENCODE_SHAPE
     NONE, LOCAL, CP2, U1, BRANCH = _E_NONE, _E_LOCAL, _E_CP2, _E_U1, _E_BRANCH
-    pack_Bh, pack_BBH = _Bh.pack, _BBH.pack
+    BYTE, SHORT = _E_BYTE, _E_SHORT
+    pack_Bh, pack_BBH, pack_Bb = _Bh.pack, _BBH.pack, _Bb.pack
     jumps: list[Instruction] = []
     pos = 0
     insn: Any = None  # operands are int | None in general; None raises TypeError, reported below
@@ -530,6 +533,12 @@ def encode_instructions(insns: Iterable[Instruction]) -> bytes:
                 append(op)
                 append(insn.operand)
                 pos += 2
+            elif shape == BYTE:
+                buf += pack_Bb(op, insn.operand)
+                pos += 2
+            elif shape == SHORT:
+                buf += pack_Bh(op, insn.operand)
+                pos += 3
             else:
                 _encode_other(buf, insn, pos, op)
                 if op in _JUMPING:

@@ -15,6 +15,8 @@ from ..errors import ClassFormatError
 
 def decode(data: bytes) -> str:
     """Decode modified UTF-8; raise ClassFormatError on bytes that no JVM accepts."""
+    if type(data) is not bytes:
+        data = bytes(data)  # (a bytearray or memoryview works too, as it always did)
     # Fast path: plain ASCII without NUL (almost every name in real class files).
     if data.isascii():
         if 0 not in data:

@@ -19,6 +19,7 @@ catch to keep the original method.
 
 from __future__ import annotations
 
+import copy
 import struct
 from typing import Callable
 
@@ -31,6 +32,7 @@ from ..classfile.instructions import (Iinc, Instruction, LookupSwitch, TableSwit
                                       switch_padding)
 from ..errors import JprewriteError
 from .body import WIDE_SLOT_OPCODES, CodeBody, Label
+from .stack import _FIXED as _FIXED_EFFECTS
 from .stack import stack_effect
 
 MAX_CODE_LENGTH = 65535
@@ -116,6 +118,7 @@ def layout(body: CodeBody) -> tuple[list[int], set[int]]:
 
 def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> list[Instruction]:
     out: list[Instruction] = []
+    placed: set[int] = set()
     for i, item in enumerate(body.items):
         if isinstance(item, Label):
             continue
@@ -155,55 +158,69 @@ def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> list[Inst
             out.append(LookupSwitch(pos, item.default.offset,  # type: ignore[attr-defined]
                                     [k for k, _ in pairs], [t for _, t in pairs]))
         else:
-            copy = object.__new__(type(item))
-            for cls in type(item).__mro__:
-                for slot in getattr(cls, "__slots__", ()):
-                    if hasattr(item, slot):
-                        setattr(copy, slot, getattr(item, slot))
-            copy.offset = pos
-            out.append(copy)
+            # symbolic instructions carry no meaningful offset: give this one its place and encode
+            # it; the same object used twice in a body (``[nop] * n``) gets copies
+            if id(item) in placed:
+                item = copy.copy(item)
+            else:
+                placed.add(id(item))
+            item.offset = pos
+            out.append(item)
     return out
 
 
 def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     """Largest operand-stack depth (in slots) on any path, handlers included."""
     items = body.items
+    n = len(items)
+    # next_insn[i]: index of the first instruction at or after i (n at the end)
+    next_insn = [n] * (n + 1)
+    nxt = n
+    for i in range(n - 1, -1, -1):
+        if not isinstance(items[i], Label):
+            nxt = i
+        next_insn[i] = nxt
     index_of_label = {id(item): i for i, item in enumerate(items) if isinstance(item, Label)}
-
-    def next_insn(i: int) -> int:
-        while i < len(items) and isinstance(items[i], Label):
-            i += 1
-        return i
+    effects: dict[tuple[int, object], tuple[int, int]] = {}
+    fixed = _FIXED_EFFECTS
 
     depth_at: dict[int, int] = {}
-    work: list[tuple[int, int]] = [(next_insn(0), 0)]
+    work: list[tuple[int, int]] = [(next_insn[0], 0)]
     for h in body.handlers:
-        work.append((next_insn(index_of_label[id(h.handler)]), 1))
+        work.append((next_insn[index_of_label[id(h.handler)]], 1))
     best = 0
+    branch_ops = op.BRANCH_OPCODES
     while work:
         i, depth = work.pop()
-        while i < len(items):
+        while i < n:
             seen = depth_at.get(i)
             if seen is not None and seen >= depth:
                 break
             depth_at[i] = depth
             insn = items[i]
-            pops, pushes = stack_effect(insn, pool)  # type: ignore[arg-type]
-            after = depth - pops + pushes
-            best = max(best, depth, after, depth - pops + pushes)
             o = insn.opcode  # type: ignore[union-attr]
-            if o in op.BRANCH_OPCODES:
-                target = next_insn(index_of_label[id(insn.operand)])  # type: ignore[union-attr]
-                work.append((target, after))
-                if o in (op.JSR, op.JSR_W):
+            eff = fixed.get(o)
+            if eff is None:
+                key = (o, insn.operand if o != op.MULTIANEWARRAY else (insn.operand, insn.dims))  # type: ignore
+                eff = effects.get(key)
+                if eff is None:
+                    eff = effects[key] = stack_effect(insn, pool)  # type: ignore[arg-type]
+            after = depth - eff[0] + eff[1]
+            if after > best:
+                best = after
+            if depth > best:
+                best = depth
+            if o in branch_ops:
+                work.append((next_insn[index_of_label[id(insn.operand)]], after))  # type: ignore
+                if o == op.JSR or o == op.JSR_W:
                     after = depth  # execution resumes after the subroutine returns
-            elif o in (op.TABLESWITCH, op.LOOKUPSWITCH):
+            elif o == op.TABLESWITCH or o == op.LOOKUPSWITCH:
                 for t in (insn.default, *insn.targets):  # type: ignore[union-attr]
-                    work.append((next_insn(index_of_label[id(t)]), after))
+                    work.append((next_insn[index_of_label[id(t)]], after))
             if o in _ENDS_FLOW:
                 break
             depth = after
-            i = next_insn(i + 1)
+            i = next_insn[i + 1]
     return best
 
 

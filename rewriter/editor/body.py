@@ -229,17 +229,11 @@ def symbolic_copy(insn: Instruction, label_at) -> Instruction:
     if o == op.LOOKUPSWITCH:
         return LookupSwitch(-1, label_at(insn.default), list(insn.keys),  # type: ignore[attr-defined]
                             [label_at(t) for t in insn.targets])  # type: ignore[attr-defined]
-    if o == op.IINC:
-        return Iinc(-1, insn.operand, insn.increment)  # type: ignore[attr-defined]
-    if o == op.INVOKEINTERFACE:
-        return InvokeInterface(-1, insn.operand, insn.count, insn.reserved)  # type: ignore[attr-defined]
-    if o == op.INVOKEDYNAMIC:
-        return InvokeDynamic(-1, insn.operand, insn.reserved)  # type: ignore[attr-defined]
-    if o == op.MULTIANEWARRAY:
-        return MultiANewArray(-1, insn.operand, insn.dims)  # type: ignore[attr-defined]
     if o == op.LDC_W:
         return Instruction(-1, op.LDC, insn.operand)
-    return Instruction(-1, o, insn.operand)
+    # Everything else is taken over as it is (the disassembler hands the decoded list over to the
+    # body and drops it from the Code attribute, so nothing is shared).
+    return insn
 
 
 def frame_with_labels(frame: Frame, insn_at) -> Frame:

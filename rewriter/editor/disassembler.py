@@ -42,6 +42,9 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
         return lab
 
     symbolic = [symbolic_copy(insn, label_at) for insn in insns]
+    # The body now owns the decoded instructions (many are taken over as they are): the Code
+    # attribute goes back to its bytes, so editing the body can never change the original method.
+    code._instructions = None
     symbolic_at = {insn.offset: sym for insn, sym in zip(insns, symbolic)}
 
     def new_at(offset: int):
