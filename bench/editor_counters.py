@@ -99,16 +99,22 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--mode", choices=("default", "precise"), default="default")
     ap.add_argument("--no-verify", action="store_true")
+    ap.add_argument("--gc", choices=("on", "off"), default="on",
+                    help="off: cyclic GC disabled during the timed loop (collected between repeats), "
+                         "as a batch rewriter may do; reported in the output")
     args = ap.parse_args()
     classes = java_base()
     print(f"java.base: {len(classes)} classes; mode {args.mode}; Python {sys.version.split()[0]}; "
-          f"{os.cpu_count()} CPUs; {args.repeats} repeats", flush=True)
+          f"{os.cpu_count()} CPUs; {args.repeats} repeats; cyclic GC {args.gc}", flush=True)
     totals, plains, splits = [], [], []
     out: list[bytes] = []
     for r in range(args.repeats):
         gc.collect()
         plains.append(plain_round_trip(classes))
+        if args.gc == "off":
+            gc.disable()
         split, out, too_large = count_blocks(classes, args.mode)
+        gc.enable()
         splits.append(split)
         totals.append(sum(split.values()))
         print(f"  repeat {r + 1}: counters {totals[-1]:.2f}s ({len(classes) / totals[-1]:.0f} classes/s), "

@@ -97,6 +97,11 @@ def test_generated_pool_round_trip(specs, data) -> None:
     assert len(parsed) == len(pool)
     assert [(i, c.key()) for i, c in parsed.entries()] == [(i, c.key()) for i, c in pool.entries()]
     assert parsed.encode() == encoded
+    fast = C.ConstantPool.parse(encoded, 0)._build_index()  # keys read from the bytes
+    slow: dict = {}
+    for i, c in parsed.entries():
+        slow.setdefault(c.key(), i)
+    assert fast == slow
     assert parsed.encode(full=True) == encoded
 
 

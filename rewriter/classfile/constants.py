@@ -672,10 +672,48 @@ class ConstantPool:
 
     # ---------------------------------------------------------------- editing
     def _build_index(self) -> dict[tuple, int]:
+        """Value -> first index, for find-or-add.
+
+        Keys of entries never materialised are computed straight from the pool
+        bytes (the same tuples ``Constant.key()`` gives): a rewriter adds a few
+        constants to almost every class, and materialising a whole pool just to
+        find "StackMapTable" would cost more than the rest of the edit.
+        """
         if self._index is None:
             index: dict[tuple, int] = {}
-            for i, c in self.entries():
-                index.setdefault(c.key(), i)
+            data = self._data
+            offsets = self._offsets
+            tags = self._tags
+            cache = self._cache
+            original = self._original_count
+            unpack = struct.unpack_from
+            for i in range(1, len(tags)):
+                tag = tags[i]
+                if tag == 0:
+                    continue
+                c = cache[i]
+                if c is not None or i >= original:
+                    key = c.key() if c is not None else self[i].key()
+                else:
+                    pos = offsets[i]
+                    if tag == UTF8:
+                        n = (data[pos + 1] << 8) | data[pos + 2]
+                        key = (UTF8, bytes(data[pos + 3:pos + 3 + n]))
+                    elif tag in _TWO_REF_CLASSES:
+                        key = (tag, *unpack(">HH", data, pos + 1))
+                    elif tag in _ONE_REF_CLASSES:
+                        key = (tag, (data[pos + 1] << 8) | data[pos + 2])
+                    elif tag == INTEGER:
+                        key = (INTEGER, unpack(">i", data, pos + 1)[0])
+                    elif tag == FLOAT:
+                        key = (FLOAT, unpack(">I", data, pos + 1)[0])
+                    elif tag == LONG:
+                        key = (LONG, unpack(">q", data, pos + 1)[0])
+                    elif tag == DOUBLE:
+                        key = (DOUBLE, unpack(">Q", data, pos + 1)[0])
+                    else:  # METHOD_HANDLE
+                        key = (METHOD_HANDLE, data[pos + 1], (data[pos + 2] << 8) | data[pos + 3])
+                index.setdefault(key, i)
             self._index = index
         return self._index
 
