@@ -78,7 +78,13 @@ def run_asm(mode: str, passes: int, jar: Path, tools: Path) -> dict:
     return json.loads(line[5:])
 
 
+GC_OFF = False
+
+
 def run_python(classes: list[tuple[str, bytes]], full: bool) -> float:
+    import gc
+    if GC_OFF:
+        gc.disable()
     started = time.process_time()
     for name, data in classes:
         cf = read_class(data)
@@ -86,7 +92,9 @@ def run_python(classes: list[tuple[str, bytes]], full: bool) -> float:
             cf.decode_all()
         if cf.to_bytes() != data:
             raise SystemExit(f"round trip of {name} is not identical")
-    return time.process_time() - started
+    elapsed = time.process_time() - started
+    gc.enable()
+    return elapsed
 
 
 def split_full(classes: list[tuple[str, bytes]]) -> dict[str, float]:
@@ -111,15 +119,20 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--passes", type=int, default=8, help="ASM passes per JVM (warm = median of 3..N)")
     ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--gc", choices=("on", "off"), default="on",
+                    help="off: Python's cyclic GC disabled during jprewrite's timed loops (as a batch "
+                         "rewriter may do); shown in the output")
     args = ap.parse_args()
 
+    global GC_OFF
+    GC_OFF = args.gc == "off"
     classes = java_base_classes()
     total_bytes = sum(len(d) for _, d in classes)
     jar = args.out / "java.base.jar"
     write_jar(classes, jar)
     tools = build_instr_bench(args.out)
     print(f"java.base: {len(classes)} classes, {total_bytes / 1e6:.1f} MB; Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs; {args.repeats} repeats", flush=True)
+          f"{os.cpu_count()} CPUs; {args.repeats} repeats; cyclic GC {args.gc}", flush=True)
 
     results: dict[str, list[float]] = {"asm copy": [], "asm copycp": [], "jprewrite full": [],
                                        "jprewrite lazy": []}
