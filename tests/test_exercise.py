@@ -227,3 +227,64 @@ public class Big {{
     assert _run(out, "big.Big") == _run(jar, "big.Big")
     verify_jvm([out]).assert_clean()
     verify_asm([out]).assert_clean()
+
+
+def test_jsr_ret_class_file_version_49(tmp_path) -> None:
+    """Old class files with subroutines (jsr/ret, no frames) are edited without raising their version."""
+    from test_blocks import _jsr_class
+    data = _jsr_class().to_bytes()
+    jar = tmp_path / "jsr.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("J.class", data)
+    out = tmp_path / "out.jar"
+    stats = exercise_jar(jar, out, twins=True)
+    assert stats.methods >= 6 and not stats.too_large
+    with zipfile.ZipFile(out) as z:
+        edited = read_class(z.read("J.class"))
+    assert edited.major == 49
+    assert _run(out, "J") == _run(jar, "J")
+    verify_jvm([out]).assert_clean()
+    verify_asm([out]).assert_clean()
+
+
+def test_huge_table_and_lookup_switches(tmp_path) -> None:
+    """3000-case tableswitch and lookupswitch, every case a block and a branch target."""
+    table = "\n".join(f"            case {i}: s += {i % 7}; break;" for i in range(3000))
+    lookup = "\n".join(f"            case {i * 977}: s -= {i % 5}; break;" for i in range(3000))
+    src = {"sw/Sw.java": f"""
+package sw;
+public class Sw {{
+    static int table(int k) {{
+        int s = 1;
+        switch (k) {{
+{table}
+            default: s = -1;
+        }}
+        return s;
+    }}
+    static int lookup(int k) {{
+        int s = 1;
+        switch (k) {{
+{lookup}
+            default: s = -7;
+        }}
+        return s;
+    }}
+    public static void main(String[] a) {{
+        long t = 0;
+        for (int k = -3; k < 3100; k += 7) t += table(k) * 31 + lookup(k * 977) + lookup(k);
+        System.out.println(t);
+    }}
+}}
+"""}
+    classes = javac(src, tmp_path / "classes")
+    jar = tmp_path / "sw.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("sw/Sw.class", (classes / "sw" / "Sw.class").read_bytes())
+    for mode in ("default", "precise"):
+        out = tmp_path / f"out-{mode}.jar"
+        stats = exercise_jar(jar, out, twins=True, mode=mode)
+        assert stats.blocks > 6000 and not stats.too_large
+        assert _run(out, "sw.Sw") == _run(jar, "sw.Sw")
+        verify_jvm([out]).assert_clean()
+        verify_asm([out]).assert_clean()
