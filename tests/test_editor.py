@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jprewrite.classfile import opcodes as op
-from jprewrite.classfile.frames import Frame, Integer
+from jprewrite.classfile.frames import Frame, Integer, Top
 from jprewrite.classfile.instructions import Instruction
 from jprewrite.classfile.model import read_class
 from jprewrite.editor import CodeTooLargeError, Label, disassemble, write_body
@@ -256,3 +256,47 @@ def test_insert_parameter_with_callers_passing_null(program, tmp_path) -> None:
 
     _edit_main(classes, edit)
     assert _java(classes) == expected
+
+
+def test_insert_parameter_when_a_long_reuses_the_last_parameter_slot(tmp_path) -> None:
+    """kotlinc reuses a dead parameter's slot for a long: the long must not straddle the new parameter."""
+    from jprewrite.classfile.frames import Long, Object as ObjectType
+    from jprewrite.classfile.model import ACC_PUBLIC, ACC_STATIC, ACC_SUPER, ClassFile, Method
+    from jprewrite.editor.assembler import assemble
+    from jprewrite.editor.body import CodeBody
+
+    cf = ClassFile()
+    cf.major, cf.minor = 52, 0
+    pool = cf.pool
+    cf.access = ACC_PUBLIC | ACC_SUPER
+    cf.this_class = pool.add_class("K")
+    cf.super_class = pool.add_class("java/lang/Object")
+    after = Label("after")
+    # static long m(int x, Object dead): dead's slot 1 is reused by a long in slots 1-2
+    items = [Instruction(-1, op.LCONST_1), Instruction(-1, op.LSTORE, 1),
+             Instruction(-1, op.ILOAD, 0), Instruction(-1, op.IFEQ, after),
+             Instruction(-1, op.LLOAD, 1), Instruction(-1, op.LCONST_1), Instruction(-1, op.LADD),
+             Instruction(-1, op.LSTORE, 1),
+             after, Instruction(-1, op.LLOAD, 1), Instruction(-1, op.LRETURN)]
+    body = CodeBody(items=items, max_locals=3)
+    body.frames[after] = Frame(-1, [Integer, Long], [])
+    code = assemble(body, pool, frames=True, name_index=pool.add_utf8("Code"))
+    m = Method(ACC_PUBLIC | ACC_STATIC, pool.add_utf8("m"), pool.add_utf8("(ILjava/lang/Object;)J"), [code], cf)
+    cf.methods.append(m)
+    main = [Instruction(-1, op.GETSTATIC, pool.add_fieldref("java/lang/System", "out", "Ljava/io/PrintStream;")),
+            Instruction(-1, op.ICONST_1), Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ACONST_NULL),
+            Instruction(-1, op.INVOKESTATIC, pool.add_methodref("K", "m", "(ILjava/lang/Object;Ljava/lang/Object;)J")),
+            Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref("java/io/PrintStream", "println", "(J)V")),
+            Instruction(-1, op.RETURN)]
+    main_code = assemble(CodeBody(items=main, max_locals=1), pool, frames=True, name_index=pool.add_utf8("Code"))
+    cf.methods.append(Method(ACC_PUBLIC | ACC_STATIC, pool.add_utf8("main"),
+                             pool.add_utf8("([Ljava/lang/String;)V"), [main_code], cf))
+    slot = insert_parameter(m, 2, "Ljava/lang/Object;")
+    assert slot == 2
+    ops = [(i.opcode, i.operand) for i in m.code().instructions()]
+    assert (op.LSTORE, 1) not in ops and (op.LSTORE, 4) in ops  # the long moved above everything
+    frame = m.code().attribute("StackMapTable", pool).frames(pool)[0]
+    assert frame.locals == [Integer, Top, ObjectType("java/lang/Object"), Top, Long]
+    (tmp_path / "K.class").write_bytes(cf.to_bytes())
+    out = run([tool("java"), "-Xverify:all", "-cp", str(tmp_path), "K"])
+    assert out.stdout.strip() == "2"

@@ -15,6 +15,7 @@ it themselves.
 from __future__ import annotations
 
 from ..classfile import attributes as A
+from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.frames import Frame, Top, VType, vtype_of_descriptor
 from ..classfile.model import ACC_STATIC, ACC_SYNTHETIC, Method
@@ -43,7 +44,7 @@ def insert_parameter(method: Method, position: int, param_descriptor: str) -> in
     if code is not None:
         from . import write_body  # late import: editor/__init__ imports this module's siblings
         body = disassemble(method)
-        shift_body(body, slot, size, vtype_of_descriptor(param_descriptor))
+        shift_body(body, slot, size, vtype_of_descriptor(param_descriptor), pool)
         saved = method.descriptor_index
         method.descriptor_index = pool.add_utf8(new_desc)
         try:
@@ -57,30 +58,68 @@ def insert_parameter(method: Method, position: int, param_descriptor: str) -> in
     return slot
 
 
-def shift_body(body: CodeBody, slot: int, size: int, vtype: VType) -> None:
-    """Make room for a new local of ``vtype`` at ``slot`` in every instruction, table and frame."""
+def shift_body(body: CodeBody, slot: int, size: int, vtype: VType, pool=None) -> None:
+    """Make room for a new local of ``vtype`` at ``slot`` in every instruction, table and frame.
+
+    Slots at or above ``slot`` move up by ``size``. One case cannot move that way: a long or
+    double stored at ``slot - 1`` (compilers such as kotlinc reuse a dead parameter's slot for a
+    wider value) would straddle the new parameter. Those category-2 accesses (and their frame
+    entries and local-variable rows) move to a fresh pair of slots above everything else.
+    """
     body.shift_locals(slot, size)
+    moved: int | None = None
+    if slot > 0:
+        wide_at_boundary = [insn for insn in body.instructions()
+                            if insn.opcode in _CATEGORY2 and insn.operand == slot - 1]
+        if wide_at_boundary:
+            moved = body.max_locals
+            body.max_locals += 2
+            for insn in wide_at_boundary:
+                insn.operand = moved
+            for table in (body.local_variables, body.local_variable_types):
+                for row in table:
+                    if row.slot == slot - 1 and pool is not None and \
+                            pool.utf8(row.descriptor_index)[:1] in ("J", "D"):
+                        row.slot = moved
     for label, frame in list(body.frames.items()):
-        body.frames[label] = Frame(frame.offset, _insert_local(frame.locals, slot, vtype), frame.stack,
-                                   None)
+        body.frames[label] = Frame(frame.offset, _insert_local(frame.locals, slot, size, vtype, moved),
+                                   frame.stack, None)
 
 
-def _insert_local(locals_: list[VType], slot: int, vtype: VType) -> list[VType]:
-    """Insert ``vtype`` so it starts at ``slot``; pad with Top if the frame ends before it."""
-    out: list[VType] = []
-    pos = 0
-    inserted = False
+_CATEGORY2 = frozenset((op.LLOAD, op.DLOAD, op.LSTORE, op.DSTORE))
+
+
+def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType,
+                  moved: int | None = None) -> list[VType]:
+    """The frame's locals with ``vtype`` at ``slot`` and everything at or above it ``size`` higher.
+
+    Worked on per slot (a long/double is its type followed by a filler) and packed back into
+    one entry per verification type. ``moved``: where a long/double at ``slot - 1`` goes.
+    """
+    FILL = None
+    slots: list = []
     for t in locals_:
-        if not inserted and pos >= slot:
-            out.append(vtype)
-            inserted = True
-        out.append(t)
-        pos += 2 if t.tag in (3, 4) else 1  # Double, Long take two slots
-    if not inserted:
-        while pos < slot:
-            out.append(Top)
-            pos += 1
-        out.append(vtype)
+        slots.append(t)
+        if t.tag in (3, 4):  # Double, Long take two slots
+            slots.append(FILL)
+    wide = None
+    if moved is not None and slot - 1 < len(slots) and slot >= 1 and \
+            slots[slot - 1] is not None and slots[slot - 1].tag in (3, 4):
+        wide = slots[slot - 1]
+        slots[slot - 1] = Top
+        if slot < len(slots):
+            slots[slot] = Top  # its second half, now meaningless
+    while len(slots) < slot:
+        slots.append(Top)
+    new = slots[:slot] + [vtype] + ([FILL] if size == 2 else []) + slots[slot:]
+    if wide is not None:
+        while len(new) < moved:
+            new.append(Top)
+        new[moved:moved + 2] = [wide, FILL]
+    # pack: drop fillers, trim trailing Tops
+    out = [t for t in new if t is not FILL]
+    while out and out[-1] is Top:
+        out.pop()
     return out
 
 
