@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import struct
+import weakref
 from typing import Callable
 
 from ..classfile import attributes as A
@@ -56,6 +57,7 @@ _INVERTED = {
 _SHORTCUT_BASE = {op.ILOAD: op.ILOAD_0, op.LLOAD: op.LLOAD_0, op.FLOAD: op.FLOAD_0, op.DLOAD: op.DLOAD_0,
                   op.ALOAD: op.ALOAD_0, op.ISTORE: op.ISTORE_0, op.LSTORE: op.LSTORE_0,
                   op.FSTORE: op.FSTORE_0, op.DSTORE: op.DSTORE_0, op.ASTORE: op.ASTORE_0}
+_CATEGORY2 = frozenset((op.LLOAD, op.DLOAD, op.LSTORE, op.DSTORE))
 _ENDS_FLOW = frozenset((op.GOTO, op.GOTO_W, op.ATHROW, op.RET, op.TABLESWITCH, op.LOOKUPSWITCH,
                         op.IRETURN, op.LRETURN, op.FRETURN, op.DRETURN, op.ARETURN, op.RETURN))
 
@@ -116,9 +118,11 @@ def layout(body: CodeBody) -> tuple[list[int], set[int]]:
             return positions, long
 
 
-def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> list[Instruction]:
+def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> tuple[list[Instruction], int]:
+    """The concrete instructions at their positions, and max_locals (computed on the way)."""
     out: list[Instruction] = []
     placed: set[int] = set()
+    top = body.max_locals
     for i, item in enumerate(body.items):
         if isinstance(item, Label):
             continue
@@ -126,11 +130,16 @@ def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> list[Inst
         o = item.opcode
         if o in WIDE_SLOT_OPCODES:
             slot = item.operand
+            end = slot + (2 if o in _CATEGORY2 else 1)  # type: ignore[operator]
+            if end > top:
+                top = end
             if slot <= 3 and o != op.RET:  # type: ignore[operator]
                 out.append(Instruction(pos, _SHORTCUT_BASE[o] + slot))  # type: ignore[operator]
             else:
                 out.append(Instruction(pos, o, slot, wide=slot > 255))  # type: ignore[operator]
         elif o == op.IINC:
+            if item.operand + 1 > top:  # type: ignore[operator]
+                top = item.operand + 1  # type: ignore[operator]
             inc = item.increment  # type: ignore[attr-defined]
             if not -32768 <= inc <= 32767:
                 raise AssemblyError(f"iinc increment {inc} does not fit in 16 bits")
@@ -166,7 +175,20 @@ def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> list[Inst
                 placed.add(id(item))
             item.offset = pos
             out.append(item)
-    return out
+    return out, top
+
+
+_EFFECTS: "weakref.WeakKeyDictionary[ConstantPool, dict]" = weakref.WeakKeyDictionary()
+
+
+def _effects_cache(pool: ConstantPool) -> dict:
+    """Stack effects of pool-dependent instructions, kept per pool: every method of a class asks
+    about the same few hundred field and method references, and each answer parses a descriptor.
+    (Pools only grow while a class is edited, so an index keeps its meaning.)"""
+    cache = _EFFECTS.get(pool)
+    if cache is None:
+        cache = _EFFECTS[pool] = {}
+    return cache
 
 
 def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
@@ -181,7 +203,7 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
             nxt = i
         next_insn[i] = nxt
     index_of_label = {id(item): i for i, item in enumerate(items) if isinstance(item, Label)}
-    effects: dict[tuple[int, object], tuple[int, int]] = {}
+    effects = _effects_cache(pool)
     fixed = _FIXED_EFFECTS
 
     depth_at: dict[int, int] = {}
@@ -250,7 +272,7 @@ def assemble(body: CodeBody, pool: ConstantPool, *, frames: bool,
     when a conditional branch had to be widened).
     """
     positions, long = layout(body)
-    concrete = _concrete(body, positions, long)
+    concrete, max_locals = _concrete(body, positions, long)
     code = encode_instructions(concrete)
     if len(code) > MAX_CODE_LENGTH:
         raise CodeTooLargeError(f"code is {len(code)} bytes, over the JVM's limit of 65535")
@@ -286,7 +308,7 @@ def assemble(body: CodeBody, pool: ConstantPool, *, frames: bool,
     ordered.extend(attrs.values())
     ordered.extend(body.other_attributes)
     result = CodeAttribute(name_index if name_index is not None else pool.add_utf8("Code"),
-                           compute_max_stack(body, pool), compute_max_locals(body), code, handlers, ordered)
+                           compute_max_stack(body, pool), max_locals, code, handlers, ordered)
     result.max_stack = max(result.max_stack, 0)
     return result
 
@@ -309,11 +331,14 @@ def _frames(body: CodeBody, positions: list[int], long: set[int],
             if frame_after is None:
                 raise AssemblyError("a conditional branch had to be widened and no frame is known after it")
             by_offset[after] = frame_after(i)
-    position_of = {id(item): positions[i] for i, item in enumerate(items) if not isinstance(item, Label)}
+    position_of: dict[int, int] = {}
 
     def concrete(t):
         if isinstance(t, Uninitialized) and not isinstance(t.offset, int):
             site = t.offset
+            if not position_of:  # built on first need: most frames hold no uninitialized object
+                position_of.update((id(item), positions[i]) for i, item in enumerate(items)
+                                   if not isinstance(item, Label))
             pos = site.offset if isinstance(site, Label) else position_of.get(id(site), -1)
             if pos < 0:
                 raise AssemblyError("an Uninitialized type refers to a `new` that is not in the code")
