@@ -17,8 +17,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.corpus import PACKAGES, missing_packages  # noqa: E402
 
 
+# Debian packages the tests need for tools rather than jars (the shared workloads time runs with
+# /usr/bin/time).
+TOOL_PACKAGES = {"time": "/usr/bin/time"}
+
+
 def main() -> int:
-    missing = missing_packages()
+    missing = missing_packages() + [pkg for pkg, path in TOOL_PACKAGES.items() if not Path(path).exists()]
     if not missing:
         return 0
     if shutil.which("apt-get") is None or os.geteuid() != 0:
@@ -35,7 +40,7 @@ def main() -> int:
         if r.returncode != 0:
             last = (r.stderr.strip().splitlines() or ["?"])[-1]
             print(f"WARNING: apt-get install {pkg} failed: {last}", file=sys.stderr)
-    still = missing_packages()
+    still = missing_packages() + [pkg for pkg, path in TOOL_PACKAGES.items() if not Path(path).exists()]
     if still:
         print(f"WARNING: still missing: {' '.join(still)}; their corpus tests will skip", file=sys.stderr)
     return 0
