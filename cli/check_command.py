@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from ..archive.jars import open_container
 from ..archive.jdk_image import JdkImage, find_java_home
 from ..errors import JprewriteError
-from .inputs import class_entries, open_inputs
+from .inputs import open_inputs
 from .progress import Progress
 from .roundtrip import full_round_trip
 
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     containers = open_inputs(args.inputs)
     work: list[tuple[object, str, list[str]]] = []  # (function, location, batch)
     for c in containers:
-        names = [e.name for _, e in class_entries(c)]
+        names = [e.name for e in c.entries() if e.is_class]
         for i in range(0, len(names), _BATCH):
             work.append((_check_container_batch, c.path, names[i:i + _BATCH]))
         c.close()

@@ -17,7 +17,7 @@ from ..classfile.model import (ACC_ABSTRACT, ACC_ANNOTATION, ACC_BRIDGE, ACC_ENU
                                ACC_PUBLIC, ACC_STATIC, ACC_SYNCHRONIZED, ACC_SYNTHETIC, ACC_VARARGS,
                                ClassFile, read_class)
 from ..errors import JprewriteError
-from .inputs import class_entries, open_inputs
+from .inputs import open_inputs
 
 _CLASS_FLAGS = [(ACC_PUBLIC, "public"), (ACC_FINAL, "final"), (ACC_INTERFACE, "interface"),
                 (ACC_ABSTRACT, "abstract"), (ACC_SYNTHETIC, "synthetic"), (ACC_ANNOTATION, "annotation"),
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 cf = read_class(e.read())
                 classes.append(describe_class(cf) | ({"entry": e.name} if e.name else {}))
             except JprewriteError as err:
-                raise err.located(path=c.path, entry=None if _lone(c) else e.name)
+                raise err.located(path=c.path, entry=None if c.kind == "class" else e.name)
         report.append({"path": c.path, "kind": c.kind,
                        "classes": classes, "resources": resources})
         c.close()
@@ -120,7 +120,3 @@ def run(args: argparse.Namespace) -> int:
                     size = f"code={m['code_size']}B" if m["code_size"] is not None else "no code"
                     print(f"      {m['name']}{m['descriptor']}  {' '.join(m['flags']) or '-'}  {size}")
     return 0
-
-
-def _lone(c) -> bool:
-    return type(c).__name__ == "ClassFileContainer"

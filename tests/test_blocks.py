@@ -10,7 +10,6 @@ Property checks then run over every method of java.base, in four shards.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

@@ -30,7 +30,7 @@ import pytest
 from jprewrite.analysis.frames import (check_frames, complete_frames, frame_after_provider,
                                        labels_needing_frames)
 from jprewrite.analysis.typeflow import (FrameUnknown, InferenceReport, State, SubroutineError,
-                                         TypeflowError, TypeMerger, ensure_new_labels, execute,
+                                         TypeflowError, TypeMerger, execute,
                                          flow_to, frame_from_state, infer_frames, initial_state,
                                          merge_states, state_assignable, state_from_frame)
 from jprewrite.classfile import constants as C
@@ -366,7 +366,6 @@ def test_new_sites_are_instructions_and_flow_to():
     assert mid.stack == [Integer, Uninitialized(new), Uninitialized(new), Integer, Long]
     # identity, not value: an equal-looking `new` elsewhere is another site
     assert Uninitialized(new) != Uninitialized(I(op.NEW, r["cls"]))
-    assert ensure_new_labels(body) == 0
 
 
 def test_flow_to_stops_at_unconditional_transfer_and_uses_frames():
@@ -846,7 +845,6 @@ def test_flow_to_reproduces_javac_frames():
     counts = collections.Counter()
     for path, cf, m in _methods():
         body = disassemble(m)
-        ensure_new_labels(body)
         for i, item in enumerate(body.items):
             jf = body.frames.get(item) if isinstance(item, Label) else None
             if jf is None:
@@ -899,7 +897,6 @@ def _java_base_part(part: int, parts: int) -> tuple[collections.Counter, list]:
                 continue
             counts["methods"] += 1
             body = disassemble(m)
-            ensure_new_labels(body)
             is_static = bool(m.access & ACC_STATIC)
             for i, item in enumerate(body.items):
                 jf = body.frames.get(item) if isinstance(item, Label) else None

@@ -30,8 +30,8 @@ from ..classfile import opcodes as op
 from ..classfile.frames import Frame, Object
 from . import typeflow as tf
 from .typeflow import (ENDS_FLOW, FrameUnknown, InferenceReport, State, TypeflowError, TypeMerger,
-                       ensure_new_labels, execute, flow_to, frame_from_state, infer_states,
-                       labels_needing_frames, new_site_label, state_assignable, state_from_frame)
+                       execute, flow_to, frame_from_state, infer_states,
+                       labels_needing_frames, state_assignable, state_from_frame)
 
 __all__ = ["FrameCompletion", "complete_frames", "check_frames", "frame_after_provider",
            "labels_needing_frames"]
@@ -140,14 +140,6 @@ def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_clas
                                     f"handler {hl!r} frame {hs.locals}")
 
     state: State | None = tf.initial_state(this_class, method_name, descriptor, is_static)
-    preferred_cache: set | None = None
-
-    def preferred() -> set:
-        nonlocal preferred_cache
-        if preferred_cache is None:
-            preferred_cache = tf._uninitialized_labels(body)
-        return preferred_cache
-
     for i, item in enumerate(items):
         if len(problems) >= limit:
             break
@@ -166,9 +158,8 @@ def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_clas
         o = item.opcode
         if handlers:
             check_handlers(i, state, "before")
-        label = new_site_label(body, i, preferred) if o == op.NEW else None
         try:
-            state = execute(state, item, pool, this_class, new_label=label)
+            state = execute(state, item, pool, this_class, new_label=item)
         except TypeflowError as e:
             problems.append(f"item {i}: {e.message}")
             break
@@ -198,10 +189,8 @@ def complete_frames(body, *, pool, hierarchy, this_class: str, method_name: str,
     keeps them if :func:`check_frames` accepts the result; otherwise runs
     :func:`infer_frames` with the existing frames fixed. Labels that need a
     frame but are unreachable (dead code) get none (``unreachable``).
-    Inserts labels before ``new`` instructions that lack one.
     """
     stats = FrameCompletion()
-    ensure_new_labels(body)
     run_of, run_frame = _runs(body)
     labels = labels_needing_frames(body) if needed is None else set(needed)
     seen_runs: set[int] = set()
@@ -267,12 +256,10 @@ def frame_after_provider(body, *, pool, this_class: str, method_name: str, descr
     ``frame_after(i)`` is the frame after executing ``body.items[i]`` (for a
     conditional branch: its operands popped), which is what the position right
     after a widened branch needs. Call this once the body's frames are complete
-    (after :func:`complete_frames`) and do not edit the body before assembling:
-    labels for ``new`` sites are inserted here, up front, so that indices stay
-    valid. Uses :func:`flow_to`; if straight-line flow cannot reach ``i``, falls
+    (after :func:`complete_frames`) and do not edit the body before assembling
+    (``i`` is an item index). Uses :func:`flow_to`; if straight-line flow cannot reach ``i``, falls
     back to full inference (existing frames fixed; needs ``hierarchy``).
     """
-    ensure_new_labels(body)
     inferred: list = []
 
     def state_before(i: int) -> State:
@@ -292,14 +279,12 @@ def frame_after_provider(body, *, pool, this_class: str, method_name: str, descr
             for j in range(k, i):
                 item = body.items[j]
                 if not tf._is_label(item):
-                    st = execute(st, item, pool, this_class,
-                                 new_label=new_site_label(body, j) if item.opcode == op.NEW else None)
+                    st = execute(st, item, pool, this_class, new_label=item)
             return st
 
     def frame_after(i: int) -> Frame:
         insn = body.items[i]
         st = state_before(i)
-        label = new_site_label(body, i) if insn.opcode == op.NEW else None
-        return frame_from_state(execute(st, insn, pool, this_class, new_label=label))
+        return frame_from_state(execute(st, insn, pool, this_class, new_label=insn))
 
     return frame_after

@@ -29,14 +29,8 @@ A :class:`~jprewrite.classfile.frames.Frame` (one entry per verification
 type, as in the class file) converts with :func:`state_from_frame` and
 :func:`frame_from_state`.
 
-``Uninitialized`` types hold the :class:`~jprewrite.editor.body.Label` of
-their ``new`` instruction (as everywhere in symbolic bodies). That label is the
-label placed immediately before the ``new`` item in ``body.items``; a ``new``
-without one gets a fresh label inserted right before it (by
-:func:`ensure_new_labels`, which :func:`infer_frames` calls, and by
-:func:`flow_to` for the ``new`` instructions it executes). Inserting shifts
-the indices of later items by one; callers that hold indices should call
-:func:`ensure_new_labels` first (it is idempotent).
+``Uninitialized`` types hold their ``new`` *instruction object* (as everywhere
+in symbolic bodies), so nothing here inserts labels or shifts item indices.
 
 Subroutines (``jsr``/``ret``) have no frame representation (a return address
 type cannot be written in a StackMapTable): they raise
@@ -47,7 +41,7 @@ and need no frames at all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from ..classfile import constants as C
 from ..classfile import opcodes as op
@@ -60,7 +54,7 @@ from ..errors import JprewriteError
 __all__ = [
     "State", "TypeflowError", "FrameUnknown", "SubroutineError", "InferenceReport",
     "type_size", "state_from_frame", "frame_from_state", "initial_state", "execute",
-    "ensure_new_labels", "new_site_label", "flow_to", "infer_frames", "infer_states",
+    "flow_to", "infer_frames", "infer_states",
     "merge_states", "TypeMerger", "is_assignable", "state_assignable",
 ]
 
@@ -406,8 +400,8 @@ def _step(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
         return
     if o == op.NEW:
         if new_label is None:
-            raise TypeflowError("new: the label of the new instruction is needed "
-                                "(see ensure_new_labels / new_site_label)")
+            raise TypeflowError("new: the object naming this new site is needed "
+                                "(in symbolic bodies: the new instruction itself)")
         stack.append(Uninitialized(new_label))
         return
     if o == op.NEWARRAY:
@@ -452,8 +446,8 @@ def _ldc_type(pool, index: int) -> VType:
 def execute(state: State, insn: Instruction, pool, this_class: str, *, new_label=None) -> State:
     """The state after ``insn`` (a new State; ``state`` is not changed).
 
-    ``new_label`` is required for ``new``: the Label of that ``new`` site (see
-    :func:`new_site_label`). For a branch the result is the state on both
+    ``new_label`` is required for ``new``: what its ``Uninitialized`` type names
+    (in symbolic bodies, the ``new`` instruction object itself). For a branch the result is the state on both
     edges (operands popped); after ``goto``/returns/``athrow``/switches it is
     the state with the operands popped (nothing falls through). ``jsr`` and
     ``ret`` raise :class:`SubroutineError`.
@@ -464,34 +458,9 @@ def execute(state: State, insn: Instruction, pool, this_class: str, *, new_label
     return State(locals_, stack)
 
 
-# ------------------------------------------------------------------ new labels
+# ------------------------------------------------------------------ items
 def _is_label(item) -> bool:
     return not isinstance(item, Instruction)
-
-
-def ensure_new_labels(body) -> int:
-    """Kept for callers: ``new`` sites need no labels, the instruction itself is the site.
-
-    An ``Uninitialized`` type names the ``new`` *instruction object* (see
-    :mod:`jprewrite.editor.body`), so inserting code before a ``new`` can never
-    separate the type from its site. Returns 0 (nothing inserted).
-    """
-    return 0
-
-
-def new_site_label(body, index: int, preferred: Callable[[], set] | None = None):
-    """The object that stands for the ``new`` at ``body.items[index]``: the instruction itself."""
-    item = body.items[index]
-    return item if not _is_label(item) and item.opcode == op.NEW else None
-
-
-def _uninitialized_labels(body) -> set:
-    out = set()
-    for frame in body.frames.values():
-        for t in (*frame.locals, *frame.stack):
-            if type(t) is Uninitialized:
-                out.add(t.offset)
-    return out
 
 
 # ---------------------------------------------------------------------- flow_to
@@ -527,20 +496,10 @@ def flow_to(body, target_index: int, pool, this_class: str, method_descriptor: s
     if state is None:
         state = initial_state(this_class, method_name, method_descriptor, is_static)
     locals_, stack = state.locals, state.stack
-    used: set | None = None
-
-    def preferred() -> set:
-        nonlocal used
-        if used is None:
-            used = _uninitialized_labels(body)
-        return used
-
     for k in range(start + 1, target_index):
         item = items[k]
-        if _is_label(item):
-            continue
-        label = new_site_label(body, k, preferred) if item.opcode == op.NEW else None
-        _step(locals_, stack, item, pool, this_class, label)
+        if not _is_label(item):
+            _step(locals_, stack, item, pool, this_class, item)
     return state
 
 
@@ -755,7 +714,7 @@ class InferenceReport:
 
 
 class _Cfg:
-    """Positions, leaders, successors and handler coverage of a body (after ensure_new_labels)."""
+    """Positions, leaders, successors and handler coverage of a body."""
 
     def __init__(self, body, pool, fixed: Mapping | None) -> None:
         items = body.items
@@ -849,26 +808,6 @@ class _Cfg:
         self.leaders = leaders
 
 
-def _new_labels_by_index(body) -> dict[int, object]:
-    items = body.items
-    out = {}
-    cache: set | None = None
-
-    def preferred() -> set:
-        nonlocal cache
-        if cache is None:
-            cache = _uninitialized_labels(body)
-        return cache
-
-    for i, item in enumerate(items):
-        if not _is_label(item) and item.opcode == op.NEW:
-            lab = new_site_label(body, i, preferred)
-            if lab is None:  # pragma: no cover - ensure_new_labels ran
-                raise TypeflowError("new without a label")
-            out[i] = lab
-    return out
-
-
 def infer_states(body, pool, hierarchy, this_class: str, method_name: str, descriptor: str,
                  is_static: bool, *, fixed: Mapping | None = None,
                  report: InferenceReport | None = None, merger: TypeMerger | None = None):
@@ -877,12 +816,10 @@ def infer_states(body, pool, hierarchy, this_class: str, method_name: str, descr
     Used by :func:`infer_frames`; exposed for callers that need the state at
     arbitrary instructions (run straight-line from the leader before them).
     """
-    ensure_new_labels(body)
     cfg = _Cfg(body, pool, fixed)
     merger = merger or TypeMerger(hierarchy)
     report = report if report is not None else InferenceReport()
     items, n, next_insn, leaders = cfg.items, cfg.n, cfg.next_insn, cfg.leaders
-    new_labels = _new_labels_by_index(body)
     fixed_states = {k: state_from_frame(f) for k, f in cfg.fixed_at.items()}
     handler_exc: list[VType] = []
     for types in cfg.handler_types:
@@ -940,7 +877,7 @@ def infer_states(body, pool, hierarchy, this_class: str, method_name: str, descr
             if cov:
                 into_handlers(i, locals_)
             try:
-                _step(locals_, stack, insn, pool, this_class, new_labels.get(i))
+                _step(locals_, stack, insn, pool, this_class, insn)
             except TypeflowError as e:
                 raise type(e)(f"item {i}: {e.message}") from None
             if cov and (o in _STORES or o == op.INVOKESPECIAL):
@@ -1038,8 +975,7 @@ def infer_frames(body, pool, hierarchy, this_class: str, method_name: str, descr
     ``body.frames`` is ignored unless passed as ``fixed``: frames that are kept
     as they are (flow into them is checked, not merged; problems go to
     ``report.not_assignable``). Labels that need a frame but are unreachable
-    get none (``report.unreachable``). May insert labels before ``new``
-    instructions (:func:`ensure_new_labels`). Raises SubroutineError for jsr/ret.
+    get none (``report.unreachable``). Raises SubroutineError for jsr/ret.
     """
     report = report if report is not None else InferenceReport()
     cfg, states = infer_states(body, pool, hierarchy, this_class, method_name, descriptor,

@@ -441,9 +441,9 @@ class ParameterAnnotations(Attribute):
 
     def encode_body(self, pool: ConstantPool) -> bytes:
         out = bytearray((len(self.parameters),))
-        for annotations in self.parameters:
-            out += _U2.pack(len(annotations))
-            for a in annotations:
+        for per_parameter in self.parameters:
+            out += _U2.pack(len(per_parameter))
+            for a in per_parameter:
                 out += a
         return bytes(out)
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 import struct
 import weakref
 from operator import attrgetter
-from typing import Iterable
 
 from ..errors import ClassFormatError, JprewriteError, UnsupportedVersionError
 from . import attributes as attrs
 from . import code as _code  # noqa: F401  (registers Code and StackMapTable decoders)
-from .attributes import Attribute, RawAttribute, encode_attribute_list, read_attribute_list
+from .attributes import Attribute, encode_attribute_list, read_attribute_list
 from .code import CodeAttribute, CodeContext, code_context  # noqa: F401  (CodeContext: re-export)
 from .constants import ConstantPool
 
@@ -381,12 +380,3 @@ def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type, owner: 
         m._owner = core
         members.append(m)
     return members, pos
-
-
-def write_class(cf: ClassFile) -> bytes:
-    return cf.to_bytes()
-
-
-def raw_attributes(attributes: Iterable[Attribute]) -> bool:
-    """True when none of the attributes has been decoded (they will be copied verbatim)."""
-    return all(type(a) is RawAttribute for a in attributes)

@@ -20,7 +20,6 @@ catch to keep the original method.
 from __future__ import annotations
 
 import copy
-import struct
 import weakref
 from typing import Callable
 
@@ -246,16 +245,6 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     return best
 
 
-def compute_max_locals(body: CodeBody) -> int:
-    top = body.max_locals
-    for insn in body.instructions():
-        o = insn.opcode
-        if o in WIDE_SLOT_OPCODES or o == op.IINC:
-            size = 2 if o in (op.LLOAD, op.DLOAD, op.LSTORE, op.DSTORE) else 1
-            top = max(top, insn.operand + size)  # type: ignore[operator]
-    return top
-
-
 def _label_offset(label: Label, what: str) -> int:
     if label.offset < 0:
         raise AssemblyError(f"{what} refers to a label that is not in the code")
@@ -381,5 +370,3 @@ def _type_annotations(body: CodeBody, pool: ConstantPool) -> dict[str, A.Attribu
         out[name] = cls(name_index, anns)
     return out
 
-
-_U2 = struct.Struct(">H")

@@ -31,8 +31,7 @@ from typing import Iterator, Union
 
 from ..classfile import opcodes as op
 from ..classfile.frames import Frame, Uninitialized
-from ..classfile.instructions import (Iinc, Instruction, InvokeDynamic, InvokeInterface,
-                                      LookupSwitch, MultiANewArray, TableSwitch)
+from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
 
 
 class Label:

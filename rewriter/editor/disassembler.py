@@ -11,7 +11,6 @@ from __future__ import annotations
 from ..classfile import attributes as A
 from ..classfile.code import CodeAttribute, StackMapTable
 from ..classfile.constants import ConstantPool
-from ..classfile.frames import Uninitialized
 from ..classfile.model import Method
 from ..errors import ClassFormatError
 from .body import (CodeAnnotationRef, CodeBody, Handler, Label, LocalVariable, frame_with_labels,
@@ -102,13 +101,3 @@ def _annotation_targets(ta: A.TypeAnnotation, label_at) -> list:
     if 0x47 <= t <= 0x4B:
         return [label_at(ta.target_info[0]), ta.target_info[1]]
     return list(ta.target_info)  # catch target (exception table index) and non-code targets
-
-
-def uninitialized_sites(body: CodeBody) -> set:
-    """The ``new`` instructions that frames name in Uninitialized types."""
-    out = set()
-    for frame in body.frames.values():
-        for t in (*frame.locals, *frame.stack):
-            if isinstance(t, Uninitialized):
-                out.add(t.offset)
-    return out

@@ -35,7 +35,7 @@ from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.frames import Frame, Integer, Object, Top, UninitializedThis, initial_frame_locals
 from ..classfile.instructions import Iinc, Instruction
-from ..classfile.model import (ACC_ABSTRACT, ACC_BRIDGE, ACC_NATIVE, ACC_PRIVATE, ACC_STATIC,
+from ..classfile.model import (ACC_ABSTRACT, ACC_BRIDGE, ACC_NATIVE, ACC_STATIC,
                                ACC_SYNTHETIC, ACC_VARARGS, ClassFile, Method)
 from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
 from ..editor.body import CodeBody
@@ -120,7 +120,6 @@ def _add_parameter(cf: ClassFile, m: Method, twins: bool) -> Method:
 def _make_delegator(cf: ClassFile, m: Method, twin: Method, md) -> None:
     """Replace ``m``'s body by: load every argument, push null, call the twin, return its result."""
     pool = cf.pool
-    body = disassemble(m)
     items: list = []
     slot = 0
     is_static = bool(m.access & ACC_STATIC)
@@ -138,17 +137,8 @@ def _make_delegator(cf: ClassFile, m: Method, twin: Method, md) -> None:
     else:
         items.append(Instruction(-1, op.INVOKESPECIAL, ref))
     items.append(Instruction(-1, _return_opcode(md.return_type)))
-    body.items = items
-    body.handlers = []
-    body.lines = []
-    body.local_variables = []
-    body.local_variable_types = []
-    body.frames = {}
-    body.code_annotations = []
-    body.other_attributes = []
-    body.attribute_order = []
-    body.max_locals = slot
-    write_body(m, body)
+    # a fresh body: the delegator keeps nothing of the original code (no tables, no frames)
+    write_body(m, CodeBody(items=items, max_locals=slot))
 
 
 def _load_opcode(desc: str) -> int:
@@ -282,7 +272,7 @@ def _after_initialisation(cf: ClassFile, m: Method, body: CodeBody, pool) -> int
                                                                op.ATHROW, op.RETURN):
             return None
         was_uninit = UninitializedThis in state.locals
-        state = execute(state, item, pool, cf.name, new_label=Label("probe-new"))
+        state = execute(state, item, pool, cf.name, new_label=item)
         if was_uninit and UninitializedThis not in state.locals:
             return i + 1
     return None

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from support.corpus import PACKAGES, missing_packages  # noqa: E402
+from support.corpus import missing_packages  # noqa: E402
 
 
 # Debian packages the tests need for tools rather than jars (the shared workloads time runs with
