@@ -37,7 +37,8 @@ from jprewrite.classfile import opcodes as op  # noqa: E402
 from jprewrite.classfile.instructions import Iinc, Instruction  # noqa: E402
 from jprewrite.classfile.model import ACC_ABSTRACT, ACC_NATIVE, read_class  # noqa: E402
 from jprewrite.editor import CodeTooLargeError, disassemble, write_body  # noqa: E402
-from jprewrite.instrument.exercise import _define_local_in_frames  # noqa: E402
+from jprewrite.classfile.frames import Integer  # noqa: E402
+from jprewrite.instrument.codegen import define_local_in_frames  # noqa: E402
 
 
 def java_base() -> list[tuple[str, bytes]]:
@@ -66,7 +67,7 @@ def count_blocks(classes, mode: str) -> tuple[dict[str, float], list[bytes], int
             c = clock()
             counter = body.new_local()
             if cf.major >= 50:
-                _define_local_in_frames(body, counter)
+                define_local_in_frames(body, counter, Integer)
             d = clock()
             for blk in reversed(blocks):
                 if blk.size:

@@ -12,7 +12,7 @@ import sys
 
 from .. import __version__
 from ..errors import JprewriteError
-from . import check_command, info_command
+from . import check_command, info_command, report_command, rewrite_command
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -25,14 +25,28 @@ def build_parser() -> argparse.ArgumentParser:
         description="Exact and portable JVM profiling by class-file rewriting.")
     parser.add_argument("--version", action="version", version=f"jprewrite {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    rewrite_command.add_parser(sub)
+    report_command.add_parser(sub)
     info_command.add_parser(sub)
     check_command.add_parser(sub)
     return parser
 
 
+def _with_default_command(args: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``jprewrite IN OUT`` means ``jprewrite rewrite IN OUT``."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for i, a in enumerate(args):
+        if a in ("-h", "--help", "--version"):
+            return args
+        if not a.startswith("-"):
+            return args if a in sub.choices else ["rewrite", *args]
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     parser = build_parser()
+    args_list = _with_default_command(list(args_list), parser)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as e:  # argparse already printed a one-line usage error

@@ -38,7 +38,7 @@ class Progress:
             self.stream.flush()
             self._drawn = True
             self._last = now
-        elif not self.tty and now - self._last > 5.0:
+        elif not self.tty and now - self.started > 2.0 and now - self._last > 5.0:
             self.stream.write(self._line() + "\n")
             self._last = now
 

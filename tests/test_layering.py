@@ -16,7 +16,9 @@ jprewrite.editor       2      errors, classfile
 jprewrite.analysis     3      errors, classfile, editor (not archive: the
                               hierarchy takes class sources by duck typing)
 jprewrite.instrument   4      errors, classfile, editor, analysis (not archive)
-jprewrite.cli          5      everything
+jprewrite.rewrite      5      everything below (jars in, jars out: archive +
+                              instrument, the embedded Java runtime)
+jprewrite.cli          6      everything
 jprewrite (root)       --     nothing; only cli imports it (``__version__``)
 =====================  =====  =================================================
 
@@ -46,7 +48,8 @@ LAYERS: dict[str, int] = {
     "jprewrite.editor": 2,
     "jprewrite.analysis": 3,
     "jprewrite.instrument": 4,
-    "jprewrite.cli": 5,
+    "jprewrite.rewrite": 5,
+    "jprewrite.cli": 6,
 }
 _ERRORS = "jprewrite.errors"
 ALLOWED: dict[str, set[str]] = {
@@ -57,6 +60,8 @@ ALLOWED: dict[str, set[str]] = {
     "jprewrite.editor": {_ERRORS, "jprewrite.classfile"},
     "jprewrite.analysis": {_ERRORS, "jprewrite.classfile", "jprewrite.editor"},
     "jprewrite.instrument": {_ERRORS, "jprewrite.classfile", "jprewrite.editor", "jprewrite.analysis"},
+    "jprewrite.rewrite": {_ERRORS, "jprewrite.classfile", "jprewrite.archive", "jprewrite.editor",
+                          "jprewrite.analysis", "jprewrite.instrument"},
     "jprewrite.cli": {ROOT, *LAYERS},
 }
 

@@ -18,19 +18,23 @@ __all__ = ["CodeBody", "Handler", "Label", "LocalVariable", "disassemble", "asse
 def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None = None) -> None:
     """Assemble ``body`` and make it ``method``'s Code attribute (in place of the old one).
 
-    Raises :class:`CodeTooLargeError` (and leaves the method unchanged) when it does not fit.
+    A method without code (abstract or native before the caller changed its flags) gets a new
+    Code attribute. Raises :class:`CodeTooLargeError` (and leaves the method unchanged) when it
+    does not fit.
     """
     owner = method._class
     assert owner is not None
     old = method.code()
-    if old is None:
-        raise ValueError(f"{method!r} has no code")
+    name_index = old.name_index if old is not None else owner.pool.add_utf8("Code")
     new = assemble(body, owner.pool, frames=owner.major >= 50, frame_after=frame_after,
-                   name_index=old.name_index, attribute_order=body.attribute_order)
+                   name_index=name_index, attribute_order=body.attribute_order)
     new.context = method._decode_context()  # type: ignore[assignment]  # follows descriptor changes
     for nested in new.attributes:
         if hasattr(nested, "context"):
             nested.context = new.context  # the StackMapTable's implicit first frame
+    if old is None:  # a method that had no code (abstract or native) gets some
+        method.attributes.insert(0, new)
+        return
     for i, a in enumerate(method.attributes):
         if a is old:
             method.attributes[i] = new

@@ -29,17 +29,17 @@ from dataclasses import dataclass, field
 from ..analysis import blocks as B
 from ..analysis.frames import complete_frames
 from ..analysis.hierarchy import ClassHierarchy
-from ..analysis.typeflow import execute, state_from_frame
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor, type_size
-from ..classfile.frames import Frame, Integer, Object, Top, UninitializedThis, initial_frame_locals
+from ..classfile.frames import Frame, Integer, Object, Top, initial_frame_locals
 from ..classfile.instructions import Iinc, Instruction
 from ..classfile.model import (ACC_ABSTRACT, ACC_BRIDGE, ACC_NATIVE, ACC_STATIC,
                                ACC_SYNTHETIC, ACC_VARARGS, ClassFile, Method)
 from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
 from ..editor.body import CodeBody
 from ..editor.params import insert_parameter
+from . import codegen as G
 
 EXTRA_PARAMETER = "Ljava/lang/Object;"
 
@@ -127,7 +127,7 @@ def _make_delegator(cf: ClassFile, m: Method, twin: Method, md) -> None:
         items.append(Instruction(-1, op.ALOAD, 0))
         slot = 1
     for p in md.params:
-        items.append(Instruction(-1, _load_opcode(p), slot))
+        items.append(Instruction(-1, G.load_opcode(p), slot))
         slot += type_size(p)
     items.append(Instruction(-1, op.ACONST_NULL))
     interface = cf.is_interface()
@@ -136,18 +136,9 @@ def _make_delegator(cf: ClassFile, m: Method, twin: Method, md) -> None:
         items.append(Instruction(-1, op.INVOKESTATIC, ref))
     else:
         items.append(Instruction(-1, op.INVOKESPECIAL, ref))
-    items.append(Instruction(-1, _return_opcode(md.return_type)))
+    items.append(Instruction(-1, G.return_opcode(md.return_type)))
     # a fresh body: the delegator keeps nothing of the original code (no tables, no frames)
     write_body(m, CodeBody(items=items, max_locals=slot))
-
-
-def _load_opcode(desc: str) -> int:
-    return {"J": op.LLOAD, "D": op.DLOAD, "F": op.FLOAD, "L": op.ALOAD, "[": op.ALOAD}.get(desc[0], op.ILOAD)
-
-
-def _return_opcode(desc: str) -> int:
-    return {"V": op.RETURN, "J": op.LRETURN, "D": op.DRETURN, "F": op.FRETURN, "L": op.ARETURN,
-            "[": op.ARETURN}.get(desc[0], op.IRETURN)
 
 
 # ------------------------------------------------------------------------------ (b)-(d)
@@ -159,7 +150,7 @@ def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: 
     is_static = bool(m.access & ACC_STATIC)
     counter = body.new_local()
     if with_frames:
-        _define_local_in_frames(body, counter)
+        G.define_local_in_frames(body, counter, Integer)
 
     blocks = B.basic_blocks(body, mode, pool=pool)
     loops = B.loop_headers(body, blocks)
@@ -167,7 +158,7 @@ def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: 
     # Insert from the last block to the first so item indices stay valid.
     inserts: list[tuple[int, list]] = []
     initial = initial_frame_locals(cf.name, m.name, m.descriptor, is_static)
-    entry_frame = Frame(-1, _with_local(initial, counter), [])
+    entry_frame = Frame(-1, G.with_local(initial, counter, Integer), [])
     for blk in blocks:
         code: list = []
         if blk.size:
@@ -179,7 +170,7 @@ def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: 
             code += _check(pool, counter, header_frame if with_frames else None, body)
             stats.checks += 1
         if code:
-            inserts.append((_after_labels(body, blk.start), code))
+            inserts.append((G.after_labels(body, blk.start), code))
     for index, code in sorted(inserts, key=lambda x: -x[0]):
         body.insert(index, code)
     # entry: initialise C, then the entry check
@@ -188,7 +179,7 @@ def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: 
     stats.checks += 1
     body.insert(0, entry)
     # (d) catch-all around everything after the super()/this() call
-    start_index = _after_initialisation(cf, m, body, pool)
+    start_index = G.after_initialisation(cf.name, m.name, m.descriptor, body, pool)
     if start_index == 0:
         start_index = len(entry)  # C must be initialised everywhere the handler covers
     if start_index is not None and _has_instructions_after(body, start_index):
@@ -223,59 +214,6 @@ def _check(pool, counter: int, frame: Frame | None, body: CodeBody) -> list:
             Instruction(-1, op.IF_ICMPNE, skip),
             Instruction(-1, op.INVOKESTATIC, pool.add_methodref("java/lang/Thread", "onSpinWait", "()V")),
             skip]
-
-
-def _after_labels(body: CodeBody, index: int) -> int:
-    """First position at ``index`` or after that is past the labels sitting there."""
-    while index < len(body.items) and isinstance(body.items[index], Label):
-        index += 1
-    return index
-
-
-def _with_local(locals_: list, slot: int) -> list:
-    out = list(locals_)
-    used = sum(2 if t.tag in (3, 4) else 1 for t in out)
-    out += [Top] * (slot - used)
-    out.append(Integer)
-    return out
-
-
-def _define_local_in_frames(body: CodeBody, slot: int) -> None:
-    for label, frame in body.frames.items():
-        frame.locals = _with_local(_trim(frame.locals, slot), slot)
-        frame.kind = None
-
-
-def _trim(locals_: list, slot: int) -> list:
-    out, used = [], 0
-    for t in locals_:
-        if used >= slot:
-            break
-        out.append(t)
-        used += 2 if t.tag in (3, 4) else 1
-    return out
-
-
-def _after_initialisation(cf: ClassFile, m: Method, body: CodeBody, pool) -> int | None:
-    """Item index just after the super()/this() call of a constructor (0 for other methods).
-
-    None when the call cannot be found on the straight-line path from the entry
-    (then no handler is added: one may not cover code before it).
-    """
-    if m.name != "<init>" or cf.name == "java/lang/Object":
-        return 0
-    state = state_from_frame(Frame(-1, initial_frame_locals(cf.name, m.name, m.descriptor, False), []))
-    for i, item in enumerate(body.items):
-        if isinstance(item, Label):
-            continue
-        if item.opcode in op.BRANCH_OPCODES or item.opcode in (op.TABLESWITCH, op.LOOKUPSWITCH,
-                                                               op.ATHROW, op.RETURN):
-            return None
-        was_uninit = UninitializedThis in state.locals
-        state = execute(state, item, pool, cf.name, new_label=item)
-        if was_uninit and UninitializedThis not in state.locals:
-            return i + 1
-    return None
 
 
 def _has_instructions_after(body: CodeBody, index: int) -> bool:

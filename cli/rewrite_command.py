@@ -1,0 +1,120 @@
+"""``jprewrite IN OUT`` / ``jprewrite IN... --output-dir DIR``: rewrite jars for exact CCT profiling.
+
+The rewritten jar carries the runtime; run it as the original
+(``java -cp out.jar Main``) and the profile is written at exit to
+``-Djprewrite.output=FILE`` (default ``jprewrite-profile.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..errors import JprewriteError
+from ..instrument.cct import COUNTING_MODES, CctOptions
+from ..instrument.plan import ClassPatterns
+from ..rewrite.offline import read_weights, rewrite
+from .progress import Progress
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rewrite", help="rewrite jars/class directories for exact calling-context profiling "
+                                       "(also: jprewrite IN OUT)",
+                       description=__doc__.split("\n\n")[0])
+    add_arguments(p)
+    p.set_defaults(run=run)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="IN OUT, or IN... with --output-dir (jars or class directories)")
+    p.add_argument("--output-dir", "-d", metavar="DIR",
+                   help="rewrite every PATH to DIR under its own file name")
+    p.add_argument("--classpath", "-cp", action="append", default=[], metavar="CP",
+                   help=f"jars/directories consulted for the class hierarchy but not rewritten "
+                        f"(separated by '{os.pathsep}'; repeatable)")
+    p.add_argument("--counting", choices=COUNTING_MODES, default="default",
+                   help="bytecode counting: none, default or precise basic blocks (JP section 4; default: default)")
+    p.add_argument("--allocations", action="store_true", help="count allocations per type per context")
+    p.add_argument("--weights", metavar="FILE",
+                   help="per-opcode costs ('<mnemonic> <cost>' lines, 'default <cost>'): adds a weighted counter")
+    p.add_argument("--includes", action="append", default=[], metavar="PATTERNS",
+                   help="only instrument classes matching these globs (binary names, separated by ':' or ',')")
+    p.add_argument("--excludes", action="append", default=[], metavar="PATTERNS",
+                   help="never instrument classes matching these globs")
+    p.add_argument("--java-home", metavar="DIR", help="JDK whose classes answer hierarchy questions "
+                                                      "(default: JAVA_HOME or the java on PATH)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress or summary on stderr")
+    p.add_argument("--verbose", "-v", action="store_true", help="list every method left uninstrumented")
+
+
+def _split_patterns(values: list[str]) -> list[str]:
+    out: list[str] = []
+    for v in values:
+        out += [p for p in v.replace(",", ":").split(":") if p.strip()]
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = [Path(p) for p in args.paths]
+    if args.output_dir:
+        inputs = paths
+        out_dir = Path(args.output_dir)
+        if out_dir.exists() and not out_dir.is_dir():
+            raise JprewriteError("--output-dir exists and is not a directory", path=str(out_dir))
+        names = [p.name for p in inputs]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise JprewriteError(f"two inputs have the same file name {sorted(dup)[0]!r}; "
+                                 "rewrite them in separate runs or rename one")
+        outputs = [out_dir / n for n in names]
+        for i in inputs:
+            if not i.exists():
+                raise JprewriteError("cannot open: no such file or directory", path=str(i))
+        out_dir.mkdir(parents=True, exist_ok=True)
+    else:
+        if len(paths) != 2:
+            raise JprewriteError("expected IN OUT (or several inputs with --output-dir DIR)")
+        inputs, outputs = [paths[0]], [paths[1]]
+    classpath: list[str] = []
+    for cp in args.classpath:
+        classpath += [p for p in cp.split(os.pathsep) if p]
+    weights = read_weights(args.weights) if args.weights else None
+    options = CctOptions(counting=args.counting, allocations=args.allocations, weights=weights)
+    patterns = ClassPatterns(_split_patterns(args.includes), _split_patterns(args.excludes))
+    bar = Progress("rewriting", 1, enabled=not args.quiet)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.enabled = not args.quiet and total > 0
+        bar.advance(done - bar.done)
+
+    try:
+        report = rewrite(inputs, outputs, classpath=classpath, options=options, patterns=patterns,
+                         java_home=args.java_home, progress=progress)
+    finally:
+        bar.close()
+    if not args.quiet:
+        t = report.totals
+        rate = report.classes / report.seconds if report.seconds else 0.0
+        err = sys.stderr
+        print(f"jprewrite: rewrote {report.instrumented} of {report.classes} classes in {report.seconds:.1f} s "
+              f"({rate:.0f} classes/s): {t.esi} ESI+N2B, {t.b2n} B2N, {t.delegators} delegating ESI, "
+              f"{t.osi} OSI; call sites: {t.call_sites.get('pass', 0)} pass the node, "
+              f"{t.call_sites.get('boundary', 0)} boundary, {t.call_sites.get('pending', 0)} pending", file=err)
+        if report.serial_uids:
+            print(f"jprewrite: kept the default serialVersionUID of {len(report.serial_uids)} Serializable "
+                  "classes (explicit field added)", file=err)
+        for name, why in sorted(report.failed.items()):
+            print(f"jprewrite: {name.replace('/', '.')} left uninstrumented: {why}", file=err)
+        if t.not_instrumented:
+            print(f"jprewrite: {len(t.not_instrumented)} methods not instrumented (they run, without counts)"
+                  + ("" if args.verbose else "; --verbose lists them"), file=err)
+            if args.verbose:
+                for line in t.not_instrumented:
+                    print(f"  {line}", file=err)
+        for note in report.class_path_notes:
+            print(f"jprewrite: note: {note}", file=err)
+    return 0

@@ -1,0 +1,605 @@
+"""CCCP's rewriting of one class: ESI, N2B, B2N and OSI methods, call sites that pass the CCT node, counters.
+
+For every method the plan (:mod:`.plan`) gives an ESI method, the class gets:
+
+* **ESI** twin ``m(args…, Node caller, int site)``: the original body,
+  instrumented; its first act is ``caller = caller.enter(site, mid)``.
+* **N2B** wrapper in place of the original body (original signature, so
+  reflection, the JDK, native code and uninstrumented classes still find it):
+  takes the parent from the thread's slot, calls the ESI twin, restores the slot.
+* **B2N** for native methods: an ESI-shaped method creating the native
+  method's node, publishing it while the native code runs.
+* **Delegating ESI** for abstract methods and for methods that cannot be
+  instrumented (64 KB): a boundary node, then the original signature.
+* **OSI** ``<clinit>``: instrumented in place (no wrapper frame is possible).
+
+The exact shapes are the contract in ``docs/runtime-contract.md``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..analysis import blocks as B
+from ..analysis.frames import complete_frames
+from ..analysis.hierarchy import ClassHierarchy
+from ..classfile import opcodes as op
+from ..classfile.code import CodeAttribute
+from ..classfile.descriptors import parse_method_descriptor, type_size
+from ..classfile.frames import Integer, Object
+from ..classfile.instructions import Instruction, InvokeInterface
+from ..classfile.model import (ACC_ABSTRACT, ACC_BRIDGE, ACC_FINAL, ACC_MODULE, ACC_NATIVE,
+                               ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC, ACC_SYNTHETIC, ACC_VARARGS, ClassFile,
+                               Field, Method)
+from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
+from ..editor.body import CodeBody
+from ..editor.params import shift_body
+from . import codegen as G
+from .plan import (BOUNDARY, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
+                   NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor)
+
+MID = "jprewrite/runtime/MethodId"
+MID_DESC = "L" + MID + ";"
+ROOT = "jprewrite/runtime/ThreadRoot"
+MIDS_FIELD = "$jp$mids"
+MIDS_ARRAY = "[" + MID_DESC
+CLASS_METHOD = "$jprewrite$class"
+COUNTING_MODES = ("none", "default", "precise")
+_MIDS_PER_CHUNK = 600
+
+_INVOKES = frozenset((op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.INVOKEINTERFACE, op.INVOKEDYNAMIC))
+_ARRAY_TYPES = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
+
+
+class AlreadyInstrumented(Exception):
+    """The class was rewritten by jprewrite before (it has the MID table)."""
+
+
+@dataclass
+class CctOptions:
+    counting: str = "default"            #: none | default | precise (JP section 4)
+    allocations: bool = False            #: count allocations per type per context
+    weights: dict[int, int] | None = None  #: opcode -> cost (CCCP 5.2); None: no weighted counter
+
+    def __post_init__(self) -> None:
+        if self.counting not in COUNTING_MODES:
+            raise ValueError(f"counting must be one of {', '.join(COUNTING_MODES)}, not {self.counting!r}")
+
+
+@dataclass
+class ClassReport:
+    """What happened to one class (summed over a run by the jar layer)."""
+
+    esi: int = 0
+    n2b: int = 0
+    b2n: int = 0
+    osi: int = 0
+    delegators: int = 0
+    blocks: int = 0
+    call_sites: Counter = field(default_factory=Counter)
+    not_instrumented: list[str] = field(default_factory=list)   #: "Class.m(desc): why"
+
+    def add(self, other: "ClassReport") -> None:
+        for name in ("esi", "n2b", "b2n", "osi", "delegators", "blocks"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.call_sites.update(other.call_sites)
+        self.not_instrumented += other.not_instrumented
+
+
+class _MidTable:
+    """The MethodIds a class uses, held in one static array built first thing in ``<clinit>``."""
+
+    def __init__(self, cf: ClassFile) -> None:
+        self.cf = cf
+        self.entries: list[tuple[str, str, str, int, int]] = []
+        self.index: dict[tuple[str, str, str, int, int], int] = {}
+
+    def ref(self, owner: str, name: str, descriptor: str, kind: int, sites: int = 0) -> int:
+        key = (owner.replace("/", "."), name, descriptor, kind, sites)
+        i = self.index.get(key)
+        if i is None:
+            i = self.index[key] = len(self.entries)
+            self.entries.append(key)
+        return i
+
+    def load(self, i: int) -> list:
+        pool = self.cf.pool
+        return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.cf.name, MIDS_FIELD, MIDS_ARRAY)),
+                G.push_int(pool, i), Instruction(-1, op.AALOAD)]
+
+    def fill(self, start: int, end: int) -> list:
+        """``array`` on the stack: store entries [start, end) into it; the array stays on the stack."""
+        pool = self.cf.pool
+        get = pool.add_methodref(MID, "get", "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;II)" + MID_DESC)
+        out: list = []
+        for i in range(start, end):
+            cls, name, desc, kind, sites = self.entries[i]
+            out += [Instruction(-1, op.DUP), G.push_int(pool, i),
+                    Instruction(-1, op.LDC_W, pool.add_string(cls)),
+                    Instruction(-1, op.LDC_W, pool.add_string(name)),
+                    Instruction(-1, op.LDC_W, pool.add_string(desc)),
+                    G.push_int(pool, kind), G.push_int(pool, sites),
+                    Instruction(-1, op.INVOKESTATIC, get), Instruction(-1, op.AASTORE)]
+        return out
+
+
+class _ClassRewriter:
+    def __init__(self, cf: ClassFile, plan: CctPlan, options: CctOptions) -> None:
+        self.cf = cf
+        self.plan = plan
+        self.hierarchy: ClassHierarchy = plan.hierarchy
+        self.options = options
+        self.pool = cf.pool
+        self.mids = _MidTable(cf)
+        self.report = ClassReport()
+        self.is_interface = cf.is_interface()
+        self.frames = cf.major >= 50
+        self.check_overrides = (not self.is_interface and cf.major >= 49 and not cf.access & ACC_FINAL)
+
+    # ------------------------------------------------------------------ class level
+    def run(self) -> ClassReport:
+        cf = self.cf
+        for m in list(cf.methods):
+            if m.name == "<clinit>" or not self.plan.has_esi(cf.name, m.name, m.descriptor):
+                if m.name != "<clinit>" and (m.code() is not None or m.access & ACC_NATIVE):
+                    self.report.not_instrumented.append(f"{self._where(m)}: no ESI method possible "
+                                                        "(parameter slots or interface rules)")
+                continue
+            if m.access & ACC_ABSTRACT:
+                self._add_delegator(m, abstract=True)
+            elif m.access & ACC_NATIVE:
+                self._add_b2n(m)
+            elif m.code() is not None:
+                self._add_esi_and_n2b(m)
+        self._osi_clinit()
+        self._add_mid_table()
+        if not self.is_interface and cf.major >= 49:
+            self._add_class_method()
+        return self.report
+
+    def _where(self, m: Method) -> str:
+        return f"{self.cf.name.replace('/', '.')}.{m.name}{m.descriptor}"
+
+    def _new_method(self, access: int, name: str, descriptor: str, body: CodeBody, *,
+                    exceptions=None) -> Method:
+        cf = self.cf
+        m = Method(access, self.pool.add_utf8(name), self.pool.add_utf8(descriptor), [], cf)
+        if exceptions is not None:
+            m.attributes.append(exceptions)
+        self._complete_frames(m, body)
+        write_body(m, body)
+        cf.methods.append(m)
+        return m
+
+    def _complete_frames(self, m: Method, body: CodeBody) -> None:
+        if self.frames:
+            complete_frames(body, pool=self.pool, hierarchy=self.hierarchy, this_class=self.cf.name,
+                            method_name=m.name, descriptor=m.descriptor, is_static=bool(m.access & ACC_STATIC))
+
+    # ------------------------------------------------------------------ ESI + N2B
+    def _add_esi_and_n2b(self, m: Method) -> None:
+        cf, pool = self.cf, self.pool
+        md = parse_method_descriptor(m.descriptor)
+        is_static = bool(m.access & ACC_STATIC)
+        node_slot = (0 if is_static else 1) + md.param_slots
+        code = m.code()
+        assert code is not None
+        twin = Method(m.access & ~(ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC, m.name_index,
+                      m.descriptor_index, [], cf)
+        twin.attributes = [CodeAttribute(code.name_index, code.max_stack, code.max_locals, code.code_bytes(),
+                                         [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type)
+                                          for h in code.handlers],
+                                         list(code.attributes), code.context, code.code_offset)]
+        twin.attributes += [a for a in m.attributes if pool.utf8(a.name_index) == "Exceptions"]
+        body = disassemble(twin)
+        shift_body(body, node_slot, 1, Object(NODE), pool)
+        shift_body(body, node_slot + 1, 1, Integer, pool)
+        esi_desc = esi_descriptor(m.descriptor)
+        twin.descriptor_index = pool.add_utf8(esi_desc)
+        sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
+        self_mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
+        try:
+            self._instrument(twin, body, node_slot, self_mid)
+            prologue = []
+            if self.check_overrides and not is_static and not m.access & (ACC_PRIVATE | ACC_FINAL) \
+                    and m.name != "<init>":
+                prologue += self._override_check(m, node_slot, self_mid)
+            prologue += [Instruction(-1, op.ALOAD, node_slot), Instruction(-1, op.ILOAD, node_slot + 1),
+                         *self.mids.load(self_mid),
+                         Instruction(-1, op.INVOKEVIRTUAL,
+                                     pool.add_methodref(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
+                         Instruction(-1, op.ASTORE, node_slot)]
+            body.insert(0, prologue)
+            self._complete_frames(twin, body)
+            write_body(twin, body)
+        except CodeTooLargeError:
+            self.report.not_instrumented.append(f"{self._where(m)}: too large once instrumented (64 KB); "
+                                                "kept as it was, reached through a delegating ESI")
+            self._add_delegator(m, abstract=False)
+            return
+        cf.methods.append(twin)
+        self.report.esi += 1
+        self._make_n2b(m, self_mid)
+        self.report.n2b += 1
+
+    def _override_check(self, m: Method, node_slot: int, self_mid: int) -> list:
+        """If an uninstrumented subclass overrides ``m``, run its override instead (contract: override check)."""
+        pool, cf = self.pool, self.cf
+        go = Label("esi_body")
+        args, _ = G.load_arguments(m.descriptor, False)
+        md = parse_method_descriptor(m.descriptor)
+        return [Instruction(-1, op.ILOAD, node_slot + 1), Instruction(-1, op.IFLT, go),
+                Instruction(-1, op.ALOAD, 0),
+                Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, CLASS_METHOD, "()Ljava/lang/Class;")),
+                Instruction(-1, op.ALOAD, 0),
+                Instruction(-1, op.INVOKEVIRTUAL,
+                            pool.add_methodref("java/lang/Object", "getClass", "()Ljava/lang/Class;")),
+                Instruction(-1, op.IF_ACMPEQ, go),
+                Instruction(-1, op.ALOAD, 0), Instruction(-1, op.ALOAD, node_slot),
+                Instruction(-1, op.ILOAD, node_slot + 1), *self.mids.load(self_mid),
+                Instruction(-1, op.INVOKESTATIC,
+                            pool.add_methodref(ROOT, "redirect", "(Ljava/lang/Object;" + NODE_DESC + "I"
+                                               + MID_DESC + ")" + NODE_DESC)),
+                Instruction(-1, op.IFNULL, go),
+                *args,
+                Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, m.name, m.descriptor)),
+                Instruction(-1, G.return_opcode(md.return_type)),
+                go]
+
+    def _make_n2b(self, m: Method, self_mid: int) -> None:
+        """The original signature: parent from the slot, call the ESI twin, leave the slot as found."""
+        pool, cf = self.pool, self.cf
+        md = parse_method_descriptor(m.descriptor)
+        is_static = bool(m.access & ACC_STATIC)
+        ctor = m.name == "<init>"
+        args, slot = G.load_arguments(m.descriptor, is_static)
+        parent, saved = slot, slot + 1
+        published = pool.add_fieldref(ROOT, "published", NODE_DESC)
+        root_of = pool.add_fieldref(NODE, "root", "L" + ROOT + ";")
+        this_or_null = Instruction(-1, op.ACONST_NULL) if is_static or ctor else Instruction(-1, op.ALOAD, 0)
+        items: list = [this_or_null,*self.mids.load(self_mid),
+                  Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                      ROOT, "n2bParent", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
+                  Instruction(-1, op.ASTORE, parent),
+                  Instruction(-1, op.ALOAD, parent), Instruction(-1, op.GETFIELD, root_of),
+                  Instruction(-1, op.GETFIELD, published), Instruction(-1, op.ASTORE, saved)]
+        start, end, handler = Label("n2b_start"), Label("n2b_end"), Label("n2b_handler")
+        ref = pool.add_methodref(cf.name, m.name, esi_descriptor(m.descriptor), interface=self.is_interface)
+        call = Instruction(-1, op.INVOKESTATIC if is_static else op.INVOKESPECIAL, ref)
+        restore = [Instruction(-1, op.ALOAD, parent), Instruction(-1, op.GETFIELD, root_of),
+                   Instruction(-1, op.ALOAD, saved), Instruction(-1, op.PUTFIELD, published)]
+        items += [start, *args, Instruction(-1, op.ALOAD, parent), Instruction(-1, op.ICONST_M1), call, end,
+                  *restore, Instruction(-1, G.return_opcode(md.return_type))]
+        body = CodeBody(items=items, max_locals=saved + 1)
+        if not ctor:   # a handler may not cover this(...) in a constructor
+            items += [handler, *restore, Instruction(-1, op.ATHROW)]
+            body.handlers.append(Handler(start, end, handler, 0))
+        self._complete_frames(m, body)
+        write_body(m, body)
+
+    # ------------------------------------------------------------------ B2N and delegators
+    def _add_b2n(self, m: Method) -> None:
+        pool, cf = self.pool, self.cf
+        md = parse_method_descriptor(m.descriptor)
+        is_static = bool(m.access & ACC_STATIC)
+        args, slot = G.load_arguments(m.descriptor, is_static)
+        node, site, saved = slot, slot + 1, slot + 2
+        mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_NATIVE)
+        published = pool.add_fieldref(ROOT, "published", NODE_DESC)
+        root_of = pool.add_fieldref(NODE, "root", "L" + ROOT + ";")
+        if is_static:
+            call = Instruction(-1, op.INVOKESTATIC, pool.add_methodref(cf.name, m.name, m.descriptor))
+        elif m.access & ACC_PRIVATE:
+            call = Instruction(-1, op.INVOKESPECIAL, pool.add_methodref(cf.name, m.name, m.descriptor))
+        else:   # dispatch: an uninstrumented subclass's override of the native method must run
+            call = Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, m.name, m.descriptor))
+        start, end, handler = Label("b2n_start"), Label("b2n_end"), Label("b2n_handler")
+        restore = [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root_of),
+                   Instruction(-1, op.ALOAD, saved), Instruction(-1, op.PUTFIELD, published)]
+        items = [Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site), *self.mids.load(mid),
+                 Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
+                 Instruction(-1, op.ASTORE, node),
+                 Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root_of),
+                 Instruction(-1, op.GETFIELD, published), Instruction(-1, op.ASTORE, saved),
+                 Instruction(-1, op.ALOAD, node), Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "publish", "()V")),
+                 start, *args, call, end, *restore, Instruction(-1, G.return_opcode(md.return_type)),
+                 handler, *restore, Instruction(-1, op.ATHROW)]
+        body = CodeBody(items=items, max_locals=saved + 1)
+        body.handlers.append(Handler(start, end, handler, 0))
+        access = m.access & ~(ACC_NATIVE | ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC
+        self._new_method(access, m.name, esi_descriptor(m.descriptor), body)
+        self.report.b2n += 1
+
+    def _add_delegator(self, m: Method, *, abstract: bool) -> None:
+        """ESI that only records a boundary node and calls the original signature (contract: delegating ESI)."""
+        pool, cf = self.pool, self.cf
+        md = parse_method_descriptor(m.descriptor)
+        is_static = bool(m.access & ACC_STATIC)
+        args, slot = G.load_arguments(m.descriptor, is_static)
+        mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_UNINSTRUMENTED)
+        interface = self.is_interface
+        ref = pool.add_methodref(cf.name, m.name, m.descriptor, interface=interface)
+        if is_static:
+            call = Instruction(-1, op.INVOKESTATIC, ref)
+        elif abstract and interface:
+            call = InvokeInterface(-1, ref, 1 + md.param_slots)
+        elif abstract:
+            call = Instruction(-1, op.INVOKEVIRTUAL, ref)
+        else:
+            call = Instruction(-1, op.INVOKESPECIAL, ref)
+        items = [Instruction(-1, op.ALOAD, slot), Instruction(-1, op.ILOAD, slot + 1), *self.mids.load(mid),
+                 Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V")),
+                 *args, call, Instruction(-1, G.return_opcode(md.return_type))]
+        access = m.access & ~(ACC_ABSTRACT | ACC_VARARGS | ACC_BRIDGE | ACC_NATIVE) | ACC_SYNTHETIC
+        if interface and not is_static:
+            access = access & ~ACC_PRIVATE | ACC_PUBLIC if not m.access & ACC_PRIVATE else access
+        self._new_method(access, m.name, esi_descriptor(m.descriptor), CodeBody(items=items, max_locals=slot + 2))
+        self.report.delegators += 1
+
+    # ------------------------------------------------------------------ OSI <clinit> and the MID table
+    def _osi_clinit(self) -> None:
+        cf, pool = self.cf, self.pool
+        clinit = cf.method("<clinit>", "()V")
+        self._clinit_body: CodeBody | None = None
+        if clinit is None or clinit.code() is None:
+            return
+        body = disassemble(clinit)
+        node = body.new_local()
+        if self.frames:
+            G.define_local_in_frames(body, node, Object(NODE))
+        sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
+        self_mid = self.mids.ref(cf.name, "<clinit>", "()V", KIND_INSTRUMENTED, sites)
+        saved = (list(body.items), list(body.handlers), dict(body.frames), body.max_locals)
+        try:
+            self._instrument(clinit, body, node, self_mid)
+            body.insert(0, [Instruction(-1, op.ACONST_NULL), *self.mids.load(self_mid),
+                            Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                                ROOT, "n2bParent", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
+                            Instruction(-1, op.ICONST_M1), *self.mids.load(self_mid),
+                            Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(
+                                NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
+                            Instruction(-1, op.ASTORE, node)])
+            self.report.osi += 1
+        except CodeTooLargeError:  # pragma: no cover - _instrument does not assemble
+            body.items, body.handlers, body.frames, body.max_locals = saved
+        self._clinit_body = body
+
+    def _add_mid_table(self) -> None:
+        cf, pool = self.cf, self.pool
+        access = ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC | (ACC_PUBLIC if self.is_interface else ACC_PRIVATE)
+        cf.fields.append(Field(access, pool.add_utf8(MIDS_FIELD), pool.add_utf8(MIDS_ARRAY), [], cf))
+        n = len(self.mids.entries)
+        put = Instruction(-1, op.PUTSTATIC, pool.add_fieldref(cf.name, MIDS_FIELD, MIDS_ARRAY))
+        make = [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
+        if self.is_interface and cf.major < 52:
+            init = make + self.mids.fill(0, n) + [put]          # no static methods in old interfaces
+        else:
+            init = [Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                cf.name, MIDS_FIELD, "()" + MIDS_ARRAY, interface=self.is_interface)), put]
+            self._add_mid_builders(make, n)
+        clinit = cf.method("<clinit>", "()V")
+        body = self._clinit_body
+        if clinit is None:
+            body = CodeBody(items=[*init, Instruction(-1, op.RETURN)], max_locals=0)
+            self._new_method(ACC_STATIC | ACC_SYNTHETIC, "<clinit>", "()V", body)
+            return
+        if body is None:   # <clinit> without code cannot occur in a valid class; be safe
+            return
+        body.insert(0, init)
+        try:
+            self._complete_frames(clinit, body)
+            write_body(clinit, body)
+        except CodeTooLargeError:
+            self.report.not_instrumented.append(f"{self._where(clinit)}: too large once instrumented (64 KB); "
+                                                "only the MID table added")
+            self.report.osi -= 1
+            plain = disassemble(clinit)
+            plain.insert(0, init)
+            self._complete_frames(clinit, plain)
+            write_body(clinit, plain)
+
+    def _add_mid_builders(self, make: list, n: int) -> None:
+        """``static MethodId[] $jp$mids()``, filling the array in chunks so each method stays small."""
+        pool, cf = self.pool, self.cf
+        access = ACC_STATIC | ACC_SYNTHETIC | (ACC_PUBLIC if self.is_interface else ACC_PRIVATE)
+        items = list(make)
+        for k, start in enumerate(range(0, n, _MIDS_PER_CHUNK)):
+            end = min(n, start + _MIDS_PER_CHUNK)
+            name = f"{MIDS_FIELD}${k}"
+            self._new_method(access, name, "(" + MIDS_ARRAY + ")" + MIDS_ARRAY,
+                             CodeBody(items=[Instruction(-1, op.ALOAD, 0), *self.mids.fill(start, end),
+                                             Instruction(-1, op.ARETURN)], max_locals=1))
+            items.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                cf.name, name, "(" + MIDS_ARRAY + ")" + MIDS_ARRAY, interface=self.is_interface)))
+        items.append(Instruction(-1, op.ARETURN))
+        self._new_method(access, MIDS_FIELD, "()" + MIDS_ARRAY, CodeBody(items=items, max_locals=0))
+
+    def _add_class_method(self) -> None:
+        """``$jprewrite$class()``: the class literal, or null when an uninstrumented class sits between
+        instrumented superclasses (then no ESI may trust the fast override check)."""
+        pool, cf = self.pool, self.cf
+        if self._mixed_superclasses():
+            value = Instruction(-1, op.ACONST_NULL)
+        else:
+            value = Instruction(-1, op.LDC_W, pool.add_class(cf.name))
+        body = CodeBody(items=[value, Instruction(-1, op.ARETURN)], max_locals=1)
+        self._new_method(ACC_PUBLIC | ACC_SYNTHETIC, CLASS_METHOD, "()Ljava/lang/Class;", body)
+
+    def _mixed_superclasses(self) -> bool:
+        gap = False
+        for info in list(self.hierarchy.superclasses(self.cf.name))[1:]:
+            if info.from_jdk:
+                break
+            if not self.plan.is_instrumented(info.name):
+                gap = True
+            elif gap:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ bodies
+    def _instrument(self, method: Method, body: CodeBody, node: int, self_mid: int) -> None:
+        """Counters at block starts, call sites, allocations and init publishes, in one pass over ``body``."""
+        cf, pool, opts, plan = self.cf, self.pool, self.options, self.plan
+        counting = opts.counting != "none" or opts.weights is not None
+        blocks = B.basic_blocks(body, opts.counting if opts.counting != "none" else "default",
+                                pool=pool) if counting else []
+        self.report.blocks += len(blocks)
+        starts = {G.after_labels(body, b.start): b for b in blocks}
+        init_done = G.after_initialisation(cf.name, method.name, method.descriptor, body, pool)
+        position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
+        original_handlers = list(body.handlers)
+        temps = self._current_temps_base = body.max_locals
+        extra_locals = 0
+        bytecodes_ref = pool.add_fieldref(NODE, "bytecodes", "J")
+        weighted_ref = pool.add_fieldref(NODE, "weighted", "J")
+        out: list = []
+        tail: list = []
+        first_handlers: list[Handler] = []
+        last_handlers: list[Handler] = []
+        site = 0
+        for i, item in enumerate(body.items):
+            blk = starts.get(i)
+            if blk is not None:
+                if opts.counting != "none":
+                    out += self._add_long(node, bytecodes_ref, blk.size)
+                if opts.weights is not None:
+                    w = sum(opts.weights.get(x.opcode, 0) for x in body.items[blk.start:blk.end]
+                            if not isinstance(x, Label))
+                    if w:
+                        out += self._add_long(node, weighted_ref, w)
+            if isinstance(item, Label):
+                out.append(item)
+                continue
+            opc = item.opcode
+            if opc in _INVOKES:
+                pre, call, post, pending = self._call_site(item, node, site, cf.name)
+                site += 1
+                out += pre
+                if pending is not None and init_done is not None and i >= init_done:
+                    start, end, handler = Label("pending_start"), Label("pending_end"), Label("pending_handler")
+                    out += [start, call, end]
+                    handler_end = Label("pending_handler_end")
+                    tail += [handler, *pending, Instruction(-1, op.ATHROW), handler_end]
+                    first_handlers.append(Handler(start, end, handler, 0))
+                    for h in original_handlers:   # the rethrow must meet the handlers the call met
+                        if position[h.start] <= i < position[h.end]:
+                            last_handlers.append(Handler(handler, handler_end, h.handler, h.catch_type))
+                else:
+                    out.append(call)
+                out += post
+                if pending is not None:
+                    extra_locals = max(extra_locals, pending_temps(item, pool))
+                continue
+            if opc == op.NEW:
+                target = pool.class_name(item.operand)
+                if plan.needs_init_publish(target, cf.name):
+                    out += self._publish(node)
+                if opts.allocations:
+                    out += self._allocate(node, target)
+            elif opc in (op.GETSTATIC, op.PUTSTATIC):
+                owner, name, desc = pool.member_ref(item.operand)
+                f = self.hierarchy.resolve_field(owner, name, desc)
+                if f is not None and plan.needs_init_publish(f.owner, cf.name):
+                    out += self._publish(node)
+            elif opts.allocations and opc == op.NEWARRAY:
+                out += self._allocate(node, _ARRAY_TYPES.get(item.operand, "[?"))
+            elif opts.allocations and opc == op.ANEWARRAY:
+                elem = pool.class_name(item.operand)
+                out += self._allocate(node, "[" + (elem if elem.startswith("[") else "L" + elem + ";"))
+            elif opts.allocations and opc == op.MULTIANEWARRAY:
+                out += self._allocate(node, pool.class_name(item.operand))
+            out.append(item)
+        body.items = out + tail
+        body.handlers = first_handlers + body.handlers + last_handlers
+        body.max_locals = max(body.max_locals, temps + extra_locals)
+
+    def _add_long(self, node: int, ref: int, amount: int) -> list:
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.DUP), Instruction(-1, op.GETFIELD, ref),
+                Instruction(-1, op.LDC2_W, self.pool.add_long(amount)), Instruction(-1, op.LADD),
+                Instruction(-1, op.PUTFIELD, ref)]
+
+    def _publish(self, node: int) -> list:
+        return [Instruction(-1, op.ALOAD, node),
+                Instruction(-1, op.INVOKEVIRTUAL, self.pool.add_methodref(NODE, "publish", "()V"))]
+
+    def _allocate(self, node: int, type_name: str) -> list:
+        pool = self.pool
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.LDC_W, pool.add_string(type_name)),
+                Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "allocate", "(Ljava/lang/String;)V"))]
+
+    def _call_site(self, insn: Instruction, node: int, site: int, this_class: str):
+        """(code before, the call, code after, pending-handler code or None) for one invoke."""
+        pool, plan = self.pool, self.plan
+        site_push = G.push_int(pool, site)
+        if insn.opcode == op.INVOKEDYNAMIC:
+            const = pool[insn.operand]
+            name, desc = pool.name_and_type(const.name_and_type_index)
+            mid = self.mids.ref("invokedynamic", name, desc, KIND_JDK)
+            self.report.call_sites["boundary"] += 1
+            return self._boundary(node, site, mid), insn, [], None
+        owner, name, desc = pool.member_ref(insn.operand)
+        interface = pool.tag(insn.operand) == 11
+        pre: list = []
+        if insn.opcode == op.INVOKESTATIC:
+            target = self.hierarchy.resolve_any_method(owner, name, desc, interface)
+            if target is not None and plan.needs_init_publish(target.owner, this_class):
+                pre += self._publish(node)
+        decision = plan.call_site(insn.opcode, owner, name, desc, interface)
+        self.report.call_sites[decision.action] += 1
+        if decision.action == PASS:
+            ref = pool.add_methodref(owner, name, esi_descriptor(desc), interface=interface)
+            if insn.opcode == op.INVOKEINTERFACE:
+                call = InvokeInterface(-1, ref, insn.count + 2)
+            else:
+                call = Instruction(-1, insn.opcode, ref)
+            return pre + [Instruction(-1, op.ALOAD, node), site_push], call, [], None
+        mid = self.mids.ref(decision.owner, decision.name, decision.descriptor, decision.kind)
+        if decision.action == BOUNDARY:
+            return pre + self._boundary(node, site, mid), insn, [], None
+        assert decision.action == PENDING
+        end_pending = [Instruction(-1, op.ALOAD, node), G.push_int(pool, site), *self.mids.load(mid),
+                       Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                           ROOT, "endPending", "(" + NODE_DESC + "I" + MID_DESC + ")V"))]
+        return pre + self._spill_for_pending(insn, node, site, mid, desc), insn, end_pending, end_pending
+
+    def _boundary(self, node: int, site: int, mid: int) -> list:
+        pool = self.pool
+        return [Instruction(-1, op.ALOAD, node), G.push_int(pool, site), *self.mids.load(mid),
+                Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V"))]
+
+    def _spill_for_pending(self, insn, node: int, site: int, mid: int, desc: str) -> list:
+        """Store the arguments in temporaries, hand the receiver to ``ThreadRoot.pending``, reload."""
+        pool = self.pool
+        params = parse_method_descriptor(desc).params
+        base = self._current_temps_base
+        slots = []
+        slot = base + 1
+        for p in params:
+            slots.append(slot)
+            slot += type_size(p)
+        out = [Instruction(-1, G.store_opcode(p), s) for p, s in reversed(list(zip(params, slots)))]
+        out += [Instruction(-1, op.DUP), Instruction(-1, op.ASTORE, base),
+                Instruction(-1, op.ALOAD, node), G.push_int(pool, site), *self.mids.load(mid),
+                Instruction(-1, op.ALOAD, base),
+                Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                    ROOT, "pending", "(" + NODE_DESC + "I" + MID_DESC + "Ljava/lang/Object;)V"))]
+        out += [Instruction(-1, G.load_opcode(p), s) for p, s in zip(params, slots)]
+        return out
+
+
+def pending_temps(insn, pool) -> int:
+    """Local slots a pending call site needs: the receiver and every argument."""
+    _, _, desc = pool.member_ref(insn.operand)
+    return 1 + parse_method_descriptor(desc).param_slots
+
+
+def instrument_class(cf: ClassFile, plan: CctPlan, options: CctOptions | None = None) -> ClassReport:
+    """Rewrite ``cf`` in place for CCT profiling. Raises :class:`AlreadyInstrumented` for a rewritten class."""
+    if cf.access & ACC_MODULE:
+        return ClassReport()
+    for f in cf.fields:
+        if f.name == MIDS_FIELD:
+            raise AlreadyInstrumented(f"{cf.name} was already rewritten by jprewrite")
+    rewriter = _ClassRewriter(cf, plan, options or CctOptions())
+    return rewriter.run()

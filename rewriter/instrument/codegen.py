@@ -1,0 +1,103 @@
+"""Small bytecode idioms every transformation needs: pushing constants, moving arguments, finding super().
+
+Kept apart from the transformations so the exercise and the CCT rewriting
+share one copy of each.
+"""
+
+from __future__ import annotations
+
+from ..analysis.typeflow import execute, state_from_frame
+from ..classfile import opcodes as op
+from ..classfile.descriptors import parse_method_descriptor, type_size
+from ..classfile.frames import Frame, Top, UninitializedThis, initial_frame_locals
+from ..classfile.instructions import Instruction
+from ..editor.body import CodeBody, Label
+
+
+def push_int(pool, value: int) -> Instruction:
+    """The shortest instruction pushing int ``value``."""
+    if -1 <= value <= 5:
+        return Instruction(-1, op.ICONST_0 + value)
+    if -128 <= value <= 127:
+        return Instruction(-1, op.BIPUSH, value)
+    if -32768 <= value <= 32767:
+        return Instruction(-1, op.SIPUSH, value)
+    return Instruction(-1, op.LDC_W, pool.add_integer(value))
+
+
+def load_opcode(desc: str) -> int:
+    return {"J": op.LLOAD, "D": op.DLOAD, "F": op.FLOAD, "L": op.ALOAD, "[": op.ALOAD}.get(desc[0], op.ILOAD)
+
+
+def store_opcode(desc: str) -> int:
+    return {"J": op.LSTORE, "D": op.DSTORE, "F": op.FSTORE, "L": op.ASTORE, "[": op.ASTORE}.get(desc[0], op.ISTORE)
+
+
+def return_opcode(desc: str) -> int:
+    return {"V": op.RETURN, "J": op.LRETURN, "D": op.DRETURN, "F": op.FRETURN, "L": op.ARETURN,
+            "[": op.ARETURN}.get(desc[0], op.IRETURN)
+
+
+def load_arguments(descriptor: str, is_static: bool, *, with_this: bool = True) -> tuple[list, int]:
+    """Instructions loading ``this`` (unless static or not wanted) and every parameter; and the next free slot."""
+    items: list = []
+    slot = 0
+    if not is_static:
+        if with_this:
+            items.append(Instruction(-1, op.ALOAD, 0))
+        slot = 1
+    for p in parse_method_descriptor(descriptor).params:
+        items.append(Instruction(-1, load_opcode(p), slot))
+        slot += type_size(p)
+    return items, slot
+
+
+def after_labels(body: CodeBody, index: int) -> int:
+    """First position at ``index`` or after that is past the labels sitting there."""
+    while index < len(body.items) and isinstance(body.items[index], Label):
+        index += 1
+    return index
+
+
+def after_initialisation(this_class: str, method_name: str, descriptor: str, body: CodeBody, pool) -> int | None:
+    """Item index just after a constructor's super()/this() call (0 for other methods).
+
+    None when the call cannot be found on the straight-line path from the
+    entry: code before it runs with ``this`` uninitialised, where no handler
+    may be added.
+    """
+    if method_name != "<init>" or this_class == "java/lang/Object":
+        return 0
+    state = state_from_frame(Frame(-1, initial_frame_locals(this_class, method_name, descriptor, False), []))
+    for i, item in enumerate(body.items):
+        if isinstance(item, Label):
+            continue
+        if item.opcode in op.BRANCH_OPCODES or item.opcode in (op.TABLESWITCH, op.LOOKUPSWITCH,
+                                                               op.ATHROW, op.RETURN):
+            return None
+        was_uninit = UninitializedThis in state.locals
+        state = execute(state, item, pool, this_class, new_label=item)
+        if was_uninit and UninitializedThis not in state.locals:
+            return i + 1
+    return None
+
+
+def with_local(locals_: list, slot: int, vtype) -> list:
+    """Frame locals (one entry per type) with ``vtype`` at ``slot``; entries from ``slot`` on are dropped."""
+    out, used = [], 0
+    for t in locals_:
+        if used >= slot:
+            break
+        out.append(t)
+        used += 2 if t.tag in (3, 4) else 1
+    out += [Top] * (slot - used)
+    out.append(vtype)
+    return out
+
+
+def define_local_in_frames(body: CodeBody, slot: int, vtype) -> None:
+    """Declare a new local (at or above every slot the frames mention) live with ``vtype`` in every frame."""
+    for frame in body.frames.values():
+        frame.locals = with_local(frame.locals, slot, vtype)
+        frame.kind = None
+

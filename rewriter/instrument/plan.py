@@ -1,0 +1,235 @@
+"""Which methods get which CCCP shape, and what each call site must do: decided once, the same for caller and callee.
+
+A caller rewritten in one class and its callee rewritten in another (perhaps
+in another jar of the same run) must agree on whether the callee has an ESI
+method; otherwise the call would fail with ``NoSuchMethodError``. Both sides
+therefore ask :meth:`CctPlan.has_esi`, which looks only at facts that the
+rewriting cannot change: the callee's class summary in the hierarchy and the
+set of instrumented classes.
+
+Call sites (CCCP Fig. 4, adapted to an uninstrumented JDK, see
+``docs/runtime-contract.md``):
+
+* ``PASS`` -- the reference resolves to a method with an ESI: pass the node.
+* ``BOUNDARY`` -- the code that runs is not instrumented: create the callee's
+  node at the call site and publish it for callbacks.
+* ``PENDING`` -- not instrumented as resolved, but dispatch may select an
+  instrumented override (an application class overriding ``toString``,
+  implementing ``Comparator.compare``...): the N2B wrapper decides at run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Callable, Iterable
+
+from ..analysis.hierarchy import ClassHierarchy, ClassInfo, MemberInfo
+from ..classfile import opcodes as op
+from ..classfile.descriptors import parse_method_descriptor
+from ..classfile.model import ACC_ABSTRACT, ACC_FINAL, ACC_NATIVE, ACC_PRIVATE, ACC_STATIC
+
+NODE = "jprewrite/runtime/Node"
+NODE_DESC = "L" + NODE + ";"
+ESI_SUFFIX = NODE_DESC + "I"
+RUNTIME_PACKAGE = "jprewrite/runtime/"
+
+KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3
+
+PASS, BOUNDARY, PENDING = "pass", "boundary", "pending"
+
+_JDK_PREFIXES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
+
+
+def esi_descriptor(descriptor: str) -> str:
+    """``(args)R`` -> ``(args Ljprewrite/runtime/Node; I)R``."""
+    close = descriptor.rindex(")")
+    return descriptor[:close] + ESI_SUFFIX + descriptor[close:]
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    action: str                 #: PASS, BOUNDARY or PENDING
+    owner: str                  #: class (internal name) that names the callee's node
+    name: str
+    descriptor: str
+    kind: int                   #: MID kind for boundary nodes
+
+
+class ClassPatterns:
+    """``--includes``/``--excludes``: class-name globs (``com.acme.*``, ``*Test``) on binary names."""
+
+    def __init__(self, includes: Iterable[str] = (), excludes: Iterable[str] = ()) -> None:
+        self.includes = [p.strip() for p in includes if p.strip()]
+        self.excludes = [p.strip() for p in excludes if p.strip()]
+
+    def __call__(self, internal_name: str) -> bool:
+        dotted = internal_name.replace("/", ".")
+        if self.includes and not any(fnmatchcase(dotted, p) for p in self.includes):
+            return False
+        return not any(fnmatchcase(dotted, p) for p in self.excludes)
+
+
+class CctPlan:
+    """The rewriting decisions for one run: ``instrumented(name)`` says which classes are rewritten."""
+
+    def __init__(self, hierarchy: ClassHierarchy, instrumented: Callable[[str], bool]) -> None:
+        self.hierarchy = hierarchy
+        self._instrumented = instrumented
+        self._esi_cache: dict[tuple[str, str, str], bool] = {}
+        self._clinit_cache: dict[str, bool] = {}
+        self._overriders: dict[tuple[str, str], list[str]] | None = None
+        self.world: list[str] = []   # every instrumented class, for the PENDING rule
+
+    def set_world(self, names: Iterable[str]) -> None:
+        self.world = sorted(n for n in names if self.is_instrumented(n))
+        self._overriders = None
+
+    # ----------------------------------------------------------- classes
+    def is_instrumented(self, name: str) -> bool:
+        if name.startswith("[") or name.startswith(RUNTIME_PACKAGE):
+            return False
+        if not self._instrumented(name):
+            return False
+        info = self.hierarchy.info(name)
+        return info is not None and not info.from_jdk
+
+    def interface_takes_defaults(self, info: ClassInfo) -> bool:
+        """May ESI default methods be added to interface ``info``?
+
+        Not before version 52 (no default methods), and not when that would
+        change when the interface is initialised: JVMS 5.5 initialises the
+        superinterfaces that declare non-abstract instance methods along with
+        a class, so an interface with a static initialiser and no such method
+        of its own must stay without them.
+        """
+        if info.major < 52:
+            return False
+        has_clinit = info.declared_method("<clinit>", "()V") is not None
+        if not has_clinit:
+            return True
+        return any(not m.is_static and not m.is_abstract and m.name != "<clinit>" for m in info.methods)
+
+    # ----------------------------------------------------------- methods
+    def has_esi(self, owner: str, name: str, descriptor: str) -> bool:
+        """Does method ``owner.name descriptor`` (as declared) get an ESI method (twin, B2N or delegator)?"""
+        key = (owner, name, descriptor)
+        found = self._esi_cache.get(key)
+        if found is None:
+            found = self._esi_cache[key] = self._decide_esi(owner, name, descriptor)
+        return found
+
+    def _decide_esi(self, owner: str, name: str, descriptor: str) -> bool:
+        if name == "<clinit>" or not self.is_instrumented(owner):
+            return False
+        info = self.hierarchy.info(owner)
+        if info is None:
+            return False
+        m = info.declared_method(name, descriptor)
+        if m is None:
+            return False
+        try:
+            md = parse_method_descriptor(descriptor)
+        except Exception:
+            return False
+        if md.param_slots + (0 if m.is_static else 1) + 2 > 255:
+            return False
+        if info.is_interface:
+            if info.major < 52:
+                return False
+            if m.is_static:
+                return True
+            return self.interface_takes_defaults(info)
+        return True
+
+    # ----------------------------------------------------------- call sites
+    def call_site(self, opcode: int, owner: str, name: str, descriptor: str, interface: bool) -> CallSite:
+        """What the call ``opcode owner.name descriptor`` in instrumented code must do."""
+        h = self.hierarchy
+        target: MemberInfo | None
+        if owner.startswith("["):
+            target = h.resolve_method("java/lang/Object", name, descriptor)   # clone() and friends
+        else:
+            target = h.resolve_any_method(owner, name, descriptor, interface)
+        if target is None:
+            return CallSite(BOUNDARY, owner, name, descriptor, self._kind_of(owner))
+        if self.has_esi(target.owner, target.name, target.descriptor):
+            return CallSite(PASS, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
+        kind = self._kind_of(target.owner)
+        if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and self._may_dispatch_to_instrumented(owner, target):
+            return CallSite(PENDING, target.owner, target.name, target.descriptor, kind)
+        return CallSite(BOUNDARY, target.owner, target.name, target.descriptor, kind)
+
+    def _kind_of(self, owner: str) -> int:
+        info = self.hierarchy.info(owner) if not owner.startswith("[") else None
+        if owner.startswith("["):
+            return KIND_JDK
+        if info is not None and info.from_jdk:
+            return KIND_JDK
+        if info is None and owner.startswith(_JDK_PREFIXES):
+            return KIND_JDK
+        return KIND_UNINSTRUMENTED
+
+    def _may_dispatch_to_instrumented(self, ref_owner: str, target: MemberInfo) -> bool:
+        if target.access & (ACC_STATIC | ACC_PRIVATE | ACC_FINAL) or target.name == "<init>":
+            return False
+        info = self.hierarchy.info(target.owner)
+        if info is not None and info.access & ACC_FINAL and not info.is_interface:
+            return False
+        for cls in self._overriders_of(target.name, target.descriptor):
+            sub = self.hierarchy.is_subtype(cls, ref_owner if not ref_owner.startswith("[") else "java/lang/Object")
+            if sub is None or sub:
+                return True
+        return False
+
+    def _overriders_of(self, name: str, descriptor: str) -> list[str]:
+        if self._overriders is None:
+            index: dict[tuple[str, str], list[str]] = {}
+            for cname in self.world:
+                info = self.hierarchy.info(cname)
+                if info is None:
+                    continue
+                for m in info.methods:
+                    if m.access & (ACC_STATIC | ACC_PRIVATE | ACC_ABSTRACT) or m.name.startswith("<"):
+                        continue
+                    index.setdefault((m.name, m.descriptor), []).append(cname)
+            self._overriders = index
+        return self._overriders.get((name, descriptor), [])
+
+    # ----------------------------------------------------------- class initialisation
+    def needs_init_publish(self, target_class: str, current: str) -> bool:
+        """Can touching ``target_class`` from ``current`` run an instrumented ``<clinit>``?
+
+        Then the caller publishes its node first, so the static initialiser's
+        OSI node lands beneath the code that triggered it. A superclass of
+        ``current`` is initialised already.
+        """
+        if target_class == current or not self.is_instrumented(target_class):
+            return False
+        if not self._has_clinit_chain(target_class):
+            return False
+        for sup in self.hierarchy.superclasses(current):
+            if sup.name == target_class:
+                return False
+        return True
+
+    def _has_clinit_chain(self, name: str) -> bool:
+        found = self._clinit_cache.get(name)
+        if found is None:
+            found = False
+            for cls in self.hierarchy.superclasses(name):
+                if cls.from_jdk:
+                    break
+                if self.is_instrumented(cls.name) and cls.declared_method("<clinit>", "()V") is not None:
+                    found = True
+                    break
+            self._clinit_cache[name] = found
+        return found
+
+
+def is_native(access: int) -> bool:
+    return bool(access & ACC_NATIVE)
+
+
+def is_abstract(access: int) -> bool:
+    return bool(access & ACC_ABSTRACT)

@@ -1,0 +1,1 @@
+"""Whole-program rewriting: jars in, jars out, with the embedded Java runtime."""

@@ -1,0 +1,261 @@
+"""Offline rewriting: jars and class directories in, self-contained profiling jars out.
+
+One run rewrites several inputs together so the hierarchy rules see every
+instrumented class (a caller in one jar passes the node to an ESI method in
+another). The output gets the Java runtime embedded, so ``java -cp out.jar
+Main`` works without anything else; a manifest ``Class-Path`` naming another
+input of the same run is pointed at that input's output.
+
+A class that fails to rewrite for an unexpected reason is left out of the
+instrumented set and the whole run is planned again, so no caller ever
+passes a node to a method that did not get its ESI twin.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from ..analysis.hierarchy import ClassHierarchy
+from ..archive.jars import Container, Entry, open_container, write_directory, write_jar
+from ..archive.jdk_image import JdkImage, find_java_home
+from ..classfile import opcodes as op
+from ..classfile.model import read_class
+from ..errors import JprewriteError
+from ..instrument.cct import AlreadyInstrumented, ClassReport, CctOptions, instrument_class
+from ..instrument.plan import RUNTIME_PACKAGE, CctPlan, ClassPatterns
+from ..instrument import serial_uid
+from .runtime_build import runtime_classes
+
+_MAX_ROUNDS = 4
+
+
+@dataclass
+class RewriteReport:
+    classes: int = 0             #: classes read
+    instrumented: int = 0        #: classes rewritten
+    totals: ClassReport = field(default_factory=ClassReport)
+    failed: dict[str, str] = field(default_factory=dict)          #: class -> why it stays uninstrumented
+    serial_uids: list[str] = field(default_factory=list)          #: classes that got an explicit serialVersionUID
+    class_path_notes: list[str] = field(default_factory=list)
+    missing_classes: set[str] = field(default_factory=set)
+    seconds: float = 0.0
+
+
+def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
+    """A weights file: lines ``<mnemonic> <cost>`` (``#`` comments); ``default <cost>`` for the rest."""
+    weights: dict[int, int] = {}
+    default: int | None = None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise JprewriteError(f"cannot read weights file: {getattr(e, 'strerror', None) or e}", path=os.fspath(path))
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise JprewriteError(f"line {n}: expected '<opcode> <cost>', got {line!r}", path=os.fspath(path))
+        name, cost_text = parts
+        try:
+            cost = int(cost_text)
+        except ValueError:
+            raise JprewriteError(f"line {n}: cost {cost_text!r} is not an integer", path=os.fspath(path)) from None
+        if cost < 0:
+            raise JprewriteError(f"line {n}: cost must not be negative", path=os.fspath(path))
+        if name == "default":
+            default = cost
+            continue
+        opcode = op.OPCODES_BY_NAME.get(name.lower())
+        if opcode is None:
+            raise JprewriteError(f"line {n}: unknown opcode {name!r}", path=os.fspath(path))
+        weights[opcode] = cost
+    if default is not None:
+        for code, name in enumerate(op.OPCODE_NAMES):
+            if name is not None and code not in weights:
+                weights[code] = default
+    return weights
+
+
+class _Input:
+    def __init__(self, index: int, container: Container, output: Path) -> None:
+        self.index = index
+        self.container = container
+        self.output = output
+        self.class_entries: list[Entry] = [e for e in container.entries()
+                                           if not e.is_dir and e.name.endswith(".class") and not e.is_module_info]
+
+
+def _internal_name(entry: Entry) -> str:
+    name = entry.name[:-len(".class")]
+    if name.startswith("META-INF/versions/"):
+        parts = name.split("/", 3)
+        name = parts[3] if len(parts) == 4 else name
+    return name
+
+
+def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLike[str]], *,
+            classpath: Iterable[str | os.PathLike[str]] = (), options: CctOptions | None = None,
+            patterns: ClassPatterns | None = None, java_home: str | os.PathLike[str] | None = None,
+            progress: Callable[[int, int], None] | None = None,
+            hierarchy_cache: bool = True) -> RewriteReport:
+    """Rewrite each of ``inputs`` (jar or class directory) to the matching path of ``outputs``."""
+    import time
+    started = time.monotonic()
+    if len(inputs) != len(outputs):
+        raise ValueError("one output per input")
+    options = options or CctOptions()
+    patterns = patterns or ClassPatterns()
+    report = RewriteReport()
+    containers = [open_container(p) for p in inputs]
+    extra = [open_container(p) for p in classpath]
+    try:
+        items = []
+        for c, out in zip(containers, outputs):
+            if c.kind == "class":
+                raise JprewriteError("a single class file cannot carry the runtime; rewrite its directory or jar",
+                                     path=c.path)
+            items.append(_Input(len(items), c, Path(out)))
+        runtime = runtime_classes()
+        for item in items:
+            for e in item.class_entries:
+                if e.name.startswith(RUNTIME_PACKAGE):
+                    raise JprewriteError("already rewritten by jprewrite (contains the runtime)",
+                                         path=item.container.path, entry=e.name)
+        jdk = JdkImage(java_home or find_java_home())
+        hierarchy = ClassHierarchy([*containers, *extra], jdk, cache=None if hierarchy_cache else False)
+        names = {_internal_name(e) for item in items for e in item.class_entries}
+        excluded: dict[str, str] = {}
+        for _ in range(_MAX_ROUNDS):
+            allowed = {n for n in names if patterns(n) and n not in excluded}
+            plan = CctPlan(hierarchy, lambda n: n in allowed)
+            plan.set_world(allowed)
+            results, new_failures, round_report = _rewrite_all(items, plan, options, progress)
+            if not new_failures:
+                break
+            excluded.update(new_failures)
+        else:  # pragma: no cover - would need failures that keep appearing
+            raise JprewriteError("classes keep failing to rewrite: " + ", ".join(sorted(excluded)[:5]))
+        report.failed = excluded
+        report.classes = sum(len(i.class_entries) for i in items)
+        report.instrumented = round_report.instrumented
+        report.totals = round_report.totals
+        report.serial_uids = round_report.serial_uids
+        for item in items:
+            manifest_bytes = _rewrite_manifest(item, items, report)
+            _write(item, results, runtime, manifest_bytes)
+        report.missing_classes = set(hierarchy.missing)
+        hierarchy.save_cache()
+    finally:
+        for c in containers + extra:
+            c.close()
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _rewrite_all(items: list[_Input], plan: CctPlan, options: CctOptions,
+                 progress: Callable[[int, int], None] | None):
+    results: dict[tuple[int, str], bytes] = {}
+    failures: dict[str, str] = {}
+    report = RewriteReport()
+    total = sum(len(i.class_entries) for i in items)
+    done = 0
+    for item in items:
+        for e in item.class_entries:
+            done += 1
+            if progress is not None:
+                progress(done, total)
+            data = e.read()
+            try:
+                cf = read_class(data)
+            except JprewriteError as err:
+                raise err.located(path=item.container.path, entry=e.name) from None
+            if not plan.is_instrumented(cf.name):
+                continue
+            try:
+                uid_added = _keep_serial_version_uid(cf, plan)
+                class_report = instrument_class(cf, plan, options)
+                new = cf.to_bytes()
+            except AlreadyInstrumented as err:
+                raise JprewriteError(str(err), path=item.container.path, entry=e.name) from None
+            except Exception as err:  # noqa: BLE001 - one class must not sink the run; it stays uninstrumented
+                failures[cf.name] = f"{type(err).__name__}: {err}"
+                continue
+            if uid_added:
+                report.serial_uids.append(cf.name)
+            report.instrumented += 1
+            report.totals.add(class_report)
+            results[(item.index, e.name)] = new
+    return results, failures, report
+
+
+def _keep_serial_version_uid(cf, plan: CctPlan) -> bool:
+    """Serializable classes keep their default serialVersionUID although members are added."""
+    if not serial_uid.is_serializable(cf, plan.hierarchy) or serial_uid.has_explicit_uid(cf):
+        return False
+    if cf.access & 0x4000:  # enums: serialVersionUID is ignored (0L)
+        return False
+    value = serial_uid.default_serial_version_uid(cf, plan.hierarchy)
+    serial_uid.add_serial_version_uid(cf, value)
+    return True
+
+
+def _rewrite_manifest(item: _Input, items: list[_Input], report: RewriteReport) -> bytes | None:
+    """Point ``Class-Path`` entries that name other inputs of this run at their outputs."""
+    container = item.container
+    if container.kind != "jar":
+        return None
+    manifest = container.manifest()
+    if manifest is None or "Class-Path" not in manifest.main:
+        return None
+    here = Path(os.path.realpath(container.path)).parent
+    out_dir = Path(os.path.abspath(item.output)).parent
+    by_input = {os.path.realpath(i.container.path): i for i in items}
+    new_parts = []
+    changed = False
+    for part in manifest.main["Class-Path"].split():
+        target = os.path.realpath(here / part)
+        other = by_input.get(target)
+        if other is not None:
+            rel = os.path.relpath(os.path.abspath(other.output), out_dir).replace(os.sep, "/")
+            new_parts.append(rel)
+            changed = changed or rel != part
+        else:
+            new_parts.append(part)
+            if os.path.exists(target):
+                report.class_path_notes.append(
+                    f"{container.path}: Class-Path entry {part} is not rewritten in this run "
+                    "(its classes will run uninstrumented)")
+    if not changed:
+        return None
+    manifest.main["Class-Path"] = " ".join(new_parts)
+    return manifest.to_bytes()
+
+
+def _write(item: _Input, results: dict[tuple[int, str], bytes], runtime: dict[str, bytes],
+           manifest_bytes: bytes | None) -> None:
+    container = item.container
+
+    def entries() -> Iterator:
+        present = set()
+        for e in container.entries():
+            present.add(e.name)
+            if e.is_dir:
+                yield e
+            elif manifest_bytes is not None and e.is_manifest:
+                yield (e, manifest_bytes)
+            else:
+                new = results.get((item.index, e.name))
+                yield e if new is None else (e, new)
+        for name, data in sorted(runtime.items()):
+            if name not in present:
+                yield (name, data)
+
+    if container.kind == "directory":
+        write_directory(item.output, entries(), inputs=[container])
+    else:
+        write_jar(item.output, entries(), inputs=[container], comment=container.comment,
+                  preamble=container.preamble)

@@ -1,0 +1,112 @@
+package jprewrite.runtime;
+
+/**
+ * The identity of one method in the calling context tree (JP's MID).
+ *
+ * <p>Children of a {@link Node} are keyed by MID identity, so every rewritten class creates its
+ * MIDs once (in {@code <clinit>}) and keeps them in static fields. Profiles name nodes by
+ * {@link #methodString()}, so two MIDs with the same class, name and descriptor (for example a
+ * JDK method referenced from two classes) are merged in the output.
+ */
+public class MethodId {
+    /** An instrumented method. */
+    public static final int KIND_INSTRUMENTED = 0;
+    /** A JDK method reached from instrumented code. */
+    public static final int KIND_JDK = 1;
+    /** Other uninstrumented code: excluded or missing classes, overrides in uninstrumented classes. */
+    public static final int KIND_UNINSTRUMENTED = 2;
+    /** A native method of an instrumented class. */
+    public static final int KIND_NATIVE = 3;
+
+    /** Binary class name with dots ({@code com.acme.Foo$Bar}); empty for the thread root. */
+    public final String className;
+    /** Method name ({@code <init>} for constructors). */
+    public final String name;
+    /** Method descriptor of the original (not rewritten) method. */
+    public final String descriptor;
+    /** One of the {@code KIND_*} constants. */
+    public final int kind;
+    /** Number of call sites of the method: the size of a node's child cache. */
+    public final int sites;
+    /** {@code name + descriptor}, interned: what virtual dispatch matches. */
+    public final String selector;
+
+    private final String methodString;
+
+    /** For factories and subclasses; rewritten code calls {@link #get}. */
+    public MethodId(String className, String name, String descriptor, int kind, int sites) {
+        this.className = className == null ? "" : className;
+        this.name = name == null ? "" : name;
+        this.descriptor = descriptor == null ? "" : descriptor;
+        this.kind = kind;
+        this.sites = sites < 0 ? 0 : sites;
+        this.selector = (this.name + this.descriptor).intern();
+        this.methodString = this.className.isEmpty()
+                ? this.name + this.descriptor
+                : this.className + "." + this.name + this.descriptor;
+    }
+
+    /** The MID of a method, made by the factory chosen with {@code -Djprewrite.midFactory}. */
+    public static MethodId get(String className, String name, String descriptor, int kind, int sites) {
+        MethodIdFactory f = Factory.INSTANCE;
+        if (f != null) {
+            try {
+                MethodId m = f.create(className, name, descriptor, kind, sites);
+                if (m != null) {
+                    return m;
+                }
+            } catch (Throwable e) {
+                Log.once("midFactory.create", "the MethodId factory failed; using plain MethodIds", e);
+            }
+        }
+        return new MethodId(className, name, descriptor, kind, sites);
+    }
+
+    /** {@code className + "." + name + descriptor} ({@code <root>} for the thread root). */
+    public final String methodString() {
+        return methodString;
+    }
+
+    /** Whether {@code other} has the same name and descriptor (what dispatch compares). */
+    public final boolean sameSelector(MethodId other) {
+        String a = selector, b = other.selector;
+        return a == b || a.equals(b);
+    }
+
+    @Override
+    public String toString() {
+        return methodString;
+    }
+
+    /** The default factory: plain MIDs. */
+    static final class Plain implements MethodIdFactory {
+        @Override
+        public MethodId create(String className, String name, String descriptor, int kind, int sites) {
+            return new MethodId(className, name, descriptor, kind, sites);
+        }
+    }
+
+    /** Holder so that the factory is loaded on first use, not when the runtime is. */
+    static final class Factory {
+        static final MethodIdFactory INSTANCE = load();
+
+        private static MethodIdFactory load() {
+            String name = Config.property("jprewrite.midFactory");
+            if (name == null || name.isEmpty()) {
+                return new Plain();
+            }
+            Object f = Config.instantiate(name, "jprewrite.midFactory");
+            if (f instanceof MethodIdFactory) {
+                return (MethodIdFactory) f;
+            }
+            if (f != null) {
+                Log.warn("-Djprewrite.midFactory=" + name + " does not implement "
+                        + MethodIdFactory.class.getName() + "; using plain MethodIds");
+            }
+            return new Plain();
+        }
+
+        private Factory() {
+        }
+    }
+}

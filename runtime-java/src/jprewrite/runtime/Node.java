@@ -1,0 +1,195 @@
+package jprewrite.runtime;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One calling context: a node of a thread's calling context tree (JP's IC, CCCP's CC).
+ *
+ * <p>Only the owning thread mutates a node; other threads (the exit-time writer, the thread that
+ * folds ended threads, profiling agents) may read it at any time. The tree is therefore built so
+ * that racy reads are safe without locks or volatile accesses: a new child is fully constructed,
+ * with its structure in final fields, before it is linked in front of the immutable list of its
+ * older siblings; counters are plain longs that a reader may see slightly stale.
+ */
+public class Node {
+    /** The method this context is in. */
+    public final MethodId method;
+    /** The caller's context; null for a thread root. */
+    public final Node parent;
+    /** The thread root this node belongs to. */
+    public final ThreadRoot root;
+    /** Invocations of {@link #method} in this context. */
+    public long calls;
+    /** Bytecodes executed in this context (exclusive of callees). */
+    public long bytecodes;
+    /** Weighted bytecodes (per-bytecode cost weights), exclusive of callees. */
+    public long weighted;
+
+    /** The next older sibling; never changes. */
+    final Node next;
+    /** The most recently created child (the head of the child list). */
+    Node first;
+    /** Child cache indexed by call site, sized {@code method.sites}; allocated on first use. */
+    private Node[] cache;
+    /** Allocation counts, newest first. */
+    Alloc allocs;
+
+    Node(MethodId method, Node parent, ThreadRoot root, Node next) {
+        this.method = method;
+        this.parent = parent;
+        this.root = root;
+        this.next = next;
+    }
+
+    /** The constructor of a thread root. */
+    Node(MethodId rootMethod) {
+        this.method = rootMethod;
+        this.parent = null;
+        this.root = (ThreadRoot) this;
+        this.next = null;
+    }
+
+    /**
+     * The child context for a call of {@code callee} from call site {@code site} (-1 if unknown),
+     * created if absent; counts the call.
+     */
+    public final Node enter(int site, MethodId callee) {
+        Node[] c = cache;
+        if (c != null && site >= 0 && site < c.length) {
+            Node n = c[site];
+            if (n != null && n.method == callee) {
+                n.calls++;
+                return n;
+            }
+        }
+        return enterSlow(site, callee);
+    }
+
+    private Node enterSlow(int site, MethodId callee) {
+        Node n = first;
+        while (n != null && n.method != callee) {
+            n = n.next;
+        }
+        if (n == null) {
+            n = new Node(callee, this, root, first);
+            first = n; // publish only once fully constructed
+        }
+        if (site >= 0) {
+            Node[] c = cache;
+            if (c == null) {
+                int size = method.sites;
+                if (site < size) {
+                    c = new Node[size];
+                    cache = c;
+                }
+            }
+            if (c != null && site < c.length) {
+                c[site] = n;
+            }
+        }
+        n.calls++;
+        return n;
+    }
+
+    /** Enter the (uninstrumented) callee's node and publish it for callbacks. */
+    public final void boundary(int site, MethodId callee) {
+        Node c = enter(site, callee);
+        root.published = c;
+    }
+
+    /** Make this node the parent of callbacks (static initialisers about to run). */
+    public final void publish() {
+        root.published = this;
+    }
+
+    /** Count one allocation of {@code type} (internal name or array descriptor) in this context. */
+    public final void allocate(String type) {
+        for (Alloc a = allocs; a != null; a = a.next) {
+            if (a.type == type) {
+                a.count++;
+                return;
+            }
+        }
+        allocateSlow(type == null ? "?" : type);
+    }
+
+    private void allocateSlow(String type) {
+        for (Alloc a = allocs; a != null; a = a.next) {
+            if (a.type.equals(type)) {
+                a.count++;
+                return;
+            }
+        }
+        Alloc a = new Alloc(type, allocs);
+        a.count = 1;
+        allocs = a;
+    }
+
+    /** The newest child, or null; with {@link #nextSibling()} a consistent snapshot of the children. */
+    public final Node firstChild() {
+        return first;
+    }
+
+    /** The next older sibling, or null. */
+    public final Node nextSibling() {
+        return next;
+    }
+
+    /** A copy of the current children, oldest first. */
+    public final Node[] children() {
+        ArrayList<Node> list = new ArrayList<Node>();
+        for (Node n = first; n != null; n = n.next) {
+            list.add(n);
+        }
+        Node[] out = new Node[list.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = list.get(out.length - 1 - i);
+        }
+        return out;
+    }
+
+    /** How many allocations of {@code type} this context made. */
+    public final long allocations(String type) {
+        long sum = 0;
+        for (Alloc a = allocs; a != null; a = a.next) {
+            if (a.type.equals(type)) {
+                sum += a.count;
+            }
+        }
+        return sum;
+    }
+
+    /** A copy of the allocation counts of this context (type -> count), oldest type first. */
+    public final Map<String, Long> allocationCounts() {
+        ArrayList<Alloc> list = new ArrayList<Alloc>();
+        for (Alloc a = allocs; a != null; a = a.next) {
+            list.add(a);
+        }
+        LinkedHashMap<String, Long> out = new LinkedHashMap<String, Long>();
+        for (int i = list.size() - 1; i >= 0; i--) {
+            Alloc a = list.get(i);
+            Long old = out.get(a.type);
+            out.put(a.type, old == null ? a.count : old + a.count);
+        }
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return method.methodString() + " calls=" + calls + " bytecodes=" + bytecodes;
+    }
+
+    /** One allocation counter; {@code type} and {@code next} never change. */
+    static final class Alloc {
+        final String type;
+        final Alloc next;
+        long count;
+
+        Alloc(String type, Alloc next) {
+            this.type = type;
+            this.next = next;
+        }
+    }
+}

@@ -1,0 +1,249 @@
+package jprewrite.runtime;
+
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every thread root, and the merged tree of the threads that have ended (JP's simple profiling
+ * agent, section 5.4).
+ *
+ * <p>Each root is registered with a weak reference to its thread. Once the thread has ended and
+ * been collected, a daemon thread folds the root's tree into the merged tree (64-bit counters,
+ * merged by method string) and drops the root, so the memory of ended threads is released. A
+ * shutdown hook, registered with the first root, writes the profile.
+ */
+final class Registry {
+    /** Threads of the same name are reported together; beyond this many names they share one entry. */
+    static final int MAX_THREAD_NAMES = 1000;
+    static final String OTHER_THREADS = "<other threads>";
+
+    private static final Object LOCK = new Object();
+    private static final ReferenceQueue<Thread> QUEUE = new ReferenceQueue<Thread>();
+    /** Registered roots not folded yet, in registration order. Guarded by LOCK. */
+    private static final LinkedHashSet<Entry> LIVE = new LinkedHashSet<Entry>();
+    /** Merged trees of folded (ended) threads. Guarded by LOCK. */
+    private static final Tree.M ENDED = Tree.newRoot();
+    private static final LinkedHashMap<String, Tree.M> ENDED_BY_NAME = new LinkedHashMap<String, Tree.M>();
+    private static boolean started;
+
+    /** The registration record of one root: a weak reference to its thread. */
+    static final class Entry extends WeakReference<Thread> {
+        final ThreadRoot root;
+        volatile String name;
+
+        Entry(Thread thread, ThreadRoot root) {
+            super(thread, QUEUE);
+            this.root = root;
+            String n;
+            try {
+                n = thread.getName();
+            } catch (Throwable e) {
+                n = "?";
+            }
+            this.name = n;
+        }
+
+        /** The thread's current name, or the last one seen once it has been collected. */
+        String currentName() {
+            Thread t = get();
+            if (t != null) {
+                try {
+                    name = t.getName();
+                } catch (Throwable ignored) {
+                    // keep the old name
+                }
+            }
+            return name;
+        }
+    }
+
+    static void register(Thread thread, ThreadRoot root) {
+        boolean start;
+        synchronized (LOCK) {
+            LIVE.add(root.owner);
+            start = !started;
+            started = true;
+            if (ThreadRoot.first == null) {
+                ThreadRoot.first = root;
+            }
+        }
+        if (start) {
+            startDaemons();
+        }
+        try {
+            root.activation = profiler().register(thread, root);
+        } catch (Throwable e) {
+            Log.once("profiler.register", "the profiling agent failed in register()", e);
+            root.activation = Integer.MAX_VALUE;
+        }
+    }
+
+    private static void startDaemons() {
+        try {
+            Thread reaper = new Thread(new Reaper(), "jprewrite-reaper");
+            reaper.setDaemon(true);
+            reaper.setPriority(Thread.MAX_PRIORITY);
+            reaper.setContextClassLoader(null);
+            reaper.start();
+        } catch (Throwable e) {
+            Log.once("reaper", "cannot start the thread that collects ended threads", e);
+        }
+        try {
+            Thread hook = new Thread(new Writer(), "jprewrite-shutdown");
+            hook.setContextClassLoader(null);
+            Runtime.getRuntime().addShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // already shutting down: nothing will be written for threads that start now
+        } catch (Throwable e) {
+            Log.once("hook", "cannot register the shutdown hook that writes the profile", e);
+        }
+    }
+
+    /** Fold the tree of an ended thread into the merged trees and forget its root. */
+    private static void fold(Entry e) {
+        synchronized (LOCK) {
+            if (!LIVE.remove(e)) {
+                return;
+            }
+            Tree.merge(ENDED, e.root);
+            Tree.merge(endedThread(e.name), e.root);
+            if (ThreadRoot.first == e.root) {
+                ThreadRoot.first = null;
+            }
+        }
+    }
+
+    private static Tree.M endedThread(String name) {
+        Tree.M m = ENDED_BY_NAME.get(name);
+        if (m == null) {
+            if (ENDED_BY_NAME.size() >= MAX_THREAD_NAMES) {
+                name = OTHER_THREADS;
+                m = ENDED_BY_NAME.get(name);
+            }
+            if (m == null) {
+                m = Tree.newRoot();
+                ENDED_BY_NAME.put(name, m);
+            }
+        }
+        return m;
+    }
+
+    private static void drainQueue() {
+        Reference<? extends Thread> r;
+        while ((r = QUEUE.poll()) != null) {
+            if (r instanceof Entry) {
+                fold((Entry) r);
+            }
+        }
+    }
+
+    /** A consistent-enough snapshot: merged tree of all threads, and one tree per thread name. */
+    static Tree.Profile snapshot() {
+        synchronized (LOCK) {
+            drainQueue();
+            Tree.M all = Tree.newRoot();
+            Tree.mergeCopy(all, ENDED);
+            LinkedHashMap<String, Tree.M> threads = new LinkedHashMap<String, Tree.M>();
+            for (Map.Entry<String, Tree.M> t : ENDED_BY_NAME.entrySet()) {
+                Tree.M copy = Tree.newRoot();
+                Tree.mergeCopy(copy, t.getValue());
+                threads.put(t.getKey(), copy);
+            }
+            for (Entry e : LIVE) {
+                Tree.merge(all, e.root);
+                String name = e.currentName();
+                Tree.M m = threads.get(name);
+                if (m == null) {
+                    m = Tree.newRoot();
+                    threads.put(name, m);
+                }
+                Tree.merge(m, e.root);
+            }
+            List<String> names = new ArrayList<String>(threads.keySet());
+            List<Tree.M> roots = new ArrayList<Tree.M>(threads.values());
+            return new Tree.Profile(all, names, roots);
+        }
+    }
+
+    /** Registered roots not folded yet (for tests). */
+    static int liveCount() {
+        synchronized (LOCK) {
+            drainQueue();
+            return LIVE.size();
+        }
+    }
+
+    static Profiler profiler() {
+        return ProfilerHolder.INSTANCE;
+    }
+
+    /** The default agent: the registry already keeps everything, so it only sets the granularity. */
+    static final class DefaultProfiler implements Profiler {
+        @Override
+        public int register(Thread thread, ThreadRoot root) {
+            return Integer.MAX_VALUE;
+        }
+
+        @Override
+        public int report(ThreadRoot root, Node current) {
+            return Integer.MAX_VALUE;
+        }
+    }
+
+    /** Loads {@code -Djprewrite.profiler} on first use (after the JVM has booted). */
+    private static final class ProfilerHolder {
+        static final Profiler INSTANCE = load();
+
+        private static Profiler load() {
+            String name = Config.property("jprewrite.profiler");
+            if (name == null || name.isEmpty()) {
+                return new DefaultProfiler();
+            }
+            Object p = Config.instantiate(name, "jprewrite.profiler");
+            if (p instanceof Profiler) {
+                return (Profiler) p;
+            }
+            if (p != null) {
+                Log.warn("-Djprewrite.profiler=" + name + " does not implement " + Profiler.class.getName()
+                        + "; using the default");
+            }
+            return new DefaultProfiler();
+        }
+    }
+
+    /** The daemon that folds ended threads. */
+    private static final class Reaper implements Runnable {
+        @Override
+        public void run() {
+            for (;;) {
+                try {
+                    Reference<? extends Thread> r = QUEUE.remove();
+                    if (r instanceof Entry) {
+                        fold((Entry) r);
+                    }
+                } catch (InterruptedException e) {
+                    // keep serving: the JVM ends daemon threads at exit
+                } catch (Throwable e) {
+                    Log.once("reaper.fold", "cannot fold the profile of an ended thread", e);
+                }
+            }
+        }
+    }
+
+    /** The shutdown hook: write the profile where the system properties say. */
+    private static final class Writer implements Runnable {
+        @Override
+        public void run() {
+            Profiles.writeAtExit();
+        }
+    }
+
+    private Registry() {
+    }
+}

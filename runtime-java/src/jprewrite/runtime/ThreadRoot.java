@@ -1,0 +1,162 @@
+package jprewrite.runtime;
+
+/**
+ * The root of one thread's calling context tree (JP's RC), and the per-thread state that
+ * instrumented code shares with the wrappers called back from uninstrumented code.
+ *
+ * <p>See {@code docs/runtime-contract.md}: {@link #published} is the node of the innermost
+ * boundary call (where callbacks from uninstrumented code attach); the pending-call fields
+ * describe a call into uninstrumented code whose dispatch may land directly in instrumented code.
+ */
+public final class ThreadRoot extends Node {
+    /** The MID of every thread root. */
+    static final MethodId ROOT = new MethodId("", "<root>", "", MethodId.KIND_INSTRUMENTED, 0);
+
+    private static final ThreadLocal<ThreadRoot> CURRENT = new ThreadLocal<ThreadRoot>();
+
+    /**
+     * The first thread's root (usually {@code main}): a fast path for {@link #current()} that avoids
+     * the thread-local lookup in the common single-threaded case. Cleared when that thread ends.
+     */
+    static ThreadRoot first;
+
+    /** Where callbacks from uninstrumented code attach; null means the root itself. */
+    public Node published;
+    /** JP's activationCounter: bytecodes left until the next {@link #triggerReport}. */
+    public int activation;
+
+    /** The open pending call, or null. */
+    Node pendingCaller;
+    int pendingSite;
+    MethodId pendingTarget;
+    Object pendingReceiver;
+
+    /** Registration record: a weak reference to the owning thread. */
+    final Registry.Entry owner;
+
+    private boolean reporting;
+
+    ThreadRoot(Thread thread) {
+        super(ROOT);
+        this.owner = new Registry.Entry(thread, this);
+    }
+
+    /** The calling thread's root, created and registered on first use. */
+    public static ThreadRoot current() {
+        Thread t = Thread.currentThread();
+        ThreadRoot r = first;
+        if (r != null && r.owner.get() == t) {
+            return r;
+        }
+        r = CURRENT.get();
+        return r != null ? r : create(t);
+    }
+
+    private static ThreadRoot create(Thread t) {
+        ThreadRoot r = new ThreadRoot(t);
+        CURRENT.set(r);
+        Registry.register(t, r);
+        return r;
+    }
+
+    /**
+     * The parent context of an N2B (or OSI) entry into {@code callee} on receiver {@code self}
+     * (null for static methods and initialisers).
+     *
+     * <p>With a pending call open: if {@code self} is its receiver and {@code callee} has the same
+     * name and descriptor, dispatch went straight to instrumented code and the caller is the parent;
+     * otherwise this is a callback from the uninstrumented callee, whose node is created and
+     * published first. Without one: the published node, or the root.
+     */
+    public static Node n2bParent(Object self, MethodId callee) {
+        ThreadRoot r = current();
+        Node caller = r.pendingCaller;
+        if (caller != null) {
+            MethodId target = r.pendingTarget;
+            Object receiver = r.pendingReceiver;
+            int site = r.pendingSite;
+            r.pendingCaller = null;
+            r.pendingTarget = null;
+            r.pendingReceiver = null;
+            if (self != null && self == receiver && callee != null && callee.sameSelector(target)) {
+                return caller;
+            }
+            Node b = caller.enter(site, target);
+            r.published = b;
+            return b;
+        }
+        Node p = r.published;
+        return p != null ? p : r;
+    }
+
+    /** Open a pending call: {@code caller} is about to call {@code target} on {@code receiver}. */
+    public static void pending(Node caller, int site, MethodId target, Object receiver) {
+        ThreadRoot r = caller.root;
+        r.pendingCaller = caller;
+        r.pendingSite = site;
+        r.pendingTarget = target;
+        r.pendingReceiver = receiver;
+    }
+
+    /**
+     * The pending call has returned (or thrown): if it is still open, the uninstrumented method ran
+     * without calling back, so count it as a boundary call; close it.
+     */
+    public static void endPending(Node caller, int site, MethodId target) {
+        ThreadRoot r = caller.root;
+        if (r.pendingCaller == caller && r.pendingSite == site && r.pendingTarget == target) {
+            r.pendingCaller = null;
+            r.pendingTarget = null;
+            r.pendingReceiver = null;
+            caller.enter(site, target);
+        }
+    }
+
+    /**
+     * Called by an ESI whose receiver's class is not the instrumented class that declares it: null
+     * when ordinary dispatch of the method on {@code self} selects instrumented code (the ESI may
+     * run); otherwise the override is uninstrumented, so enter and publish its boundary node (kind
+     * 2, named by the overriding class) and return it; the ESI then calls the original method.
+     */
+    public static Node redirect(Object self, Node caller, int site, MethodId esi) {
+        if (self == null || caller == null || esi == null) {
+            return null;
+        }
+        MethodId override;
+        try {
+            override = Dispatch.override(self.getClass(), esi);
+        } catch (Throwable e) {
+            Log.once("redirect", "cannot resolve overrides of " + esi.methodString(), e);
+            return null;
+        }
+        if (override == null || caller.method == override) {
+            // instrumented code is selected, or the override is calling super.m(...) back into us
+            return null;
+        }
+        Node b = caller.enter(site, override);
+        caller.root.published = b;
+        return b;
+    }
+
+    /** JP's periodic activation: hand this thread's tree to the profiling agent. */
+    public final void triggerReport(Node current) {
+        if (reporting) {
+            return;
+        }
+        reporting = true;
+        activation = Integer.MAX_VALUE;
+        try {
+            activation = Registry.profiler().report(this, current);
+        } catch (Throwable e) {
+            Log.once("profiler.report", "the profiling agent failed in report()", e);
+            activation = Integer.MAX_VALUE;
+        } finally {
+            reporting = false;
+        }
+    }
+
+    /** The owning thread, or null once it has ended and been garbage collected. */
+    public Thread thread() {
+        return owner.get();
+    }
+}

@@ -1,0 +1,71 @@
+"""Rewrite compiled programs with ``jprewrite`` (in process), run them, read their profiles."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from jprewrite.cli.main import main as jprewrite_main
+
+from support.jdk import run, tool
+
+
+@dataclass
+class Run:
+    stdout: str
+    stderr: str
+    returncode: int
+    profile: dict | None
+
+
+def make_jar(classes: Path, jar: Path) -> Path:
+    run([tool("jar"), "cf", str(jar), "-C", str(classes), "."])
+    return jar
+
+
+def rewrite(inputs: list[Path], output: Path, *options: str, output_dir: bool = False) -> None:
+    args = [str(p) for p in inputs]
+    args += ["--output-dir", str(output)] if output_dir else [str(output)]
+    code = jprewrite_main([*args, *options, "--quiet"])
+    assert code == 0, f"jprewrite exited {code}"
+
+
+def run_java(classpath: list[Path], main: str, *args: str, profile: Path | None = None,
+             jvm: tuple[str, ...] = ("-Xverify:all",), timeout: int = 300, cwd: Path | None = None) -> Run:
+    cmd = [tool("java"), *jvm]
+    if profile is not None:
+        cmd.append(f"-Djprewrite.output={profile}")
+    cmd += ["-cp", ":".join(str(p) for p in classpath), main, *args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    data = None
+    if profile is not None and profile.exists():
+        data = json.loads(profile.read_text())
+    return Run(p.stdout, p.stderr, p.returncode, data)
+
+
+def paths(profile: dict, key: str = "root") -> dict[tuple[str, ...], tuple[int, int]]:
+    """{method path (root excluded): (calls, bytecodes)} of the merged tree (or a thread's ``root``)."""
+    out: dict[tuple[str, ...], tuple[int, int]] = {}
+    stack = [((), profile[key] if key == "root" else key)]
+    while stack:
+        prefix, node = stack.pop()
+        for child in node.get("children", ()):
+            path = prefix + (child["method"],)
+            calls, bc = out.get(path, (0, 0))
+            out[path] = (calls + child["calls"], bc + child["bytecodes"])
+            stack.append((path, child))
+    return out
+
+
+def find(profile: dict, *methods: str) -> dict:
+    """The node reached from the merged root through children whose method ends with each of ``methods``."""
+    node = profile["root"]
+    for m in methods:
+        matches = [c for c in node.get("children", ()) if c["method"].endswith(m)]
+        assert matches, f"no child ending with {m!r} under {node['method']}: " \
+                        f"{[c['method'] for c in node.get('children', ())]}"
+        assert len(matches) == 1, f"several children end with {m!r}: {[c['method'] for c in matches]}"
+        node = matches[0]
+    return node
