@@ -28,6 +28,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def load_profile(path: str) -> dict:
+    """Read a profile; deep recursion in the program makes deeply nested JSON, so the limit is raised."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 200_000))
     try:
         with open(path, "rb") as f:
             data = json.load(f)
@@ -35,6 +38,8 @@ def load_profile(path: str) -> dict:
         raise JprewriteError(f"cannot read: {e.strerror or e}", path=path) from None
     except (ValueError, UnicodeDecodeError) as e:
         raise JprewriteError(f"not a JSON profile: {e}", path=path) from None
+    finally:
+        sys.setrecursionlimit(limit)
     if not isinstance(data, dict) or not isinstance(data.get("root"), dict):
         raise JprewriteError("not a jprewrite profile (no 'root' object)", path=path)
     return data

@@ -46,6 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="never instrument classes matching these globs")
     p.add_argument("--java-home", metavar="DIR", help="JDK whose classes answer hierarchy questions "
                                                       "(default: JAVA_HOME or the java on PATH)")
+    p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                   help="worker processes (default: number of CPUs)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress or summary on stderr")
     p.add_argument("--verbose", "-v", action="store_true", help="list every method left uninstrumented")
 
@@ -93,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         report = rewrite(inputs, outputs, classpath=classpath, options=options, patterns=patterns,
-                         java_home=args.java_home, progress=progress)
+                         java_home=args.java_home, progress=progress, jobs=max(1, args.jobs))
     finally:
         bar.close()
     if not args.quiet:

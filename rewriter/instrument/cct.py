@@ -23,14 +23,15 @@ from dataclasses import dataclass, field
 
 from ..analysis import blocks as B
 from ..analysis.frames import complete_frames
+from ..analysis.typeflow import FrameUnknown, flow_to, frame_from_state
 from ..analysis.hierarchy import ClassHierarchy
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor, type_size
-from ..classfile.frames import Integer, Object
+from ..classfile.frames import Frame, Integer, Object, initial_frame_locals
 from ..classfile.instructions import Instruction, InvokeInterface
 from ..classfile.model import (ACC_ABSTRACT, ACC_BRIDGE, ACC_FINAL, ACC_MODULE, ACC_NATIVE,
-                               ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC, ACC_SYNTHETIC, ACC_VARARGS, ClassFile,
+                               ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC, ACC_SUPER, ACC_SYNTHETIC, ACC_VARARGS, ClassFile,
                                Field, Method)
 from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
 from ..editor.body import CodeBody
@@ -43,6 +44,7 @@ MID = "jprewrite/runtime/MethodId"
 MID_DESC = "L" + MID + ";"
 ROOT = "jprewrite/runtime/ThreadRoot"
 MIDS_FIELD = "$jp$mids"
+HOLDER_SUFFIX = "$$jpmids"   #: the class holding a class's MethodIds
 MIDS_ARRAY = "[" + MID_DESC
 CLASS_METHOD = "$jprewrite$class"
 COUNTING_MODES = ("none", "default", "precise")
@@ -79,6 +81,7 @@ class ClassReport:
     blocks: int = 0
     call_sites: Counter = field(default_factory=Counter)
     not_instrumented: list[str] = field(default_factory=list)   #: "Class.m(desc): why"
+    extra_classes: dict[str, bytes] = field(default_factory=dict)  #: new classes to write beside it
 
     def add(self, other: "ClassReport") -> None:
         for name in ("esi", "n2b", "b2n", "osi", "delegators", "blocks"):
@@ -88,10 +91,16 @@ class ClassReport:
 
 
 class _MidTable:
-    """The MethodIds a class uses, held in one static array built first thing in ``<clinit>``."""
+    """The MethodIds a class uses, in one static array of a small holder class of their own.
 
-    def __init__(self, cf: ClassFile) -> None:
+    Not in the class itself: code of a class can run before its ``<clinit>``
+    (a superclass's initialiser that instantiates the subclass), and the holder
+    is initialised on first use, whatever state its class is in.
+    """
+
+    def __init__(self, cf: ClassFile, pool) -> None:
         self.cf = cf
+        self.pool = pool
         self.entries: list[tuple[str, str, str, int, int]] = []
         self.index: dict[tuple[str, str, str, int, int], int] = {}
 
@@ -103,14 +112,17 @@ class _MidTable:
             self.entries.append(key)
         return i
 
+    @property
+    def holder(self) -> str:
+        return self.cf.name + HOLDER_SUFFIX
+
     def load(self, i: int) -> list:
-        pool = self.cf.pool
-        return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.cf.name, MIDS_FIELD, MIDS_ARRAY)),
+        pool = self.pool
+        return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY)),
                 G.push_int(pool, i), Instruction(-1, op.AALOAD)]
 
-    def fill(self, start: int, end: int) -> list:
+    def fill(self, pool, start: int, end: int) -> list:
         """``array`` on the stack: store entries [start, end) into it; the array stays on the stack."""
-        pool = self.cf.pool
         get = pool.add_methodref(MID, "get", "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;II)" + MID_DESC)
         out: list = []
         for i in range(start, end):
@@ -124,18 +136,59 @@ class _MidTable:
         return out
 
 
+class _CachingPool:
+    """The class's constant pool, with the find-or-add calls the rewriter repeats thousands of times memoised."""
+
+    def __init__(self, pool) -> None:
+        self._pool = pool
+        self._memo: dict[tuple, int] = {}
+
+    def __getattr__(self, name: str):
+        return getattr(self._pool, name)
+
+    def __getitem__(self, i: int):
+        return self._pool[i]
+
+    def _cached(self, key: tuple, make) -> int:
+        i = self._memo.get(key)
+        if i is None:
+            i = self._memo[key] = make()
+        return i
+
+    def add_methodref(self, owner: str, name: str, descriptor: str, *, interface: bool = False) -> int:
+        return self._cached(("m", owner, name, descriptor, interface),
+                            lambda: self._pool.add_methodref(owner, name, descriptor, interface=interface))
+
+    def add_fieldref(self, owner: str, name: str, descriptor: str) -> int:
+        return self._cached(("f", owner, name, descriptor), lambda: self._pool.add_fieldref(owner, name, descriptor))
+
+    def add_string(self, text: str) -> int:
+        return self._cached(("s", text), lambda: self._pool.add_string(text))
+
+    def add_class(self, name: str) -> int:
+        return self._cached(("c", name), lambda: self._pool.add_class(name))
+
+    def add_long(self, value: int) -> int:
+        return self._cached(("j", value), lambda: self._pool.add_long(value))
+
+    def add_utf8(self, text: str) -> int:
+        return self._cached(("u", text), lambda: self._pool.add_utf8(text))
+
+
 class _ClassRewriter:
     def __init__(self, cf: ClassFile, plan: CctPlan, options: CctOptions) -> None:
         self.cf = cf
         self.plan = plan
         self.hierarchy: ClassHierarchy = plan.hierarchy
         self.options = options
-        self.pool = cf.pool
-        self.mids = _MidTable(cf)
+        self.pool = _CachingPool(cf.pool)
+        self.mids = _MidTable(cf, self.pool)
         self.report = ClassReport()
         self.is_interface = cf.is_interface()
         self.frames = cf.major >= 50
         self.check_overrides = (not self.is_interface and cf.major >= 49 and not cf.access & ACC_FINAL)
+        self._pending_frames: dict = {}
+        self._pending_handlers: list = []
 
     # ------------------------------------------------------------------ class level
     def run(self) -> ClassReport:
@@ -153,7 +206,10 @@ class _ClassRewriter:
             elif m.code() is not None:
                 self._add_esi_and_n2b(m)
         self._osi_clinit()
-        self._add_mid_table()
+        self._finish_clinit()
+        if self.mids.entries:
+            name, data = self._build_holder()
+            self.report.extra_classes[name] = data
         if not self.is_interface and cf.major >= 49:
             self._add_class_method()
         return self.report
@@ -162,15 +218,41 @@ class _ClassRewriter:
         return f"{self.cf.name.replace('/', '.')}.{m.name}{m.descriptor}"
 
     def _new_method(self, access: int, name: str, descriptor: str, body: CodeBody, *,
-                    exceptions=None) -> Method:
+                    frames_done: bool = False) -> Method:
+        """A new method with ``body``; straight-line bodies need no frames, others get them completed."""
         cf = self.cf
         m = Method(access, self.pool.add_utf8(name), self.pool.add_utf8(descriptor), [], cf)
-        if exceptions is not None:
-            m.attributes.append(exceptions)
-        self._complete_frames(m, body)
+        if not frames_done and (body.handlers or any(isinstance(x, Label) for x in body.items)):
+            self._complete_frames(m, body)
         write_body(m, body)
         cf.methods.append(m)
         return m
+
+    def _handler_frames(self, m: Method, body: CodeBody) -> None:
+        """Frames for the labels the instrumentation added: the override check's target, pending handlers.
+
+        A pending handler sees the locals of its call (straight-line flow from the nearest frame);
+        full inference only where that flow is interrupted.
+        """
+        if not self.frames:
+            return
+        body.frames.update(self._pending_frames)
+        self._pending_frames = {}
+        if not self._pending_handlers:
+            return
+        index = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
+        is_static = bool(m.access & ACC_STATIC)
+        unknown = []
+        for start, handler in self._pending_handlers:
+            try:
+                st = flow_to(body, index[start] + 1, self.pool, self.cf.name, m.descriptor, is_static, m.name)
+            except FrameUnknown:
+                unknown.append(handler)
+                continue
+            body.frames[handler] = Frame(-1, frame_from_state(st).locals, [Object("java/lang/Throwable")])
+        if unknown:
+            complete_frames(body, pool=self.pool, hierarchy=self.hierarchy, this_class=self.cf.name,
+                            method_name=m.name, descriptor=m.descriptor, is_static=is_static, needed=unknown)
 
     def _complete_frames(self, m: Method, body: CodeBody) -> None:
         if self.frames:
@@ -211,7 +293,7 @@ class _ClassRewriter:
                                      pool.add_methodref(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
                          Instruction(-1, op.ASTORE, node_slot)]
             body.insert(0, prologue)
-            self._complete_frames(twin, body)
+            self._handler_frames(twin, body)
             write_body(twin, body)
         except CodeTooLargeError:
             self.report.not_instrumented.append(f"{self._where(m)}: too large once instrumented (64 KB); "
@@ -227,6 +309,9 @@ class _ClassRewriter:
         """If an uninstrumented subclass overrides ``m``, run its override instead (contract: override check)."""
         pool, cf = self.pool, self.cf
         go = Label("esi_body")
+        if self.frames:
+            body_locals = initial_frame_locals(cf.name, m.name, esi_descriptor(m.descriptor), False)
+            self._pending_frames[go] = Frame(-1, body_locals, [])
         args, _ = G.load_arguments(m.descriptor, False)
         md = parse_method_descriptor(m.descriptor)
         return [Instruction(-1, op.ILOAD, node_slot + 1), Instruction(-1, op.IFLT, go),
@@ -275,7 +360,9 @@ class _ClassRewriter:
         if not ctor:   # a handler may not cover this(...) in a constructor
             items += [handler, *restore, Instruction(-1, op.ATHROW)]
             body.handlers.append(Handler(start, end, handler, 0))
-        self._complete_frames(m, body)
+            if self.frames:
+                body.frames[handler] = Frame(-1, initial_frame_locals(cf.name, m.name, m.descriptor, is_static)
+                                             + [Object(NODE), Object(NODE)], [Object("java/lang/Throwable")])
         write_body(m, body)
 
     # ------------------------------------------------------------------ B2N and delegators
@@ -307,8 +394,12 @@ class _ClassRewriter:
                  handler, *restore, Instruction(-1, op.ATHROW)]
         body = CodeBody(items=items, max_locals=saved + 1)
         body.handlers.append(Handler(start, end, handler, 0))
+        if self.frames:
+            body.frames[handler] = Frame(-1, initial_frame_locals(cf.name, m.name, esi_descriptor(m.descriptor),
+                                                                  is_static) + [Object(NODE)],
+                                         [Object("java/lang/Throwable")])
         access = m.access & ~(ACC_NATIVE | ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC
-        self._new_method(access, m.name, esi_descriptor(m.descriptor), body)
+        self._new_method(access, m.name, esi_descriptor(m.descriptor), body, frames_done=True)
         self.report.b2n += 1
 
     def _add_delegator(self, m: Method, *, abstract: bool) -> None:
@@ -365,55 +456,47 @@ class _ClassRewriter:
             body.items, body.handlers, body.frames, body.max_locals = saved
         self._clinit_body = body
 
-    def _add_mid_table(self) -> None:
-        cf, pool = self.cf, self.pool
-        access = ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC | (ACC_PUBLIC if self.is_interface else ACC_PRIVATE)
-        cf.fields.append(Field(access, pool.add_utf8(MIDS_FIELD), pool.add_utf8(MIDS_ARRAY), [], cf))
-        n = len(self.mids.entries)
-        put = Instruction(-1, op.PUTSTATIC, pool.add_fieldref(cf.name, MIDS_FIELD, MIDS_ARRAY))
-        make = [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
-        if self.is_interface and cf.major < 52:
-            init = make + self.mids.fill(0, n) + [put]          # no static methods in old interfaces
-        else:
-            init = [Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
-                cf.name, MIDS_FIELD, "()" + MIDS_ARRAY, interface=self.is_interface)), put]
-            self._add_mid_builders(make, n)
-        clinit = cf.method("<clinit>", "()V")
+    def _finish_clinit(self) -> None:
+        """Write the OSI ``<clinit>`` (kept uninstrumented if it no longer fits in 64 KB)."""
+        clinit = self.cf.method("<clinit>", "()V")
         body = self._clinit_body
-        if clinit is None:
-            body = CodeBody(items=[*init, Instruction(-1, op.RETURN)], max_locals=0)
-            self._new_method(ACC_STATIC | ACC_SYNTHETIC, "<clinit>", "()V", body)
+        if clinit is None or body is None:
             return
-        if body is None:   # <clinit> without code cannot occur in a valid class; be safe
-            return
-        body.insert(0, init)
         try:
-            self._complete_frames(clinit, body)
+            self._handler_frames(clinit, body)
             write_body(clinit, body)
         except CodeTooLargeError:
             self.report.not_instrumented.append(f"{self._where(clinit)}: too large once instrumented (64 KB); "
-                                                "only the MID table added")
+                                                "kept as it was")
             self.report.osi -= 1
-            plain = disassemble(clinit)
-            plain.insert(0, init)
-            self._complete_frames(clinit, plain)
-            write_body(clinit, plain)
 
-    def _add_mid_builders(self, make: list, n: int) -> None:
-        """``static MethodId[] $jp$mids()``, filling the array in chunks so each method stays small."""
-        pool, cf = self.pool, self.cf
-        access = ACC_STATIC | ACC_SYNTHETIC | (ACC_PUBLIC if self.is_interface else ACC_PRIVATE)
-        items = list(make)
+    def _build_holder(self) -> tuple[str, bytes]:
+        """The holder class: ``static final MethodId[] $jp$mids``, filled in chunks by its ``<clinit>``."""
+        holder = ClassFile()
+        holder.major, holder.minor = 49, 0          # no frames needed: straight-line code only
+        holder.access = ACC_FINAL | ACC_SUPER | ACC_SYNTHETIC
+        pool = holder.pool
+        holder.this_class = pool.add_class(self.mids.holder)
+        holder.super_class = pool.add_class("java/lang/Object")
+        holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(MIDS_FIELD),
+                                   pool.add_utf8(MIDS_ARRAY), [], holder))
+        n = len(self.mids.entries)
+        items = [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
         for k, start in enumerate(range(0, n, _MIDS_PER_CHUNK)):
             end = min(n, start + _MIDS_PER_CHUNK)
-            name = f"{MIDS_FIELD}${k}"
-            self._new_method(access, name, "(" + MIDS_ARRAY + ")" + MIDS_ARRAY,
-                             CodeBody(items=[Instruction(-1, op.ALOAD, 0), *self.mids.fill(start, end),
-                                             Instruction(-1, op.ARETURN)], max_locals=1))
-            items.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
-                cf.name, name, "(" + MIDS_ARRAY + ")" + MIDS_ARRAY, interface=self.is_interface)))
-        items.append(Instruction(-1, op.ARETURN))
-        self._new_method(access, MIDS_FIELD, "()" + MIDS_ARRAY, CodeBody(items=items, max_locals=0))
+            name = f"fill{k}"
+            desc = "(" + MIDS_ARRAY + ")" + MIDS_ARRAY
+            m = Method(ACC_PRIVATE | ACC_STATIC, pool.add_utf8(name), pool.add_utf8(desc), [], holder)
+            write_body(m, CodeBody(items=[Instruction(-1, op.ALOAD, 0), *self.mids.fill(pool, start, end),
+                                          Instruction(-1, op.ARETURN)], max_locals=1))
+            holder.methods.append(m)
+            items.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(self.mids.holder, name, desc)))
+        items += [Instruction(-1, op.PUTSTATIC, pool.add_fieldref(self.mids.holder, MIDS_FIELD, MIDS_ARRAY)),
+                  Instruction(-1, op.RETURN)]
+        clinit = Method(ACC_STATIC, pool.add_utf8("<clinit>"), pool.add_utf8("()V"), [], holder)
+        write_body(clinit, CodeBody(items=items, max_locals=0))
+        holder.methods.append(clinit)
+        return self.mids.holder, holder.to_bytes()
 
     def _add_class_method(self) -> None:
         """``$jprewrite$class()``: the class literal, or null when an uninstrumented class sits between
@@ -512,6 +595,7 @@ class _ClassRewriter:
             out.append(item)
         body.items = out + tail
         body.handlers = first_handlers + body.handlers + last_handlers
+        self._pending_handlers = [(h.start, h.handler) for h in first_handlers]
         body.max_locals = max(body.max_locals, temps + extra_locals)
 
     def _add_long(self, node: int, ref: int, amount: int) -> list:
@@ -598,8 +682,7 @@ def instrument_class(cf: ClassFile, plan: CctPlan, options: CctOptions | None = 
     """Rewrite ``cf`` in place for CCT profiling. Raises :class:`AlreadyInstrumented` for a rewritten class."""
     if cf.access & ACC_MODULE:
         return ClassReport()
-    for f in cf.fields:
-        if f.name == MIDS_FIELD:
-            raise AlreadyInstrumented(f"{cf.name} was already rewritten by jprewrite")
+    if cf.name.endswith(HOLDER_SUFFIX) or any(m.name == CLASS_METHOD for m in cf.methods):
+        raise AlreadyInstrumented(f"{cf.name} was already rewritten by jprewrite")
     rewriter = _ClassRewriter(cf, plan, options or CctOptions())
     return rewriter.run()

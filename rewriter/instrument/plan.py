@@ -85,6 +85,10 @@ class CctPlan:
         self.world = sorted(n for n in names if self.is_instrumented(n))
         self._overriders = None
 
+    def warm_up(self) -> None:
+        """Build the lazily computed indexes now (before worker processes are forked, so they share them)."""
+        self._overriders_of("", "")
+
     # ----------------------------------------------------------- classes
     def is_instrumented(self, name: str) -> bool:
         if name.startswith("[") or name.startswith(RUNTIME_PACKAGE):

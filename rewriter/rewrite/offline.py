@@ -13,7 +13,9 @@ passes a node to a method that did not get its ESI twin.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -101,13 +103,14 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
             classpath: Iterable[str | os.PathLike[str]] = (), options: CctOptions | None = None,
             patterns: ClassPatterns | None = None, java_home: str | os.PathLike[str] | None = None,
             progress: Callable[[int, int], None] | None = None,
-            hierarchy_cache: bool = True) -> RewriteReport:
+            hierarchy_cache: bool = True, jobs: int | None = None) -> RewriteReport:
     """Rewrite each of ``inputs`` (jar or class directory) to the matching path of ``outputs``."""
     import time
     started = time.monotonic()
     if len(inputs) != len(outputs):
         raise ValueError("one output per input")
     options = options or CctOptions()
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     patterns = patterns or ClassPatterns()
     report = RewriteReport()
     containers = [open_container(p) for p in inputs]
@@ -133,7 +136,7 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
             allowed = {n for n in names if patterns(n) and n not in excluded}
             plan = CctPlan(hierarchy, lambda n: n in allowed)
             plan.set_world(allowed)
-            results, new_failures, round_report = _rewrite_all(items, plan, options, progress)
+            results, new_failures, round_report = _rewrite_all(items, plan, options, progress, jobs)
             if not new_failures:
                 break
             excluded.update(new_failures)
@@ -156,51 +159,95 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
     return report
 
 
+_BATCH = 64
+_WORKER_STATE: tuple | None = None   # (items, plan, options), inherited by forked workers
+
+
 def _rewrite_all(items: list[_Input], plan: CctPlan, options: CctOptions,
-                 progress: Callable[[int, int], None] | None):
+                 progress: Callable[[int, int], None] | None, jobs: int):
+    """Rewrite every class of ``items``; in ``jobs`` forked processes when there is enough work."""
+    global _WORKER_STATE
+    work = [(item.index, e.name) for item in items for e in item.class_entries]
+    total = len(work)
+    batches = [work[i:i + _BATCH] for i in range(0, total, _BATCH)]
     results: dict[tuple[int, str], bytes] = {}
     failures: dict[str, str] = {}
     report = RewriteReport()
-    total = sum(len(i.class_entries) for i in items)
+    plan.warm_up()
+    _WORKER_STATE = (items, plan, options)
     done = 0
-    for item in items:
-        for e in item.class_entries:
-            done += 1
-            if progress is not None:
-                progress(done, total)
-            data = e.read()
-            try:
-                cf = read_class(data)
-            except JprewriteError as err:
-                raise err.located(path=item.container.path, entry=e.name) from None
-            if not plan.is_instrumented(cf.name):
-                continue
-            try:
-                uid_added = _keep_serial_version_uid(cf, plan)
-                class_report = instrument_class(cf, plan, options)
-                new = cf.to_bytes()
-            except AlreadyInstrumented as err:
-                raise JprewriteError(str(err), path=item.container.path, entry=e.name) from None
-            except Exception as err:  # noqa: BLE001 - one class must not sink the run; it stays uninstrumented
-                failures[cf.name] = f"{type(err).__name__}: {err}"
-                continue
-            if uid_added:
-                report.serial_uids.append(cf.name)
-            report.instrumented += 1
-            report.totals.add(class_report)
-            results[(item.index, e.name)] = new
+
+    def merge(part) -> None:
+        nonlocal done
+        error, part_results, part_failures, part_report, n = part
+        if error is not None:
+            path, entry, offset, message = error
+            raise JprewriteError(message, path=path, entry=entry, offset=offset)
+        results.update(part_results)
+        failures.update(part_failures)
+        report.instrumented += part_report.instrumented
+        report.totals.add(part_report.totals)
+        report.serial_uids += part_report.serial_uids
+        done += n
+        if progress is not None:
+            progress(done, total)
+
+    try:
+        if jobs > 1 and len(batches) > 2 and "fork" in multiprocessing.get_all_start_methods():
+            ctx = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+                for part in pool.map(_rewrite_batch, batches):
+                    merge(part)
+        else:
+            for batch in batches:
+                merge(_rewrite_batch(batch))
+    finally:
+        _WORKER_STATE = None
     return results, failures, report
+
+
+def _rewrite_batch(batch: list[tuple[int, str]]):
+    """(error, results, failures, report, count) for one batch; picklable, so it also runs in a worker."""
+    assert _WORKER_STATE is not None
+    items, plan, options = _WORKER_STATE
+    results: dict[tuple[int, str], bytes] = {}
+    failures: dict[str, str] = {}
+    report = RewriteReport()
+    for index, name in batch:
+        container = items[index].container
+        try:
+            data = container.entry(name).read()
+            cf = read_class(data)
+        except JprewriteError as err:
+            err = err.located(path=container.path, entry=name)
+            return (err.path, err.entry, err.offset, err.message), {}, {}, report, len(batch)
+        if not plan.is_instrumented(cf.name):
+            continue
+        try:
+            uid_added = _keep_serial_version_uid(cf, plan)
+            class_report = instrument_class(cf, plan, options)
+            new = cf.to_bytes()
+        except AlreadyInstrumented as err:
+            return (container.path, name, None, str(err)), {}, {}, report, len(batch)
+        except Exception as err:  # noqa: BLE001 - one class must not sink the run; it stays uninstrumented
+            failures[cf.name] = f"{type(err).__name__}: {err}"
+            continue
+        if uid_added:
+            report.serial_uids.append(cf.name)
+        report.instrumented += 1
+        extras = class_report.extra_classes
+        class_report.extra_classes = {}
+        report.totals.add(class_report)
+        prefix = name[:len(name) - len(cf.name + ".class")]
+        results[(index, name)] = new
+        for extra_name, extra_data in extras.items():
+            results[(index, prefix + extra_name + ".class")] = extra_data
+    return None, results, failures, report, len(batch)
 
 
 def _keep_serial_version_uid(cf, plan: CctPlan) -> bool:
     """Serializable classes keep their default serialVersionUID although members are added."""
-    if not serial_uid.is_serializable(cf, plan.hierarchy) or serial_uid.has_explicit_uid(cf):
-        return False
-    if cf.access & 0x4000:  # enums: serialVersionUID is ignored (0L)
-        return False
-    value = serial_uid.default_serial_version_uid(cf, plan.hierarchy)
-    serial_uid.add_serial_version_uid(cf, value)
-    return True
+    return serial_uid.pin_serial_version_uid(cf, plan.hierarchy) is not None
 
 
 def _rewrite_manifest(item: _Input, items: list[_Input], report: RewriteReport) -> bytes | None:
@@ -250,6 +297,9 @@ def _write(item: _Input, results: dict[tuple[int, str], bytes], runtime: dict[st
             else:
                 new = results.get((item.index, e.name))
                 yield e if new is None else (e, new)
+        for (index, name), data in results.items():
+            if index == item.index and name not in present:
+                yield (name, data)
         for name, data in sorted(runtime.items()):
             if name not in present:
                 yield (name, data)

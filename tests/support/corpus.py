@@ -25,6 +25,9 @@ PACKAGES: dict[str, list[str]] = {
               "/usr/share/scala/lib/scala-reflect.jar"],
     "kotlin": ["/usr/share/java/kotlin-stdlib.jar", "/usr/share/java/kotlin-compiler.jar"],
     "groovy": ["/usr/share/java/groovy-all.jar"],
+    "libbatik-java": ["/usr/share/java/batik-all.jar"],
+    "libfop-java": ["/usr/share/java/fop.jar"],
+    "libsunflow-java": ["/usr/share/java/sunflow.jar"],
     "libasm-java": ["/usr/share/java/asm.jar", "/usr/share/java/asm-tree.jar",
                     "/usr/share/java/asm-analysis.jar", "/usr/share/java/asm-util.jar"],
 }

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jprewrite.cli.main import main as jprewrite_main
+from jprewrite.cli.report_command import load_profile
 
 from support.jdk import run, tool
 
@@ -41,7 +42,7 @@ def run_java(classpath: list[Path], main: str, *args: str, profile: Path | None 
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd)
     data = None
     if profile is not None and profile.exists():
-        data = json.loads(profile.read_text())
+        data = load_profile(str(profile))
     return Run(p.stdout, p.stderr, p.returncode, data)
 
 
