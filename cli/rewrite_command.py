@@ -109,8 +109,12 @@ def run(args: argparse.Namespace) -> int:
         if report.serial_uids:
             print(f"jprewrite: kept the default serialVersionUID of {len(report.serial_uids)} Serializable "
                   "classes (explicit field added)", file=err)
-        for name, why in sorted(report.failed.items()):
+        failed = sorted(report.failed.items())
+        for name, why in failed if args.verbose else failed[:5]:
             print(f"jprewrite: {name.replace('/', '.')} left uninstrumented: {why}", file=err)
+        if len(failed) > 5 and not args.verbose:
+            print(f"jprewrite: ... and {len(failed) - 5} more classes left uninstrumented (--verbose lists them)",
+                  file=err)
         if t.not_instrumented:
             print(f"jprewrite: {len(t.not_instrumented)} methods not instrumented (they run, without counts)"
                   + ("" if args.verbose else "; --verbose lists them"), file=err)

@@ -37,7 +37,7 @@ from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
 from ..editor.body import CodeBody
 from ..editor.params import shift_body
 from . import codegen as G
-from .plan import (BOUNDARY, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
+from .plan import (BOUNDARY, PASS_INTERFACE, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
                    NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor)
 
 MID = "jprewrite/runtime/MethodId"
@@ -186,7 +186,8 @@ class _ClassRewriter:
         self.report = ClassReport()
         self.is_interface = cf.is_interface()
         self.frames = cf.major >= 50
-        self.check_overrides = (not self.is_interface and cf.major >= 49 and not cf.access & ACC_FINAL)
+        # interface ESIs are only called through the static dispatcher (see _add_dispatcher)
+        self.check_overrides = not self.is_interface and cf.major >= 49 and not cf.access & ACC_FINAL
         self._pending_frames: dict = {}
         self._pending_handlers: list = []
 
@@ -205,6 +206,8 @@ class _ClassRewriter:
                 self._add_b2n(m)
             elif m.code() is not None:
                 self._add_esi_and_n2b(m)
+            if self.is_interface and not m.access & (ACC_STATIC | ACC_PRIVATE):
+                self._add_dispatcher(m)
         self._osi_clinit()
         self._finish_clinit()
         if self.mids.entries:
@@ -314,9 +317,24 @@ class _ClassRewriter:
             self._pending_frames[go] = Frame(-1, body_locals, [])
         args, _ = G.load_arguments(m.descriptor, False)
         md = parse_method_descriptor(m.descriptor)
+        get_class = Instruction(-1, op.INVOKEVIRTUAL,
+                                pool.add_methodref("java/lang/Object", "getClass", "()Ljava/lang/Class;"))
+        if self.is_interface:
+            marker = InvokeInterface(-1, pool.add_methodref(cf.name, CLASS_METHOD, "()Ljava/lang/Class;",
+                                                            interface=True), 1)
+            original = InvokeInterface(-1, pool.add_methodref(cf.name, m.name, m.descriptor, interface=True),
+                                       1 + md.param_slots)
+            exact: list = []
+        else:
+            marker = Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, CLASS_METHOD,
+                                                                          "()Ljava/lang/Class;"))
+            original = Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, m.name, m.descriptor))
+            # the receiver is exactly this class: dispatch selected this very method
+            exact = [Instruction(-1, op.ALOAD, 0), get_class, Instruction(-1, op.LDC_W, pool.add_class(cf.name)),
+                     Instruction(-1, op.IF_ACMPEQ, go)]
         return [Instruction(-1, op.ILOAD, node_slot + 1), Instruction(-1, op.IFLT, go),
-                Instruction(-1, op.ALOAD, 0),
-                Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, CLASS_METHOD, "()Ljava/lang/Class;")),
+                *exact,
+                Instruction(-1, op.ALOAD, 0), marker,
                 Instruction(-1, op.ALOAD, 0),
                 Instruction(-1, op.INVOKEVIRTUAL,
                             pool.add_methodref("java/lang/Object", "getClass", "()Ljava/lang/Class;")),
@@ -327,8 +345,7 @@ class _ClassRewriter:
                             pool.add_methodref(ROOT, "redirect", "(Ljava/lang/Object;" + NODE_DESC + "I"
                                                + MID_DESC + ")" + NODE_DESC)),
                 Instruction(-1, op.IFNULL, go),
-                *args,
-                Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, m.name, m.descriptor)),
+                *args, original,
                 Instruction(-1, G.return_opcode(md.return_type)),
                 go]
 
@@ -364,6 +381,47 @@ class _ClassRewriter:
                 body.frames[handler] = Frame(-1, initial_frame_locals(cf.name, m.name, m.descriptor, is_static)
                                              + [Object(NODE), Object(NODE)], [Object("java/lang/Throwable")])
         write_body(m, body)
+
+    def _add_dispatcher(self, m: Method) -> None:
+        """``static R m(I self, args…, Node, int)``: how instrumented code calls an interface method.
+
+        The receiver may be anything that implements the interface: a proxy (which would hand an
+        ESI method to its invocation handler), a lambda, a mock, an uninstrumented class. Only
+        receivers whose class chain is instrumented get the ESI call; others get a boundary node
+        and the original method. Static interface methods are never proxied or overridden.
+        """
+        pool, cf = self.pool, self.cf
+        md = parse_method_descriptor(m.descriptor)
+        params = md.params
+        slot = 1
+        args = []
+        for p in params:
+            args.append(Instruction(-1, G.load_opcode(p), slot))
+            slot += type_size(p)
+        node, site = slot, slot + 1
+        mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_UNINSTRUMENTED)
+        other = Label("not_instrumented")
+        ret = Instruction(-1, G.return_opcode(md.return_type))
+        items = [Instruction(-1, op.ALOAD, 0),
+                 Instruction(-1, op.INVOKESTATIC, pool.add_methodref(ROOT, "esiCapable", "(Ljava/lang/Object;)Z")),
+                 Instruction(-1, op.IFEQ, other),
+                 Instruction(-1, op.ALOAD, 0), *args, Instruction(-1, op.ALOAD, node),
+                 Instruction(-1, op.ILOAD, site),
+                 InvokeInterface(-1, pool.add_methodref(cf.name, m.name, esi_descriptor(m.descriptor), interface=True),
+                                 1 + md.param_slots + 2),
+                 ret, other,
+                 Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site), *self.mids.load(mid),
+                 Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V")),
+                 Instruction(-1, op.ALOAD, 0),
+                 *[Instruction(-1, x.opcode, x.operand) for x in args],
+                 InvokeInterface(-1, pool.add_methodref(cf.name, m.name, m.descriptor, interface=True),
+                                 1 + md.param_slots),
+                 Instruction(-1, G.return_opcode(md.return_type))]
+        desc = dispatcher_descriptor(cf.name, m.descriptor)
+        body = CodeBody(items=items, max_locals=site + 1)
+        if self.frames:
+            body.frames[other] = Frame(-1, initial_frame_locals(cf.name, m.name, desc, True), [])
+        self._new_method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, m.name, desc, body, frames_done=True)
 
     # ------------------------------------------------------------------ B2N and delegators
     def _add_b2n(self, m: Method) -> None:
@@ -499,26 +557,25 @@ class _ClassRewriter:
         return self.mids.holder, holder.to_bytes()
 
     def _add_class_method(self) -> None:
-        """``$jprewrite$class()``: the class literal, or null when an uninstrumented class sits between
-        instrumented superclasses (then no ESI may trust the fast override check)."""
+        """``$jprewrite$class()``: the class literal, or null when no ESI may trust the fast override check.
+
+        Null in interfaces (a default: classes that implement the interface without being
+        instrumented inherit it) and in classes with an uninstrumented application superclass.
+        """
         pool, cf = self.pool, self.cf
-        if self._mixed_superclasses():
+        if self.is_interface or self._uninstrumented_superclass():
             value = Instruction(-1, op.ACONST_NULL)
         else:
             value = Instruction(-1, op.LDC_W, pool.add_class(cf.name))
         body = CodeBody(items=[value, Instruction(-1, op.ARETURN)], max_locals=1)
         self._new_method(ACC_PUBLIC | ACC_SYNTHETIC, CLASS_METHOD, "()Ljava/lang/Class;", body)
 
-    def _mixed_superclasses(self) -> bool:
-        gap = False
-        for info in list(self.hierarchy.superclasses(self.cf.name))[1:]:
-            if info.from_jdk:
-                break
-            if not self.plan.is_instrumented(info.name):
-                gap = True
-            elif gap:
-                return True
-        return False
+    def _uninstrumented_superclass(self) -> bool:
+        """Does an application superclass stay uninstrumented (its methods may override ours)?"""
+        chain = list(self.hierarchy.superclasses(self.cf.name))[1:]
+        if not chain or chain[-1].name != "java/lang/Object":
+            return True   # a superclass is missing: assume the worst
+        return any(not info.from_jdk and not self.plan.is_instrumented(info.name) for info in chain)
 
     # ------------------------------------------------------------------ bodies
     def _instrument(self, method: Method, body: CodeBody, node: int, self_mid: int) -> None:
@@ -631,7 +688,13 @@ class _ClassRewriter:
                 pre += self._publish(node)
         decision = plan.call_site(insn.opcode, owner, name, desc, interface)
         self.report.call_sites[decision.action] += 1
+        if decision.action == PASS_INTERFACE:
+            ref = pool.add_methodref(decision.owner, name, dispatcher_descriptor(decision.owner, desc),
+                                     interface=True)
+            return pre + [Instruction(-1, op.ALOAD, node), site_push], Instruction(-1, op.INVOKESTATIC, ref), [], None
         if decision.action == PASS:
+            if insn.opcode == op.INVOKESPECIAL and name != "<init>":
+                site_push = G.push_int(pool, -1)   # a super call selected its method: no override check
             ref = pool.add_methodref(owner, name, esi_descriptor(desc), interface=interface)
             if insn.opcode == op.INVOKEINTERFACE:
                 call = InvokeInterface(-1, ref, insn.count + 2)

@@ -11,6 +11,8 @@ Call sites (CCCP Fig. 4, adapted to an uninstrumented JDK, see
 ``docs/runtime-contract.md``):
 
 * ``PASS`` -- the reference resolves to a method with an ESI: pass the node.
+* ``PASS_INTERFACE`` -- the same for an interface method: through the interface's static
+  dispatcher, which calls the ESI only on receivers whose classes are instrumented.
 * ``BOUNDARY`` -- the code that runs is not instrumented: create the callee's
   node at the call site and publish it for callbacks.
 * ``PENDING`` -- not instrumented as resolved, but dispatch may select an
@@ -36,9 +38,14 @@ RUNTIME_PACKAGE = "jprewrite/runtime/"
 
 KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3
 
-PASS, BOUNDARY, PENDING = "pass", "boundary", "pending"
+PASS, PASS_INTERFACE, BOUNDARY, PENDING = "pass", "pass-interface", "boundary", "pending"
 
 _JDK_PREFIXES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
+
+
+def dispatcher_descriptor(interface: str, descriptor: str) -> str:
+    """``(args)R`` of interface ``I`` -> ``(LI; args Ljprewrite/runtime/Node; I)R`` (the static dispatcher)."""
+    return "(L" + interface + ";" + esi_descriptor(descriptor)[1:]
 
 
 def esi_descriptor(descriptor: str) -> str:
@@ -158,6 +165,10 @@ class CctPlan:
         if target is None:
             return CallSite(BOUNDARY, owner, name, descriptor, self._kind_of(owner))
         if self.has_esi(target.owner, target.name, target.descriptor):
+            if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and not target.access & (ACC_STATIC | ACC_PRIVATE):
+                owner_info = h.info(target.owner)
+                if owner_info is not None and owner_info.is_interface:
+                    return CallSite(PASS_INTERFACE, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
             return CallSite(PASS, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
         kind = self._kind_of(target.owner)
         if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and self._may_dispatch_to_instrumented(owner, target):

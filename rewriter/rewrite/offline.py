@@ -82,6 +82,32 @@ def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
     return weights
 
 
+def _conflicting_duplicates(items: list["_Input"]) -> dict[str, str]:
+    """Classes present with different bytes in several inputs stay uninstrumented everywhere.
+
+    The rewriting rules must hold for whichever copy the JVM loads, and the
+    copies may differ in just what the rules look at (e.g. an interface's
+    class-file version, which decides whether it may get default methods).
+    """
+    seen: dict[str, tuple] = {}
+    out: dict[str, str] = {}
+    for item in items:
+        for e in item.class_entries:
+            if e.name.startswith("META-INF/versions/"):
+                continue
+            name = _internal_name(e)
+            size = e.file_size
+            previous = seen.get(name)
+            if previous is None:
+                seen[name] = (size, item.container.path, e)
+                continue
+            other_size, other_path, other_entry = previous
+            if name in out or (other_size == size and other_entry.read() == e.read()):
+                continue
+            out[name] = f"differs between {other_path} and {item.container.path}"
+    return out
+
+
 class _Input:
     def __init__(self, index: int, container: Container, output: Path) -> None:
         self.index = index
@@ -131,7 +157,7 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
         jdk = JdkImage(java_home or find_java_home())
         hierarchy = ClassHierarchy([*containers, *extra], jdk, cache=None if hierarchy_cache else False)
         names = {_internal_name(e) for item in items for e in item.class_entries}
-        excluded: dict[str, str] = {}
+        excluded: dict[str, str] = _conflicting_duplicates(items)
         for _ in range(_MAX_ROUNDS):
             allowed = {n for n in names if patterns(n) and n not in excluded}
             plan = CctPlan(hierarchy, lambda n: n in allowed)
@@ -142,7 +168,8 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
             excluded.update(new_failures)
         else:  # pragma: no cover - would need failures that keep appearing
             raise JprewriteError("classes keep failing to rewrite: " + ", ".join(sorted(excluded)[:5]))
-        report.failed = excluded
+        report.failed = {n: why for n, why in excluded.items()
+                         if (info := hierarchy.info(n)) is not None and not info.from_jdk and patterns(n)}
         report.classes = sum(len(i.class_entries) for i in items)
         report.instrumented = round_report.instrumented
         report.totals = round_report.totals

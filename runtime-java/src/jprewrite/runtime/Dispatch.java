@@ -44,6 +44,40 @@ final class Dispatch {
         }
     };
 
+    /**
+     * Classes whose whole application superclass chain is instrumented: interface calls may pass the
+     * node to their ESI methods. Proxies, lambdas, mocks and uninstrumented subclasses may not: a
+     * proxy would hand the ESI method to its invocation handler, and an uninstrumented override of a
+     * default method would be skipped.
+     */
+    private static final ClassValue<Boolean> ESI_CAPABLE = new ClassValue<Boolean>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            if (java.lang.reflect.Proxy.isProxyClass(type) || !isInstrumented(type)) {
+                return Boolean.FALSE;
+            }
+            for (Class<?> c = type.getSuperclass(); c != null && c != Object.class; c = c.getSuperclass()) {
+                if (!isJdk(c) && !isInstrumented(c)) {
+                    return Boolean.FALSE;
+                }
+            }
+            return Boolean.TRUE;
+        }
+    };
+
+    private static boolean isJdk(Class<?> c) {
+        if (c.getClassLoader() == null) {
+            return true;
+        }
+        String n = c.getName();
+        return n.startsWith("java.") || n.startsWith("javax.") || n.startsWith("jdk.") || n.startsWith("sun.")
+                || n.startsWith("com.sun.");
+    }
+
+    static boolean esiCapable(Class<?> type) {
+        return ESI_CAPABLE.get(type).booleanValue();
+    }
+
     /** One boundary MID per overriding method, so that a super call recognises its own boundary node. */
     private static final ConcurrentHashMap<String, MethodId> OVERRIDE_MIDS = new ConcurrentHashMap<String, MethodId>();
 

@@ -138,6 +138,14 @@ public final class ThreadRoot extends Node {
         return b;
     }
 
+    /**
+     * May an interface call pass the node to {@code self}'s ESI methods? Only when {@code self}'s class
+     * and its application superclasses are all instrumented (not a proxy, lambda, mock or plugin).
+     */
+    public static boolean esiCapable(Object self) {
+        return self != null && Dispatch.esiCapable(self.getClass());
+    }
+
     /** JP's periodic activation: hand this thread's tree to the profiling agent. */
     public final void triggerReport(Node current) {
         if (reporting) {
