@@ -1,8 +1,6 @@
-"""Every sample program, rewritten, against the JDI oracle: same output, same CCT, same precise bytecode counts.
+"""Every sample program, rewritten: same output under -Xverify:all, and a profile; natives and plugins.
 
-The oracle (tests/support/oracle.py) runs the *original* program under the
-JVM's debugger interface and builds the tree from method-entry and
-single-step events; it shares no code with the rewriter.
+The comparison with the JDI oracle is in test_cct_oracle.py.
 """
 
 from __future__ import annotations
@@ -11,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from support.oracle import diff_profiles, run_oracle
 from support.profiling import make_jar, rewrite, run_java
 from support.samples import build_native, compile_sample, gcc_available, sample_main, sample_names
 
@@ -34,32 +31,15 @@ def built(tmp_path_factory):
     return get
 
 
+@pytest.mark.parametrize("counting", ["default", "precise"])
 @pytest.mark.parametrize("name", NAMES)
-def test_sample_matches_oracle(built, name: str) -> None:
+def test_sample_runs_unchanged(built, name: str, counting: str) -> None:
     work, jar = built(name)
-    out = work / f"{name}-precise.jar"
-    rewrite([jar], out, "--counting", "precise")
+    out = work / f"{name}-{counting}.jar"
+    rewrite([jar], out, "--counting", counting, "--allocations")
     main = sample_main(name)
     original = run_java([jar], main, jvm=())
-    assert original.returncode == 0, original.stderr
-    rewritten = run_java([out], main, profile=work / "profile.json")
-    assert rewritten.returncode == 0, rewritten.stderr
-    assert rewritten.stdout == original.stdout
-    oracle = run_oracle([jar], main, app_patterns=("com.example.",))
-    assert oracle.returncode == 0, oracle.stderr
-    assert oracle.stdout == original.stdout
-    differences = diff_profiles(oracle.profile, rewritten.profile)
-    assert not differences, "\n".join(differences[:40])
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_sample_default_counting_runs_unchanged(built, name: str) -> None:
-    work, jar = built(name)
-    out = work / f"{name}-default.jar"
-    rewrite([jar], out, "--counting", "default", "--allocations")
-    main = sample_main(name)
-    original = run_java([jar], main, jvm=())
-    rewritten = run_java([out], main, profile=work / "profile-default.json")
+    rewritten = run_java([out], main, profile=work / f"profile-{counting}.json")
     assert rewritten.returncode == original.returncode == 0, rewritten.stderr
     assert rewritten.stdout == original.stdout
     assert rewritten.profile["root"]["children"]

@@ -37,17 +37,19 @@ from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
 from ..editor.body import CodeBody
 from ..editor.params import shift_body
 from . import codegen as G
-from .plan import (BOUNDARY, PASS_INTERFACE, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
+from .plan import (BOUNDARY, PASS_INTERFACE, PLAIN, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
                    NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor)
 
 MID = "jprewrite/runtime/MethodId"
 MID_DESC = "L" + MID + ";"
 ROOT = "jprewrite/runtime/ThreadRoot"
 MIDS_FIELD = "$jp$mids"
+SEEN_FIELD = "$jp$seen"
 HOLDER_SUFFIX = "$$jpmids"   #: the class holding a class's MethodIds
 MIDS_ARRAY = "[" + MID_DESC
 CLASS_METHOD = "$jprewrite$class"
 COUNTING_MODES = ("none", "default", "precise")
+ENTERED = -2   #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
 _MIDS_PER_CHUNK = 600
 
 _INVOKES = frozenset((op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.INVOKEINTERFACE, op.INVOKEDYNAMIC))
@@ -103,6 +105,7 @@ class _MidTable:
         self.pool = pool
         self.entries: list[tuple[str, str, str, int, int]] = []
         self.index: dict[tuple[str, str, str, int, int], int] = {}
+        self.dispatchers = 0   #: inline-cache slots of interface dispatchers (``$jp$seen``)
 
     def ref(self, owner: str, name: str, descriptor: str, kind: int, sites: int = 0) -> int:
         key = (owner.replace("/", "."), name, descriptor, kind, sites)
@@ -210,7 +213,7 @@ class _ClassRewriter:
                 self._add_dispatcher(m)
         self._osi_clinit()
         self._finish_clinit()
-        if self.mids.entries:
+        if self.mids.entries or self.mids.dispatchers:
             name, data = self._build_holder()
             self.report.extra_classes[name] = data
         if not self.is_interface and cf.major >= 49:
@@ -362,7 +365,7 @@ class _ClassRewriter:
         this_or_null = Instruction(-1, op.ACONST_NULL) if is_static or ctor else Instruction(-1, op.ALOAD, 0)
         items: list = [this_or_null,*self.mids.load(self_mid),
                   Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
-                      ROOT, "n2bParent", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
+                      ROOT, "n2bEnter", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
                   Instruction(-1, op.ASTORE, parent),
                   Instruction(-1, op.ALOAD, parent), Instruction(-1, op.GETFIELD, root_of),
                   Instruction(-1, op.GETFIELD, published), Instruction(-1, op.ASTORE, saved)]
@@ -371,7 +374,7 @@ class _ClassRewriter:
         call = Instruction(-1, op.INVOKESTATIC if is_static else op.INVOKESPECIAL, ref)
         restore = [Instruction(-1, op.ALOAD, parent), Instruction(-1, op.GETFIELD, root_of),
                    Instruction(-1, op.ALOAD, saved), Instruction(-1, op.PUTFIELD, published)]
-        items += [start, *args, Instruction(-1, op.ALOAD, parent), Instruction(-1, op.ICONST_M1), call, end,
+        items += [start, *args, Instruction(-1, op.ALOAD, parent), G.push_int(pool, ENTERED), call, end,
                   *restore, Instruction(-1, G.return_opcode(md.return_type))]
         body = CodeBody(items=items, max_locals=saved + 1)
         if not ctor:   # a handler may not cover this(...) in a constructor
@@ -400,11 +403,23 @@ class _ClassRewriter:
             slot += type_size(p)
         node, site = slot, slot + 1
         mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_UNINSTRUMENTED)
-        other = Label("not_instrumented")
+        other, esi = Label("not_instrumented"), Label("esi")
         ret = Instruction(-1, G.return_opcode(md.return_type))
-        items = [Instruction(-1, op.ALOAD, 0),
+        k = self.mids.dispatchers
+        self.mids.dispatchers += 1
+        seen = pool.add_fieldref(self.mids.holder, SEEN_FIELD, "[Ljava/lang/Class;")
+        get_class = pool.add_methodref("java/lang/Object", "getClass", "()Ljava/lang/Class;")
+        # an inline cache: the last receiver class found capable skips the runtime's ClassValue lookup
+        items = [Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
+                 Instruction(-1, op.GETSTATIC, seen), G.push_int(pool, k), Instruction(-1, op.AALOAD),
+                 Instruction(-1, op.IF_ACMPEQ, esi),
+                 Instruction(-1, op.ALOAD, 0),
                  Instruction(-1, op.INVOKESTATIC, pool.add_methodref(ROOT, "esiCapable", "(Ljava/lang/Object;)Z")),
                  Instruction(-1, op.IFEQ, other),
+                 Instruction(-1, op.GETSTATIC, seen), G.push_int(pool, k),
+                 Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
+                 Instruction(-1, op.AASTORE),
+                 esi,
                  Instruction(-1, op.ALOAD, 0), *args, Instruction(-1, op.ALOAD, node),
                  Instruction(-1, op.ILOAD, site),
                  InvokeInterface(-1, pool.add_methodref(cf.name, m.name, esi_descriptor(m.descriptor), interface=True),
@@ -421,6 +436,7 @@ class _ClassRewriter:
         body = CodeBody(items=items, max_locals=site + 1)
         if self.frames:
             body.frames[other] = Frame(-1, initial_frame_locals(cf.name, m.name, desc, True), [])
+            body.frames[esi] = Frame(-1, initial_frame_locals(cf.name, m.name, desc, True), [])
         self._new_method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, m.name, desc, body, frames_done=True)
 
     # ------------------------------------------------------------------ B2N and delegators
@@ -539,7 +555,15 @@ class _ClassRewriter:
         holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(MIDS_FIELD),
                                    pool.add_utf8(MIDS_ARRAY), [], holder))
         n = len(self.mids.entries)
-        items = [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
+        items = []
+        if self.mids.dispatchers:
+            holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(SEEN_FIELD),
+                                       pool.add_utf8("[Ljava/lang/Class;"), [], holder))
+            items += [G.push_int(pool, self.mids.dispatchers),
+                      Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Class")),
+                      Instruction(-1, op.PUTSTATIC, pool.add_fieldref(self.mids.holder, SEEN_FIELD,
+                                                                      "[Ljava/lang/Class;"))]
+        items += [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
         for k, start in enumerate(range(0, n, _MIDS_PER_CHUNK)):
             end = min(n, start + _MIDS_PER_CHUNK)
             name = f"fill{k}"
@@ -688,12 +712,14 @@ class _ClassRewriter:
                 pre += self._publish(node)
         decision = plan.call_site(insn.opcode, owner, name, desc, interface)
         self.report.call_sites[decision.action] += 1
+        if decision.action == PLAIN:
+            return pre, insn, [], None
         if decision.action == PASS_INTERFACE:
             ref = pool.add_methodref(decision.owner, name, dispatcher_descriptor(decision.owner, desc),
                                      interface=True)
             return pre + [Instruction(-1, op.ALOAD, node), site_push], Instruction(-1, op.INVOKESTATIC, ref), [], None
         if decision.action == PASS:
-            if insn.opcode == op.INVOKESPECIAL and name != "<init>":
+            if insn.opcode == op.INVOKESPECIAL and name != "<init>" and decision.owner != self.cf.name:
                 site_push = G.push_int(pool, -1)   # a super call selected its method: no override check
             ref = pool.add_methodref(owner, name, esi_descriptor(desc), interface=interface)
             if insn.opcode == op.INVOKEINTERFACE:

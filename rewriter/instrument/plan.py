@@ -15,6 +15,9 @@ Call sites (CCCP Fig. 4, adapted to an uninstrumented JDK, see
   dispatcher, which calls the ESI only on receivers whose classes are instrumented.
 * ``BOUNDARY`` -- the code that runs is not instrumented: create the callee's
   node at the call site and publish it for callbacks.
+* ``PLAIN`` -- ``java.lang.Object.<init>()``: left as it is, no node. It runs no code (a
+  ``return``), cannot call back, and every allocation calls it: a boundary node there cost more
+  than half of the profiling overhead of allocation-heavy code.
 * ``PENDING`` -- not instrumented as resolved, but dispatch may select an
   instrumented override (an application class overriding ``toString``,
   implementing ``Comparator.compare``...): the N2B wrapper decides at run time.
@@ -38,7 +41,7 @@ RUNTIME_PACKAGE = "jprewrite/runtime/"
 
 KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3
 
-PASS, PASS_INTERFACE, BOUNDARY, PENDING = "pass", "pass-interface", "boundary", "pending"
+PASS, PASS_INTERFACE, BOUNDARY, PENDING, PLAIN = "pass", "pass-interface", "boundary", "pending", "plain"
 
 _JDK_PREFIXES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
 
@@ -164,6 +167,8 @@ class CctPlan:
             target = h.resolve_any_method(owner, name, descriptor, interface)
         if target is None:
             return CallSite(BOUNDARY, owner, name, descriptor, self._kind_of(owner))
+        if target.owner == "java/lang/Object" and target.name == "<init>":
+            return CallSite(PLAIN, target.owner, target.name, target.descriptor, KIND_JDK)
         if self.has_esi(target.owner, target.name, target.descriptor):
             if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and not target.access & (ACC_STATIC | ACC_PRIVATE):
                 owner_info = h.info(target.owner)

@@ -57,8 +57,14 @@ public class Node {
      */
     public final Node enter(int site, MethodId callee) {
         Node[] c = cache;
-        if (c != null && site >= 0 && site < c.length) {
-            Node n = c[site];
+        int i = site << 1;   // two slots per call site: bimorphic virtual calls stay hits
+        if (c != null && i >= 0 && i < c.length) {
+            Node n = c[i];
+            if (n != null && n.method == callee) {
+                n.calls++;
+                return n;
+            }
+            n = c[i + 1];
             if (n != null && n.method == callee) {
                 n.calls++;
                 return n;
@@ -67,7 +73,13 @@ public class Node {
         return enterSlow(site, callee);
     }
 
+    /** Site value meaning "this node is already the callee's, entered by an N2B wrapper". */
+    public static final int ENTERED = -2;
+
     private Node enterSlow(int site, MethodId callee) {
+        if (site == ENTERED) {
+            return this;
+        }
         Node n = first;
         while (n != null && n.method != callee) {
             n = n.next;
@@ -81,12 +93,14 @@ public class Node {
             if (c == null) {
                 int size = method.sites;
                 if (site < size) {
-                    c = new Node[size];
+                    c = new Node[2 * size];
                     cache = c;
                 }
             }
-            if (c != null && site < c.length) {
-                c[site] = n;
+            int i = site << 1;
+            if (c != null && i < c.length) {
+                c[i + 1] = c[i];   // the previous callee moves to the second slot
+                c[i] = n;
             }
         }
         n.calls++;

@@ -89,6 +89,34 @@ public final class ThreadRoot extends Node {
         return p != null ? p : r;
     }
 
+    /**
+     * The N2B entry: find the parent as {@link #n2bParent} does and enter {@code callee}'s node beneath
+     * it. A call that dispatch sent straight from an instrumented call site (a consumed pending call)
+     * enters through that call site's cache slot, so hot interface and virtual calls through classes
+     * that cannot take ESI methods stay a cache hit. The N2B passes the result to the ESI method with
+     * site {@link Node#ENTERED}.
+     */
+    public static Node n2bEnter(Object self, MethodId callee) {
+        ThreadRoot r = current();
+        Node caller = r.pendingCaller;
+        if (caller != null) {
+            MethodId target = r.pendingTarget;
+            Object receiver = r.pendingReceiver;
+            int site = r.pendingSite;
+            r.pendingCaller = null;
+            r.pendingTarget = null;
+            r.pendingReceiver = null;
+            if (self != null && self == receiver && callee != null && callee.sameSelector(target)) {
+                return caller.enter(site, callee);
+            }
+            Node b = caller.enter(site, target);
+            r.published = b;
+            return b.enter(-1, callee);
+        }
+        Node p = r.published;
+        return (p != null ? p : r).enter(-1, callee);
+    }
+
     /** Open a pending call: {@code caller} is about to call {@code target} on {@code receiver}. */
     public static void pending(Node caller, int site, MethodId target, Object receiver) {
         ThreadRoot r = caller.root;

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Slowdown of programs rewritten by ``jprewrite`` (CCT + counting none/default/precise), beside JaCoCo.
+
+Uses the shared workloads (``../shared/bench``): every jar of the selected
+workloads' class paths (and the drivers' class directory) is rewritten in one
+``jprewrite --output-dir`` run per counting mode, which also gives the
+rewriting throughput. Each workload then runs plain, under JaCoCo's agent and
+on the three rewritten class paths, back to back in rounds
+(``lib/measure.py``: medians of clean runs, checksums compared with plain).
+
+    python bench/cct_overhead.py                    # xalan h2 lucene batik fop sunflow
+    python bench/cct_overhead.py -n 2 h2 sunflow    # fewer rounds / workloads
+
+Prints per workload the CPU-time ratios to plain and their geometric means,
+peak RSS ratios, and the rewriting throughput. Goal (issue): CCT + default
+counting <= 2.0x geometric mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "bench"
+DEFAULT_WORKLOADS = ["xalan", "h2", "lucene", "batik", "fop", "sunflow"]
+MODES = ["none", "default", "precise"]
+
+
+def sh(args: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(args, check=True, text=True, capture_output=True, **kw)
+
+
+def class_path(bench: Path, workload: str) -> list[str]:
+    env = dict(os.environ, PRINT_CP="1")
+    out = sh(["bash", str(bench / "workloads" / f"{workload}.sh")], env=env).stdout
+    return out.split()
+
+
+def path_jar(path: Path, entries: list[Path]) -> None:
+    """A jar whose manifest Class-Path lists ``entries`` in order (keeps the original class-path order)."""
+    parts = [e.as_uri() + ("/" if e.is_dir() else "") for e in entries]
+    lines = ["Manifest-Version: 1.0", "Class-Path: " + " ".join(parts)]
+    text = ""
+    for line in lines:   # manifest lines are wrapped at 72 bytes
+        first, rest = line[:70], line[70:]
+        text += first + "\r\n"
+        while rest:
+            text += " " + rest[:69] + "\r\n"
+            rest = rest[69:]
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("META-INF/MANIFEST.MF", text + "\r\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("workloads", nargs="*", default=DEFAULT_WORKLOADS)
+    ap.add_argument("-n", type=int, default=3, help="minimum rounds (lib/measure.py)")
+    ap.add_argument("--max-rounds", type=int, default=6)
+    ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
+    ap.add_argument("--no-jacoco", action="store_true")
+    args = ap.parse_args()
+    if not (SHARED / "build.sh").exists():
+        sys.exit(f"shared workloads not found at {SHARED}")
+    work = Path(args.work or tempfile.mkdtemp(prefix="jpr-bench-"))
+    bench = work / "bench"
+    if not bench.exists():
+        shutil.copytree(SHARED, bench, ignore=shutil.ignore_patterns("build", "data", "results"))
+    for p in bench.rglob("*"):
+        p.chmod(0o755 if p.is_dir() or p.suffix in (".sh", ".py") else 0o644)
+    sh(["bash", str(bench / "build.sh")])
+
+    cps = {w: class_path(bench, w) for w in args.workloads}
+    inputs = sorted({e for cp in cps.values() for e in cp})
+    names = [Path(e).name for e in inputs]
+    if len(set(names)) != len(names):
+        sys.exit("two class-path entries share a file name; cannot use --output-dir")
+    throughput = {}
+    for mode in MODES:
+        out = work / f"jpr-{mode}"
+        if out.exists():
+            shutil.rmtree(out)
+        t = time.monotonic()
+        r = subprocess.run([sys.executable, "-m", "jprewrite.cli.main", *inputs, "--output-dir", str(out),
+                            "--counting", mode, "-q"], text=True, capture_output=True)
+        if r.returncode:
+            sys.exit(f"jprewrite failed ({mode}): {r.stderr[-2000:]}")
+        throughput[mode] = time.monotonic() - t
+        for w, cp in cps.items():
+            d = out / "paths"
+            d.mkdir(exist_ok=True)
+            path_jar(d / f"{w}.jar", [out / Path(e).name for e in cp])
+    classes = 0
+    for e in inputs:
+        p = Path(e)
+        if p.is_dir():
+            classes += sum(1 for _ in p.rglob("*.class"))
+        else:
+            with zipfile.ZipFile(p) as z:
+                classes += sum(1 for n in z.namelist() if n.endswith(".class"))
+
+    env = dict(os.environ)
+    configs = ["plain"] + ([] if args.no_jacoco else ["jacoco"])
+    for mode in MODES:
+        name = f"jpr{mode}"
+        configs.append(name)
+        env[f"BENCH_CP_{name.upper()}"] = str(work / f"jpr-{mode}" / "paths" / "<w>.jar")
+        env[f"BENCH_OPTS_{name.upper()}"] = f"-Djprewrite.output={work}/profile-{mode}-<w>.json"
+    raw = work / "runs.jsonl"
+    if raw.exists():
+        raw.unlink()
+    r = subprocess.run([sys.executable, str(bench / "lib" / "measure.py"), "-n", str(args.n),
+                        "--max-rounds", str(args.max_rounds), "-c", ",".join(configs), "-o", str(raw),
+                        *args.workloads], env=env, text=True, capture_output=True)
+    if r.returncode:
+        sys.exit(f"measure.py failed: {r.stderr[-3000:]}")
+    runs = [json.loads(line) for line in raw.read_text().splitlines() if line.strip()]
+    report(runs, args.workloads, configs, throughput, classes)
+    print(f"\n(raw runs: {raw})")
+    return 0
+
+
+def report(runs: list[dict], workloads: list[str], configs: list[str], throughput: dict, classes: int) -> None:
+    def med(w: str, c: str, key: str) -> float | None:
+        rs = [r for r in runs if r["workload"] == w and r["config"] == c and key in r and r.get("rc") == 0]
+        clean = [r for r in rs if r.get("contention", 0) < 0.10]
+        use = clean if len(clean) >= 2 else rs
+        vals = [float(r[key]) for r in use]
+        return statistics.median(vals) if vals else None
+
+    plain_sums = {r["workload"]: r.get("checksum") for r in runs if r["config"] == "plain" and r.get("rc") == 0}
+    bad = sorted({(r["workload"], r["config"]) for r in runs
+                  if r.get("rc") != 0 or r.get("checksum") != plain_sums.get(r["workload"])})
+    print("CPU time ratio to plain (median of clean runs; 2 cores):")
+    print(f"{'workload':10}" + "".join(f"{c:>12}" for c in configs[1:]) + f"{'plain CPU s':>14}")
+    ratios: dict[str, list[float]] = {c: [] for c in configs[1:]}
+    for w in workloads:
+        base = med(w, "plain", "cpu")
+        row = f"{w:10}"
+        for c in configs[1:]:
+            v = med(w, c, "cpu")
+            if base and v:
+                ratios[c].append(v / base)
+                row += f"{v / base:12.2f}"
+            else:
+                row += f"{'-':>12}"
+        print(row + f"{base or 0:14.2f}")
+    print(f"{'geomean':10}" + "".join(
+        f"{math.exp(sum(map(math.log, v)) / len(v)):12.2f}" if v else f"{'-':>12}" for v in ratios.values()))
+    print("\npeak RSS ratio to plain:")
+    for w in workloads:
+        base = med(w, "plain", "maxrss_kb")
+        cells = []
+        for c in configs[1:]:
+            v = med(w, c, "maxrss_kb")
+            cells.append(f"{v / base:12.2f}" if base and v else f"{'-':>12}")
+        print(f"{w:10}" + "".join(cells))
+    print(f"\nrewriting {classes} classes (one run per mode, all CPUs): " + ", ".join(
+        f"{m} {classes / t:.0f} classes/s ({t:.0f} s)" for m, t in throughput.items()))
+    if bad:
+        print("CHECKSUM MISMATCH:", bad)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
