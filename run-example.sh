@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs jprewrite into a virtualenv and runs it on the bundled example:
-# compiles sample-classes/demo into a jar, runs it, then shows what jprewrite
-# reads in it (`info`) and proves every class survives decode/encode (`check`).
+# compiles sample-classes/demo into a jar, runs it, rewrites it for exact
+# calling-context profiling, runs the rewritten jar and prints its profile.
 set -euo pipefail
 cd "$(dirname "$0")"
 python3 -m venv .venv

@@ -1,8 +1,11 @@
-"""The bundled example (``run-example.sh``): build the demo jar, run it, show what jprewrite sees.
+"""The bundled example (``run-example.sh``): build the demo jar, rewrite it, run it, print its profile.
 
-Today this exercises the class-file core end to end on a real jar: compile
-``sample-classes/demo`` with the JDK's javac, run it, list it with ``info`` and
-prove with ``check`` that every class survives jprewrite's decode/encode.
+Compiles ``sample-classes/demo`` (JP's Fig. 4 methods f/g/h, recursion,
+sorting with a comparator, lambdas, an enum, an exception) with the JDK's
+javac, runs the original, rewrites it with ``jprewrite demo.jar
+demo-profiled.jar --counting precise``, runs the rewritten jar under
+``-Xverify:all`` (same output) and prints the profile it wrote with
+``jprewrite report``.
 """
 
 from __future__ import annotations
@@ -49,15 +52,27 @@ def main() -> int:
         return 2
     print(f"== built {jar}\n== java -jar {jar.name}")
     sys.stdout.flush()
-    subprocess.run([java, "-Xverify:all", "-jar", str(jar)], check=True)
-    print(f"\n== jprewrite info {jar.name}")
+    original = subprocess.run([java, "-jar", str(jar)], check=True, capture_output=True, text=True).stdout
+    print(original, end="")
+    profiled = out_dir / "demo-profiled.jar"
+    print(f"\n== jprewrite {jar.name} {profiled.name} --counting precise")
     sys.stdout.flush()
-    rc = cli_main.main(["info", "--methods", str(jar)])
+    rc = cli_main.main([str(jar), str(profiled), "--counting", "precise"])
     if rc:
         return rc
-    print(f"\n== jprewrite check {jar.name}")
+    profile = out_dir / "demo-profile.json"
+    print(f"\n== java -Xverify:all -Djprewrite.output={profile.name} -jar {profiled.name}")
     sys.stdout.flush()
-    return cli_main.main(["check", str(jar)])
+    run = subprocess.run([java, "-Xverify:all", f"-Djprewrite.output={profile}", "-jar", str(profiled)],
+                         check=True, capture_output=True, text=True)
+    print(run.stdout, end="")
+    print("(output identical to the original run)" if run.stdout == original
+          else "!! OUTPUT DIFFERS FROM THE ORIGINAL RUN")
+    print(f"\n== jprewrite report {profile.name} --top 6")
+    sys.stdout.flush()
+    rc = cli_main.main(["report", str(profile), "--top", "6", "--depth", "6"])
+    print(f"\nprofile written to {profile}")
+    return rc if run.stdout == original else 1
 
 
 if __name__ == "__main__":

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         t = report.totals
         rate = report.classes / report.seconds if report.seconds else 0.0
         err = sys.stderr
-        print(f"jprewrite: rewrote {report.instrumented} of {report.classes} classes in {report.seconds:.1f} s "
+        print(f"jprewrite: rewrote {report.instrumented} of {report.classes} classes in {report.seconds:.2f} s "
               f"({rate:.0f} classes/s): {t.esi} ESI+N2B, {t.b2n} B2N, {t.delegators} delegating ESI, "
               f"{t.osi} OSI; call sites: {t.call_sites.get('pass', 0)} pass the node, "
               f"{t.call_sites.get('boundary', 0)} boundary, {t.call_sites.get('pending', 0)} pending", file=err)

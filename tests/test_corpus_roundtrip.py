@@ -162,6 +162,9 @@ MIN_CLASSES = {
     "kotlin": 20000,
     "groovy": 4000,
     "libasm-java": 100,
+    "libbatik-java": 2400,
+    "libfop-java": 2400,
+    "libsunflow-java": 250,
 }
 MIN_CLASSES_PER_JAR = 10
 # The full round trip of these packages is split into shards (every n-th class,
