@@ -40,6 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allocations", action="store_true", help="count allocations per type per context")
     p.add_argument("--weights", metavar="FILE",
                    help="per-opcode costs ('<mnemonic> <cost>' lines, 'default <cost>'): adds a weighted counter")
+    p.add_argument("--activation", action="store_true",
+                   help="JP's periodic activation: decrement a per-thread counter and call the profiling agent "
+                        "(-Djprewrite.profiler=CLASS) about every N bytecodes")
     p.add_argument("--includes", action="append", default=[], metavar="PATTERNS",
                    help="only instrument classes matching these globs (binary names, separated by ':' or ',')")
     p.add_argument("--excludes", action="append", default=[], metavar="PATTERNS",
@@ -84,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     for cp in args.classpath:
         classpath += [p for p in cp.split(os.pathsep) if p]
     weights = read_weights(args.weights) if args.weights else None
-    options = CctOptions(counting=args.counting, allocations=args.allocations, weights=weights)
+    options = CctOptions(counting=args.counting, allocations=args.allocations, weights=weights,
+                         activation=args.activation)
     patterns = ClassPatterns(_split_patterns(args.includes), _split_patterns(args.excludes))
     bar = Progress("rewriting", 1, enabled=not args.quiet)
 

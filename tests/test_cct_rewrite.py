@@ -91,3 +91,47 @@ def test_output_is_self_contained_and_input_untouched(fig4) -> None:
     names = zipfile.ZipFile(out).namelist()
     assert "jprewrite/runtime/Node.class" in names
     assert "Foo.class" in names
+
+
+PROFILER = {
+    "acme/Counting.java": """
+package acme;
+import jprewrite.runtime.*;
+public class Counting implements Profiler {
+  static int reports;
+  static { Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.println("REPORTS " + reports))); }
+  public int register(Thread t, ThreadRoot root) { return 1000; }
+  public int report(ThreadRoot root, Node current) { reports++; return 1000; }
+}
+""",
+}
+
+
+def test_periodic_activation_calls_the_profiling_agent(fig4, tmp_path) -> None:
+    """JP section 5: the agent is called about every 1000 bytecodes (the counter is an upper bound)."""
+    from jprewrite.rewrite.runtime_build import runtime_classes
+    tmp, _ = fig4
+    rt = tmp_path / "runtime"
+    for name, data in runtime_classes().items():
+        (rt / name).parent.mkdir(parents=True, exist_ok=True)
+        (rt / name).write_bytes(data)
+    loop = {"Loop.java": """
+public class Loop {
+  static int f(int n) { int s = 0; for (int i = 0; i < n; i++) s += i % 7; return s; }
+  public static void main(String[] a) { int t = 0; for (int k = 0; k < 50; k++) t += f(2000); System.out.println(t); }
+}
+"""}
+    classes = javac({**loop, **PROFILER}, tmp_path / "classes", "-cp", str(rt))
+    jar = make_jar(classes, tmp_path / "loop.jar")
+    out = tmp_path / "loop-activation.jar"
+    rewrite([jar], out, "--counting", "precise", "--activation", "--excludes", "acme.*")
+    plain = run_java([jar, rt], "Loop")
+    r = run_java([out], "Loop", profile=tmp_path / "p.json", jvm=("-Xverify:all", "-Djprewrite.profiler=acme.Counting"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout
+    reports = int(r.stderr.split("REPORTS ")[1].split()[0])
+    total = sum(bc for _, bc in paths(r.profile).values())
+    assert total > 500_000
+    # the counter is decremented by at least what runs: at least total/1000 reports
+    print(f"activation: {reports} reports for {total} bytecodes")
+    assert total // 1000 <= reports <= 2 * total // 1000 + 10, (reports, total)

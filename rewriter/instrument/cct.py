@@ -65,6 +65,7 @@ class CctOptions:
     counting: str = "default"            #: none | default | precise (JP section 4)
     allocations: bool = False            #: count allocations per type per context
     weights: dict[int, int] | None = None  #: opcode -> cost (CCCP 5.2); None: no weighted counter
+    activation: bool = False             #: JP 5.2 periodic activation of the profiling agent
 
     def __post_init__(self) -> None:
         if self.counting not in COUNTING_MODES:
@@ -607,9 +608,10 @@ class _ClassRewriter:
         cf, pool, opts, plan = self.cf, self.pool, self.options, self.plan
         counting = opts.counting != "none" or opts.weights is not None
         blocks = B.basic_blocks(body, opts.counting if opts.counting != "none" else "default",
-                                pool=pool) if counting else []
+                                pool=pool) if counting or opts.activation else []
         self.report.blocks += len(blocks)
         starts = {G.after_labels(body, b.start): b for b in blocks}
+        activation = self._activation_plan(method, body, blocks) if opts.activation else {}
         init_done = G.after_initialisation(cf.name, method.name, method.descriptor, body, pool)
         position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
         original_handlers = list(body.handlers)
@@ -625,6 +627,8 @@ class _ClassRewriter:
         for i, item in enumerate(body.items):
             blk = starts.get(i)
             if blk is not None:
+                if blk.index in activation:
+                    out += self._activation_code(node, blk, *activation[blk.index], method, body)
                 if opts.counting != "none":
                     out += self._add_long(node, bytecodes_ref, blk.size)
                 if opts.weights is not None:
@@ -678,6 +682,55 @@ class _ClassRewriter:
         body.handlers = first_handlers + body.handlers + last_handlers
         self._pending_handlers = [(h.start, h.handler) for h in first_handlers]
         body.max_locals = max(body.max_locals, temps + extra_locals)
+
+    def _activation_plan(self, method: Method, body: CodeBody, blocks: list) -> dict[int, tuple[int, bool]]:
+        """JP section 5.2: {block: (decrement, with check)} at the entry, loop starts, handlers, subroutines.
+
+        The decrement is the longest path (in bytecodes) to the next update point, so the counter
+        stays an upper bound of what was executed; the conditional is at the entry (left out
+        where JP allows) and at every loop start. ``<clinit>`` runs once: no entry check there.
+        """
+        if not blocks:
+            return {}
+        loops = B.backward_jump_targets(body, blocks)
+        points = B.update_points(blocks, loops)
+        try:
+            lengths = B.longest_paths(body, blocks, points)
+        except ValueError:   # a cycle no update point breaks (jsr/ret shapes): no activation here
+            return {}
+        checks = set(loops)
+        if method.name != "<clinit>" and not B.omittable_checks(body, blocks, loops):
+            checks.add(0)
+        return {b: (lengths[b], b in checks) for b in points if lengths.get(b, 0) > 0 or b in checks}
+
+    def _activation_code(self, node: int, blk, amount: int, check: bool, method: Method, body: CodeBody) -> list:
+        pool = self.pool
+        root_of = pool.add_fieldref(NODE, "root", "L" + ROOT + ";")
+        counter = pool.add_fieldref(ROOT, "activation", "I")
+        out = []
+        if amount:
+            out += [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root_of), Instruction(-1, op.DUP),
+                    Instruction(-1, op.GETFIELD, counter), G.push_int(pool, amount), Instruction(-1, op.ISUB),
+                    Instruction(-1, op.PUTFIELD, counter)]
+        if check:
+            if self.frames:
+                frame = _frame_before(body, blk.start)
+                if frame is None and blk.index != 0:
+                    return out          # no frame to give the skip label (cannot happen with javac)
+                if frame is None:
+                    locals_ = initial_frame_locals(self.cf.name, method.name, method.descriptor,
+                                                   bool(method.access & ACC_STATIC))
+                    frame = Frame(-1, locals_, [])
+            skip = Label("activation_ok")
+            if self.frames:
+                self._pending_frames[skip] = Frame(-1, list(frame.locals), list(frame.stack))
+            out += [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root_of),
+                    Instruction(-1, op.GETFIELD, counter), Instruction(-1, op.IFGT, skip),
+                    Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root_of),
+                    Instruction(-1, op.ALOAD, node),
+                    Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(ROOT, "triggerReport", "(" + NODE_DESC + ")V")),
+                    skip]
+        return out
 
     def _add_long(self, node: int, ref: int, amount: int) -> list:
         return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.DUP), Instruction(-1, op.GETFIELD, ref),
@@ -759,6 +812,17 @@ class _ClassRewriter:
                     ROOT, "pending", "(" + NODE_DESC + "I" + MID_DESC + "Ljava/lang/Object;)V"))]
         out += [Instruction(-1, G.load_opcode(p), s) for p, s in zip(params, slots)]
         return out
+
+
+def _frame_before(body: CodeBody, index: int) -> Frame | None:
+    """The frame at the run of labels just before ``body.items[index]``, if any."""
+    i = index - 1
+    while i >= 0 and isinstance(body.items[i], Label):
+        frame = body.frames.get(body.items[i])
+        if frame is not None:
+            return frame
+        i -= 1
+    return None
 
 
 def pending_temps(insn, pool) -> int:
