@@ -28,7 +28,7 @@ from ..analysis.hierarchy import ClassHierarchy
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor, type_size
-from ..classfile.frames import Frame, Integer, Object, initial_frame_locals
+from ..classfile.frames import Frame, Integer, Object, Top, initial_frame_locals
 from ..classfile.instructions import Instruction, InvokeInterface
 from ..classfile.model import (ACC_ABSTRACT, ACC_BRIDGE, ACC_FINAL, ACC_MODULE, ACC_NATIVE,
                                ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC, ACC_SUPER, ACC_SYNTHETIC, ACC_VARARGS, ClassFile,
@@ -505,6 +505,11 @@ class _ClassRewriter:
 
     # ------------------------------------------------------------------ OSI <clinit> and the MID table
     def _osi_clinit(self) -> None:
+        """OSI ``<clinit>``: instrumented in place; leaves the callback slot as it found it.
+
+        The JVM runs a static initialiser from wherever the class is first used (often just
+        before ``main``): the slot must not keep a node of the initialiser's own calls.
+        """
         cf, pool = self.cf, self.pool
         clinit = cf.method("<clinit>", "()V")
         self._clinit_body: CodeBody | None = None
@@ -512,23 +517,41 @@ class _ClassRewriter:
             return
         body = disassemble(clinit)
         node = body.new_local()
+        saved_slot = body.new_local()
         if self.frames:
             G.define_local_in_frames(body, node, Object(NODE))
+            G.define_local_in_frames(body, saved_slot, Object(NODE))
         sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
         self_mid = self.mids.ref(cf.name, "<clinit>", "()V", KIND_INSTRUMENTED, sites)
-        saved = (list(body.items), list(body.handlers), dict(body.frames), body.max_locals)
-        try:
-            self._instrument(clinit, body, node, self_mid)
-            body.insert(0, [Instruction(-1, op.ACONST_NULL), *self.mids.load(self_mid),
-                            Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
-                                ROOT, "n2bParent", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
-                            Instruction(-1, op.ICONST_M1), *self.mids.load(self_mid),
-                            Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(
-                                NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
-                            Instruction(-1, op.ASTORE, node)])
-            self.report.osi += 1
-        except CodeTooLargeError:  # pragma: no cover - _instrument does not assemble
-            body.items, body.handlers, body.frames, body.max_locals = saved
+        published = pool.add_fieldref(ROOT, "published", NODE_DESC)
+        root_of = pool.add_fieldref(NODE, "root", "L" + ROOT + ";")
+
+        def restore() -> list:
+            return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root_of),
+                    Instruction(-1, op.ALOAD, saved_slot), Instruction(-1, op.PUTFIELD, published)]
+
+        self._instrument(clinit, body, node, self_mid)
+        items: list = []
+        for x in body.items:
+            if not isinstance(x, Label) and x.opcode == op.RETURN:
+                items += restore()
+            items.append(x)
+        start, end, handler = Label("osi_start"), Label("osi_end"), Label("osi_handler")
+        body.items = [start, *items, end, handler, *restore(), Instruction(-1, op.ATHROW)]
+        body.handlers.append(Handler(start, end, handler, 0))   # last: original handlers come first
+        if self.frames:
+            self._pending_frames[handler] = Frame(-1, [Top] * node + [Object(NODE), Object(NODE)],
+                                                  [Object("java/lang/Throwable")])
+        body.insert(0, [Instruction(-1, op.ACONST_NULL), *self.mids.load(self_mid),
+                        Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                            ROOT, "n2bParent", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
+                        Instruction(-1, op.ICONST_M1), *self.mids.load(self_mid),
+                        Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(
+                            NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
+                        Instruction(-1, op.DUP), Instruction(-1, op.ASTORE, node),
+                        Instruction(-1, op.GETFIELD, root_of), Instruction(-1, op.GETFIELD, published),
+                        Instruction(-1, op.ASTORE, saved_slot)])
+        self.report.osi += 1
         self._clinit_body = body
 
     def _finish_clinit(self) -> None:

@@ -1,0 +1,72 @@
+"""Rewritten sample programs against the JDI oracle: the same CCT, calls and precise bytecode counts, exactly.
+
+The oracle (tests/support/oracle.py, tests/support/oracle/CctOracle.java) runs
+the *original* program under the JVM's debugger interface and builds the tree
+from method-entry and single-step events; it shares no code with the rewriter.
+
+One convention differs by design and is applied to the oracle's tree here:
+``java.lang.Object.<init>()`` gets no node in jprewrite's profiles (it runs no
+code, cannot call back, and every allocation calls it), so the oracle's leaf
+nodes for it are dropped before comparing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.oracle import diff_profiles, run_oracle
+from support.profiling import make_jar, rewrite, run_java
+from support.samples import compile_sample, sample_main, sample_names
+
+OBJECT_INIT = "java.lang.Object.<init>()V"
+# Methods that cannot be instrumented (the 64 KB limit) run uninstrumented behind a delegating
+# ESI: their node is kept (calls exact) but carries no bytecodes and says so.
+TOO_LARGE = {"com.example.bigmethod.BigMethod.compute(I)I"}
+# jni needs a C compiler, uninstrumented needs its plugin jar: both have their own tests
+NAMES = [n for n in sample_names() if n not in ("jni", "uninstrumented")]
+
+
+def without_object_init(node: dict) -> dict:
+    """The oracle's tree as jprewrite reports it: childless ``Object.<init>`` boundary nodes dropped,
+    methods too large to instrument without bytecodes (iteratively: trees are deep)."""
+    copy = dict(node)
+    stack = [copy]
+    while stack:
+        n = stack.pop()
+        kids = [dict(c) for c in n.get("children", ())
+                if not (c["method"] == OBJECT_INIT and not c.get("children"))]
+        for k in kids:
+            if k["method"] in TOO_LARGE:
+                k["bytecodes"], k["kind"] = 0, "uninstrumented"
+        n["children"] = kids
+        stack.extend(kids)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("oracle-samples")
+
+    def get(name: str) -> tuple[Path, Path]:
+        classes = compile_sample(name, root / name / "classes")
+        return root / name, make_jar(classes, root / name / f"{name}.jar")
+    return get
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sample_matches_oracle(built, name: str) -> None:
+    work, jar = built(name)
+    out = work / f"{name}-precise.jar"
+    rewrite([jar], out, "--counting", "precise")
+    main = sample_main(name)
+    jvm = ("-Xss64m",) if name == "recursion" else ()
+    rewritten = run_java([out], main, profile=work / "profile.json", jvm=("-Xverify:all", *jvm))
+    assert rewritten.returncode == 0, rewritten.stderr
+    oracle = run_oracle([jar], main, app_patterns=("com.example.",), timeout=600, jvm_args=jvm)
+    assert oracle.returncode == 0, oracle.stderr
+    assert rewritten.stdout == oracle.stdout
+    expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
+    differences = diff_profiles(expected, rewritten.profile)
+    assert not differences, "\n".join(differences[:40])
