@@ -19,12 +19,19 @@ EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
+class _OneLineErrors(argparse.ArgumentParser):
+    """Usage mistakes are bad input too: one line (``jprewrite <command>: <what>``), exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineErrors(
         prog="jprewrite",
         description="Exact and portable JVM profiling by class-file rewriting.")
     parser.add_argument("--version", action="version", version=f"jprewrite {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineErrors)
     rewrite_command.add_parser(sub)
     report_command.add_parser(sub)
     info_command.add_parser(sub)

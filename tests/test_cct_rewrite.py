@@ -135,3 +135,41 @@ public class Loop {
     # the counter is decremented by at least what runs: at least total/1000 reports
     print(f"activation: {reports} reports for {total} bytecodes")
     assert total // 1000 <= reports <= 2 * total // 1000 + 10, (reports, total)
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "jprewrite.cli.main", *args], capture_output=True, text=True)
+    return p.returncode, p.stderr
+
+
+def test_bad_input_is_one_line_and_exit_2(fig4, tmp_path) -> None:
+    tmp, jar = fig4
+    text = tmp_path / "notes.txt"
+    text.write_text("not a jar")
+    truncated = tmp_path / "truncated.jar"
+    import zipfile
+    with zipfile.ZipFile(jar) as z, zipfile.ZipFile(truncated, "w") as out:
+        for name in z.namelist():
+            data = z.read(name)
+            out.writestr(name, data[:40] if name == "Foo.class" else data)
+    rewritten = tmp_path / "once.jar"
+    rewrite([jar], rewritten)
+    cases = {
+        "missing": ([str(tmp_path / "nope.jar"), str(tmp_path / "o1.jar")], "nope.jar"),
+        "not a jar": ([str(text), str(tmp_path / "o2.jar")], "neither a jar"),
+        "truncated class": ([str(truncated), str(tmp_path / "o3.jar")], "Foo.class"),
+        "rewritten twice": ([str(rewritten), str(tmp_path / "o4.jar")], "already rewritten"),
+        "output is input": ([str(jar), str(jar)], "input"),
+        "bad counting": ([str(jar), str(tmp_path / "o5.jar"), "--counting", "exact"], "counting"),
+    }
+    before = jar.read_bytes()
+    for what, (args, needle) in cases.items():
+        code, err = _cli(*args)
+        assert code == 2, (what, code, err)
+        lines = [l for l in err.splitlines() if l.strip()]
+        assert len(lines) == 1 and needle in lines[0], (what, err)
+        assert "Traceback" not in err
+    assert jar.read_bytes() == before
+    assert not any((tmp_path / f"o{i}.jar").exists() for i in range(1, 6))

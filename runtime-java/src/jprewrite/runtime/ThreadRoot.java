@@ -69,24 +69,7 @@ public final class ThreadRoot extends Node {
      * published first. Without one: the published node, or the root.
      */
     public static Node n2bParent(Object self, MethodId callee) {
-        ThreadRoot r = current();
-        Node caller = r.pendingCaller;
-        if (caller != null) {
-            MethodId target = r.pendingTarget;
-            Object receiver = r.pendingReceiver;
-            int site = r.pendingSite;
-            r.pendingCaller = null;
-            r.pendingTarget = null;
-            r.pendingReceiver = null;
-            if (self != null && self == receiver && callee != null && callee.sameSelector(target)) {
-                return caller;
-            }
-            Node b = caller.enter(site, target);
-            r.published = b;
-            return b;
-        }
-        Node p = r.published;
-        return p != null ? p : r;
+        return entry(self, callee, false);
     }
 
     /**
@@ -97,6 +80,11 @@ public final class ThreadRoot extends Node {
      * site {@link Node#ENTERED}.
      */
     public static Node n2bEnter(Object self, MethodId callee) {
+        return entry(self, callee, true);
+    }
+
+    /** The parent of an entry from uninstrumented code, or (with {@code enter}) the callee's node beneath it. */
+    private static Node entry(Object self, MethodId callee, boolean enter) {
         ThreadRoot r = current();
         Node caller = r.pendingCaller;
         if (caller != null) {
@@ -107,14 +95,17 @@ public final class ThreadRoot extends Node {
             r.pendingTarget = null;
             r.pendingReceiver = null;
             if (self != null && self == receiver && callee != null && callee.sameSelector(target)) {
-                return caller.enter(site, callee);
+                return enter ? caller.enter(site, callee) : caller;   // dispatch came straight here
             }
-            Node b = caller.enter(site, target);
+            Node b = caller.enter(site, target);   // a callback from the uninstrumented callee
             r.published = b;
-            return b.enter(-1, callee);
+            return enter ? b.enter(-1, callee) : b;
         }
         Node p = r.published;
-        return (p != null ? p : r).enter(-1, callee);
+        if (p == null) {
+            p = r;
+        }
+        return enter ? p.enter(-1, callee) : p;
     }
 
     /** Open a pending call: {@code caller} is about to call {@code target} on {@code receiver}. */
