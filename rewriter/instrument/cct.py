@@ -37,7 +37,7 @@ from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
 from ..editor.body import CodeBody
 from ..editor.params import shift_body
 from . import codegen as G
-from .plan import (BOUNDARY, PASS_INTERFACE, PLAIN, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
+from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
                    NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor)
 
 MID = "jprewrite/runtime/MethodId"
@@ -45,7 +45,6 @@ MID_DESC = "L" + MID + ";"
 ROOT = "jprewrite/runtime/ThreadRoot"
 MIDS_FIELD = "$jp$mids"
 SEEN_FIELD = "$jp$seen"
-HOLDER_SUFFIX = "$$jpmids"   #: the class holding a class's MethodIds
 MIDS_ARRAY = "[" + MID_DESC
 CLASS_METHOD = "$jprewrite$class"
 COUNTING_MODES = ("none", "default", "precise")
@@ -120,10 +119,14 @@ class _MidTable:
     def holder(self) -> str:
         return self.cf.name + HOLDER_SUFFIX
 
-    def load(self, i: int) -> list:
-        pool = self.pool
+    def load(self, i: int, pool=None) -> list:
+        pool = pool or self.pool
         return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY)),
                 G.push_int(pool, i), Instruction(-1, op.AALOAD)]
+
+    def holder_pool_loads(self, pool):
+        """``load`` bound to ``pool`` (dispatchers are built in the class or in the holder)."""
+        return lambda i: self.load(i, pool)
 
     def fill(self, pool, start: int, end: int) -> list:
         """``array`` on the stack: store entries [start, end) into it; the array stays on the stack."""
@@ -194,6 +197,9 @@ class _ClassRewriter:
         self.check_overrides = not self.is_interface and cf.major >= 49 and not cf.access & ACC_FINAL
         self._pending_frames: dict = {}
         self._pending_handlers: list = []
+        # interfaces that may not take default methods: abstract ESI declarations, dispatchers in the holder
+        self.abstract_esis = self.is_interface and plan.abstract_esi_interface(cf.name)
+        self.holder_dispatchers: list[Method] = []
 
     # ------------------------------------------------------------------ class level
     def run(self) -> ClassReport:
@@ -204,17 +210,24 @@ class _ClassRewriter:
                     self.report.not_instrumented.append(f"{self._where(m)}: no ESI method possible "
                                                         "(parameter slots or interface rules)")
                 continue
-            if m.access & ACC_ABSTRACT:
+            if m.access & ACC_ABSTRACT and self.abstract_esis:
+                self._add_abstract_esi(m)
+            elif m.access & ACC_ABSTRACT:
                 self._add_delegator(m, abstract=True)
             elif m.access & ACC_NATIVE:
                 self._add_b2n(m)
             elif m.code() is not None:
                 self._add_esi_and_n2b(m)
             if self.is_interface and not m.access & (ACC_STATIC | ACC_PRIVATE):
-                self._add_dispatcher(m)
+                if self.abstract_esis:
+                    self.holder_dispatchers.append(m)
+                else:
+                    self._add_dispatcher(m)
+        if not self.is_interface:
+            self._add_inherited_esis()
         self._osi_clinit()
         self._finish_clinit()
-        if self.mids.entries or self.mids.dispatchers:
+        if self.mids.entries or self.mids.dispatchers or self.holder_dispatchers:
             name, data = self._build_holder()
             self.report.extra_classes[name] = data
         if not self.is_interface and cf.major >= 49:
@@ -392,20 +405,27 @@ class _ClassRewriter:
         The receiver may be anything that implements the interface: a proxy (which would hand an
         ESI method to its invocation handler), a lambda, a mock, an uninstrumented class. Only
         receivers whose class chain is instrumented get the ESI call; others get a boundary node
-        and the original method. Static interface methods are never proxied or overridden.
+        and the original method. Static methods are never proxied or overridden. It lives in the
+        interface, or in the holder class for interfaces that may not have static methods.
         """
-        pool, cf = self.pool, self.cf
+        desc = dispatcher_descriptor(self.cf.name, m.descriptor)
+        body = self._dispatcher_body(self.pool, self.mids.holder_pool_loads(self.pool), m)
+        if self.frames:
+            for label in body.frames_needed:
+                body.frames[label] = Frame(-1, initial_frame_locals(self.cf.name, m.name, desc, True), [])
+        self._new_method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, m.name, desc, body, frames_done=True)
+
+    def _dispatcher_body(self, pool, load_mid, m: Method) -> CodeBody:
+        cf = self.cf
         md = parse_method_descriptor(m.descriptor)
-        params = md.params
         slot = 1
         args = []
-        for p in params:
+        for p in md.params:
             args.append(Instruction(-1, G.load_opcode(p), slot))
             slot += type_size(p)
         node, site = slot, slot + 1
         mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_UNINSTRUMENTED)
         other, esi = Label("not_instrumented"), Label("esi")
-        ret = Instruction(-1, G.return_opcode(md.return_type))
         k = self.mids.dispatchers
         self.mids.dispatchers += 1
         seen = pool.add_fieldref(self.mids.holder, SEEN_FIELD, "[Ljava/lang/Class;")
@@ -425,20 +445,62 @@ class _ClassRewriter:
                  Instruction(-1, op.ILOAD, site),
                  InvokeInterface(-1, pool.add_methodref(cf.name, m.name, esi_descriptor(m.descriptor), interface=True),
                                  1 + md.param_slots + 2),
-                 ret, other,
-                 Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site), *self.mids.load(mid),
+                 Instruction(-1, G.return_opcode(md.return_type)), other,
+                 Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site), *load_mid(mid),
                  Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V")),
                  Instruction(-1, op.ALOAD, 0),
                  *[Instruction(-1, x.opcode, x.operand) for x in args],
                  InvokeInterface(-1, pool.add_methodref(cf.name, m.name, m.descriptor, interface=True),
                                  1 + md.param_slots),
                  Instruction(-1, G.return_opcode(md.return_type))]
-        desc = dispatcher_descriptor(cf.name, m.descriptor)
         body = CodeBody(items=items, max_locals=site + 1)
-        if self.frames:
-            body.frames[other] = Frame(-1, initial_frame_locals(cf.name, m.name, desc, True), [])
-            body.frames[esi] = Frame(-1, initial_frame_locals(cf.name, m.name, desc, True), [])
-        self._new_method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, m.name, desc, body, frames_done=True)
+        body.frames_needed = (other, esi)   # type: ignore[attr-defined]
+        return body
+
+    def _add_abstract_esi(self, m: Method) -> None:
+        """An abstract ESI declaration: instrumented classes implement it, the dispatcher calls it."""
+        access = m.access & ~(ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC | ACC_ABSTRACT
+        self.cf.methods.append(Method(access, self.pool.add_utf8(m.name),
+                                      self.pool.add_utf8(esi_descriptor(m.descriptor)), [], self.cf))
+        self.report.delegators += 1
+
+    def _add_inherited_esis(self) -> None:
+        """ESI methods for interface methods whose implementation this class inherits from a class
+        that is not instrumented (a JDK superclass): the dispatcher of an interface with abstract
+        ESI declarations calls the ESI method on every instrumented receiver."""
+        cf, plan, h = self.cf, self.plan, self.hierarchy
+        if cf.access & ACC_ABSTRACT:
+            return
+        own = {(m.name, m.descriptor) for m in cf.methods}
+        chain = list(h.superclasses(cf.name))
+        done: set = set()
+        for iface in h.all_superinterfaces(cf.name):
+            if not plan.is_instrumented(iface.name) or not plan.abstract_esi_interface(iface.name):
+                continue
+            for im in iface.methods:
+                key = (im.name, im.descriptor)
+                if not im.is_abstract or im.is_static or key in own or key in done:
+                    continue
+                for cls in chain:
+                    impl = cls.declared_method(im.name, im.descriptor)
+                    if impl is not None and not impl.is_static and not impl.is_abstract:
+                        if not plan.is_instrumented(cls.name):
+                            self._add_inherited_delegator(im.name, im.descriptor)
+                        break
+                done.add(key)
+
+    def _add_inherited_delegator(self, name: str, descriptor: str) -> None:
+        pool, cf = self.pool, self.cf
+        md = parse_method_descriptor(descriptor)
+        args, slot = G.load_arguments(descriptor, False)
+        mid = self.mids.ref(cf.name, name, descriptor, KIND_UNINSTRUMENTED)
+        items = [Instruction(-1, op.ALOAD, slot), Instruction(-1, op.ILOAD, slot + 1), *self.mids.load(mid),
+                 Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V")),
+                 *args, Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, name, descriptor)),
+                 Instruction(-1, G.return_opcode(md.return_type))]
+        self._new_method(ACC_PUBLIC | ACC_SYNTHETIC, name, esi_descriptor(descriptor),
+                         CodeBody(items=items, max_locals=slot + 2))
+        self.report.delegators += 1
 
     # ------------------------------------------------------------------ B2N and delegators
     def _add_b2n(self, m: Method) -> None:
@@ -571,11 +633,18 @@ class _ClassRewriter:
     def _build_holder(self) -> tuple[str, bytes]:
         """The holder class: ``static final MethodId[] $jp$mids``, filled in chunks by its ``<clinit>``."""
         holder = ClassFile()
-        holder.major, holder.minor = 49, 0          # no frames needed: straight-line code only
-        holder.access = ACC_FINAL | ACC_SUPER | ACC_SYNTHETIC
+        holder.major, holder.minor = 49, 0          # no StackMapTable needed (inference verifier)
+        # public when it holds interface dispatchers: callers in other packages call them
+        holder.access = ACC_FINAL | ACC_SUPER | ACC_SYNTHETIC | (ACC_PUBLIC if self.holder_dispatchers else 0)
         pool = holder.pool
         holder.this_class = pool.add_class(self.mids.holder)
         holder.super_class = pool.add_class("java/lang/Object")
+        for m in self.holder_dispatchers:
+            body = self._dispatcher_body(pool, self.mids.holder_pool_loads(pool), m)
+            d = Method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, pool.add_utf8(m.name),
+                       pool.add_utf8(dispatcher_descriptor(self.cf.name, m.descriptor)), [], holder)
+            write_body(d, body)
+            holder.methods.append(d)
         holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(MIDS_FIELD),
                                    pool.add_utf8(MIDS_ARRAY), [], holder))
         n = len(self.mids.entries)
@@ -791,8 +860,10 @@ class _ClassRewriter:
         if decision.action == PLAIN:
             return pre, insn, [], None
         if decision.action == PASS_INTERFACE:
-            ref = pool.add_methodref(decision.owner, name, dispatcher_descriptor(decision.owner, desc),
-                                     interface=True)
+            in_holder = decision.owner.endswith(HOLDER_SUFFIX)
+            iface = decision.owner[:-len(HOLDER_SUFFIX)] if in_holder else decision.owner
+            ref = pool.add_methodref(decision.owner, name, dispatcher_descriptor(iface, desc),
+                                     interface=not in_holder)
             return pre + [Instruction(-1, op.ALOAD, node), site_push], Instruction(-1, op.INVOKESTATIC, ref), [], None
         if decision.action == PASS:
             if insn.opcode == op.INVOKESPECIAL and name != "<init>" and decision.owner != self.cf.name:

@@ -38,6 +38,7 @@ NODE = "jprewrite/runtime/Node"
 NODE_DESC = "L" + NODE + ";"
 ESI_SUFFIX = NODE_DESC + "I"
 RUNTIME_PACKAGE = "jprewrite/runtime/"
+HOLDER_SUFFIX = "$$jpmids"   #: the synthetic class beside each rewritten class (MethodIds, dispatchers)
 
 KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3
 
@@ -149,12 +150,19 @@ class CctPlan:
         if md.param_slots + (0 if m.is_static else 1) + 2 > 255:
             return False
         if info.is_interface:
-            if info.major < 52:
-                return False
             if m.is_static:
+                return info.major >= 52
+            if self.interface_takes_defaults(info):
                 return True
-            return self.interface_takes_defaults(info)
+            # abstract methods get an abstract ESI declaration (allowed in any version, and
+            # abstract methods do not make JVMS 5.5 initialise the interface earlier)
+            return m.is_abstract
         return True
+
+    def abstract_esi_interface(self, owner: str) -> bool:
+        """Interfaces whose ESI methods are abstract declarations, dispatched from the holder class."""
+        info = self.hierarchy.info(owner)
+        return info is not None and info.is_interface and not self.interface_takes_defaults(info)
 
     # ----------------------------------------------------------- call sites
     def call_site(self, opcode: int, owner: str, name: str, descriptor: str, interface: bool) -> CallSite:
@@ -173,7 +181,8 @@ class CctPlan:
             if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and not target.access & (ACC_STATIC | ACC_PRIVATE):
                 owner_info = h.info(target.owner)
                 if owner_info is not None and owner_info.is_interface:
-                    return CallSite(PASS_INTERFACE, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
+                    dispatcher = target.owner + (HOLDER_SUFFIX if self.abstract_esi_interface(target.owner) else "")
+                    return CallSite(PASS_INTERFACE, dispatcher, target.name, target.descriptor, KIND_INSTRUMENTED)
             return CallSite(PASS, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
         kind = self._kind_of(target.owner)
         if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and self._may_dispatch_to_instrumented(owner, target):
