@@ -173,3 +173,28 @@ def test_bad_input_is_one_line_and_exit_2(fig4, tmp_path) -> None:
         assert "Traceback" not in err
     assert jar.read_bytes() == before
     assert not any((tmp_path / f"o{i}.jar").exists() for i in range(1, 6))
+
+
+def test_manifest_class_path_points_at_rewritten_siblings(tmp_path) -> None:
+    """A Class-Path naming another input of the run (here by absolute path, as Debian's jars do)
+    is pointed at that input's output; the rewritten application then runs instrumented code only."""
+    import zipfile
+    (tmp_path / "in").mkdir()
+    lib = make_jar(javac({"lib/Lib.java": "package lib; public class Lib { public static int twice(int x) { return 2 * x; } }"},
+                         tmp_path / "lib-classes"), tmp_path / "in" / "lib.jar")
+    app_classes = javac({"App.java": "public class App { public static void main(String[] a) { System.out.println(lib.Lib.twice(21)); } }"},
+                        tmp_path / "app-classes", "-cp", str(lib))
+    (tmp_path / "manifest.txt").write_text(f"Main-Class: App\nClass-Path: {lib.as_uri()[len('file:'):]}\n")
+    app = tmp_path / "in" / "app.jar"
+    run([tool("jar"), "cfm", str(app), str(tmp_path / "manifest.txt"), "-C", str(app_classes), "."])
+    out = tmp_path / "out"
+    rewrite([app, lib], out, output_dir=True)
+    manifest = zipfile.ZipFile(out / "app.jar").read("META-INF/MANIFEST.MF").decode()
+    assert "Class-Path: lib.jar" in manifest.replace("\r\n ", "")
+    r = run_java([out / "app.jar"], "App", profile=tmp_path / "p.json")
+    assert r.returncode == 0 and r.stdout == "42\n", r.stderr
+    assert any(p[-1] == "lib.Lib.twice(I)I" and p[0] == "App.main([Ljava/lang/String;)V"
+               for p in paths(r.profile))
+    # rewriting the application alone keeps the entry and says so
+    code, err = _cli(str(app), str(tmp_path / "alone.jar"))
+    assert code == 0 and "Class-Path entry" in err and "not rewritten in this run" in err
