@@ -37,19 +37,15 @@ from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
 from ..editor.body import CodeBody
 from ..editor.params import shift_body
 from . import codegen as G
+from .method_ids import _MIDS_PER_CHUNK, MID, MID_DESC, MIDS_ARRAY, MIDS_FIELD, SEEN_FIELD, MidTable
+from .pool_cache import CachingPool
 from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
                    NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor)
 
-MID = "jprewrite/runtime/MethodId"
-MID_DESC = "L" + MID + ";"
 ROOT = "jprewrite/runtime/ThreadRoot"
-MIDS_FIELD = "$jp$mids"
-SEEN_FIELD = "$jp$seen"
-MIDS_ARRAY = "[" + MID_DESC
 CLASS_METHOD = "$jprewrite$class"
 COUNTING_MODES = ("none", "default", "precise")
 ENTERED = -2   #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
-_MIDS_PER_CHUNK = 600
 
 _INVOKES = frozenset((op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.INVOKEINTERFACE, op.INVOKEDYNAMIC))
 _ARRAY_TYPES = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
@@ -92,104 +88,14 @@ class ClassReport:
         self.not_instrumented += other.not_instrumented
 
 
-class _MidTable:
-    """The MethodIds a class uses, in one static array of a small holder class of their own.
-
-    Not in the class itself: code of a class can run before its ``<clinit>``
-    (a superclass's initialiser that instantiates the subclass), and the holder
-    is initialised on first use, whatever state its class is in.
-    """
-
-    def __init__(self, cf: ClassFile, pool) -> None:
-        self.cf = cf
-        self.pool = pool
-        self.entries: list[tuple[str, str, str, int, int]] = []
-        self.index: dict[tuple[str, str, str, int, int], int] = {}
-        self.dispatchers = 0   #: inline-cache slots of interface dispatchers (``$jp$seen``)
-
-    def ref(self, owner: str, name: str, descriptor: str, kind: int, sites: int = 0) -> int:
-        key = (owner.replace("/", "."), name, descriptor, kind, sites)
-        i = self.index.get(key)
-        if i is None:
-            i = self.index[key] = len(self.entries)
-            self.entries.append(key)
-        return i
-
-    @property
-    def holder(self) -> str:
-        return self.cf.name + HOLDER_SUFFIX
-
-    def load(self, i: int, pool=None) -> list:
-        pool = pool or self.pool
-        return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY)),
-                G.push_int(pool, i), Instruction(-1, op.AALOAD)]
-
-    def holder_pool_loads(self, pool):
-        """``load`` bound to ``pool`` (dispatchers are built in the class or in the holder)."""
-        return lambda i: self.load(i, pool)
-
-    def fill(self, pool, start: int, end: int) -> list:
-        """``array`` on the stack: store entries [start, end) into it; the array stays on the stack."""
-        get = pool.add_methodref(MID, "get", "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;II)" + MID_DESC)
-        out: list = []
-        for i in range(start, end):
-            cls, name, desc, kind, sites = self.entries[i]
-            out += [Instruction(-1, op.DUP), G.push_int(pool, i),
-                    Instruction(-1, op.LDC_W, pool.add_string(cls)),
-                    Instruction(-1, op.LDC_W, pool.add_string(name)),
-                    Instruction(-1, op.LDC_W, pool.add_string(desc)),
-                    G.push_int(pool, kind), G.push_int(pool, sites),
-                    Instruction(-1, op.INVOKESTATIC, get), Instruction(-1, op.AASTORE)]
-        return out
-
-
-class _CachingPool:
-    """The class's constant pool, with the find-or-add calls the rewriter repeats thousands of times memoised."""
-
-    def __init__(self, pool) -> None:
-        self._pool = pool
-        self._memo: dict[tuple, int] = {}
-
-    def __getattr__(self, name: str):
-        return getattr(self._pool, name)
-
-    def __getitem__(self, i: int):
-        return self._pool[i]
-
-    def _cached(self, key: tuple, make) -> int:
-        i = self._memo.get(key)
-        if i is None:
-            i = self._memo[key] = make()
-        return i
-
-    def add_methodref(self, owner: str, name: str, descriptor: str, *, interface: bool = False) -> int:
-        return self._cached(("m", owner, name, descriptor, interface),
-                            lambda: self._pool.add_methodref(owner, name, descriptor, interface=interface))
-
-    def add_fieldref(self, owner: str, name: str, descriptor: str) -> int:
-        return self._cached(("f", owner, name, descriptor), lambda: self._pool.add_fieldref(owner, name, descriptor))
-
-    def add_string(self, text: str) -> int:
-        return self._cached(("s", text), lambda: self._pool.add_string(text))
-
-    def add_class(self, name: str) -> int:
-        return self._cached(("c", name), lambda: self._pool.add_class(name))
-
-    def add_long(self, value: int) -> int:
-        return self._cached(("j", value), lambda: self._pool.add_long(value))
-
-    def add_utf8(self, text: str) -> int:
-        return self._cached(("u", text), lambda: self._pool.add_utf8(text))
-
-
 class _ClassRewriter:
     def __init__(self, cf: ClassFile, plan: CctPlan, options: CctOptions) -> None:
         self.cf = cf
         self.plan = plan
         self.hierarchy: ClassHierarchy = plan.hierarchy
         self.options = options
-        self.pool = _CachingPool(cf.pool)
-        self.mids = _MidTable(cf, self.pool)
+        self.pool = CachingPool(cf.pool)
+        self.mids = MidTable(cf, self.pool)
         self.report = ClassReport()
         self.is_interface = cf.is_interface()
         self.frames = cf.major >= 50

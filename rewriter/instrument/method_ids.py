@@ -1,0 +1,71 @@
+"""The MethodIds a rewritten class uses, and where they live (its holder class).
+
+Kept apart from the class rewriter: the table is filled while methods are
+rewritten and turned into the holder class's initialiser at the end.
+"""
+
+from __future__ import annotations
+
+from ..classfile import opcodes as op
+from ..classfile.instructions import Instruction
+from ..classfile.model import ClassFile
+from . import codegen as G
+from .plan import HOLDER_SUFFIX
+
+MID = "jprewrite/runtime/MethodId"
+MID_DESC = "L" + MID + ";"
+MIDS_FIELD = "$jp$mids"
+SEEN_FIELD = "$jp$seen"
+MIDS_ARRAY = "[" + MID_DESC
+_MIDS_PER_CHUNK = 600   #: MethodIds filled per holder method (keeps each far below 64 KB)
+
+
+class MidTable:
+    """The MethodIds a class uses, in one static array of a small holder class of their own.
+
+    Not in the class itself: code of a class can run before its ``<clinit>``
+    (a superclass's initialiser that instantiates the subclass), and the holder
+    is initialised on first use, whatever state its class is in.
+    """
+
+    def __init__(self, cf: ClassFile, pool) -> None:
+        self.cf = cf
+        self.pool = pool
+        self.entries: list[tuple[str, str, str, int, int]] = []
+        self.index: dict[tuple[str, str, str, int, int], int] = {}
+        self.dispatchers = 0   #: inline-cache slots of interface dispatchers (``$jp$seen``)
+
+    def ref(self, owner: str, name: str, descriptor: str, kind: int, sites: int = 0) -> int:
+        key = (owner.replace("/", "."), name, descriptor, kind, sites)
+        i = self.index.get(key)
+        if i is None:
+            i = self.index[key] = len(self.entries)
+            self.entries.append(key)
+        return i
+
+    @property
+    def holder(self) -> str:
+        return self.cf.name + HOLDER_SUFFIX
+
+    def load(self, i: int, pool=None) -> list:
+        pool = pool or self.pool
+        return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY)),
+                G.push_int(pool, i), Instruction(-1, op.AALOAD)]
+
+    def holder_pool_loads(self, pool):
+        """``load`` bound to ``pool`` (dispatchers are built in the class or in the holder)."""
+        return lambda i: self.load(i, pool)
+
+    def fill(self, pool, start: int, end: int) -> list:
+        """``array`` on the stack: store entries [start, end) into it; the array stays on the stack."""
+        get = pool.add_methodref(MID, "get", "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;II)" + MID_DESC)
+        out: list = []
+        for i in range(start, end):
+            cls, name, desc, kind, sites = self.entries[i]
+            out += [Instruction(-1, op.DUP), G.push_int(pool, i),
+                    Instruction(-1, op.LDC_W, pool.add_string(cls)),
+                    Instruction(-1, op.LDC_W, pool.add_string(name)),
+                    Instruction(-1, op.LDC_W, pool.add_string(desc)),
+                    G.push_int(pool, kind), G.push_int(pool, sites),
+                    Instruction(-1, op.INVOKESTATIC, get), Instruction(-1, op.AASTORE)]
+        return out
