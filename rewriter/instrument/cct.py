@@ -280,20 +280,15 @@ class _ClassRewriter:
         ctor = m.name == "<init>"
         args, slot = G.load_arguments(m.descriptor, is_static)
         parent, saved = slot, slot + 1
-        published = pool.add_fieldref(ROOT, "published", NODE_DESC)
-        root_of = pool.add_fieldref(NODE, "root", "L" + ROOT + ";")
         this_or_null = Instruction(-1, op.ACONST_NULL) if is_static or ctor else Instruction(-1, op.ALOAD, 0)
         items: list = [this_or_null,*self.mids.load(self_mid),
                   Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
                       ROOT, "n2bEnter", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
-                  Instruction(-1, op.ASTORE, parent),
-                  Instruction(-1, op.ALOAD, parent), Instruction(-1, op.GETFIELD, root_of),
-                  Instruction(-1, op.GETFIELD, published), Instruction(-1, op.ASTORE, saved)]
+                  Instruction(-1, op.ASTORE, parent), *self._save_slot(parent, saved)]
         start, end, handler = Label("n2b_start"), Label("n2b_end"), Label("n2b_handler")
         ref = pool.add_methodref(cf.name, m.name, esi_descriptor(m.descriptor), interface=self.is_interface)
         call = Instruction(-1, op.INVOKESTATIC if is_static else op.INVOKESPECIAL, ref)
-        restore = [Instruction(-1, op.ALOAD, parent), Instruction(-1, op.GETFIELD, root_of),
-                   Instruction(-1, op.ALOAD, saved), Instruction(-1, op.PUTFIELD, published)]
+        restore = self._restore_slot(parent, saved)
         items += [start, *args, Instruction(-1, op.ALOAD, parent), G.push_int(pool, ENTERED), call, end,
                   *restore, Instruction(-1, G.return_opcode(md.return_type))]
         body = CodeBody(items=items, max_locals=saved + 1)
@@ -352,8 +347,7 @@ class _ClassRewriter:
                  InvokeInterface(-1, pool.add_methodref(cf.name, m.name, esi_descriptor(m.descriptor), interface=True),
                                  1 + md.param_slots + 2),
                  Instruction(-1, G.return_opcode(md.return_type)), other,
-                 Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site), *load_mid(mid),
-                 Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V")),
+                 *self._boundary_from(node, site, mid, pool, load_mid),
                  Instruction(-1, op.ALOAD, 0),
                  *[Instruction(-1, x.opcode, x.operand) for x in args],
                  InvokeInterface(-1, pool.add_methodref(cf.name, m.name, m.descriptor, interface=True),
@@ -391,22 +385,10 @@ class _ClassRewriter:
                     impl = cls.declared_method(im.name, im.descriptor)
                     if impl is not None and not impl.is_static and not impl.is_abstract:
                         if not plan.is_instrumented(cls.name):
-                            self._add_inherited_delegator(im.name, im.descriptor)
+                            self._delegating_esi(ACC_PUBLIC | ACC_SYNTHETIC, im.name, im.descriptor,
+                                                 op.INVOKEVIRTUAL)
                         break
                 done.add(key)
-
-    def _add_inherited_delegator(self, name: str, descriptor: str) -> None:
-        pool, cf = self.pool, self.cf
-        md = parse_method_descriptor(descriptor)
-        args, slot = G.load_arguments(descriptor, False)
-        mid = self.mids.ref(cf.name, name, descriptor, KIND_UNINSTRUMENTED)
-        items = [Instruction(-1, op.ALOAD, slot), Instruction(-1, op.ILOAD, slot + 1), *self.mids.load(mid),
-                 Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V")),
-                 *args, Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, name, descriptor)),
-                 Instruction(-1, G.return_opcode(md.return_type))]
-        self._new_method(ACC_PUBLIC | ACC_SYNTHETIC, name, esi_descriptor(descriptor),
-                         CodeBody(items=items, max_locals=slot + 2))
-        self.report.delegators += 1
 
     # ------------------------------------------------------------------ B2N and delegators
     def _add_b2n(self, m: Method) -> None:
@@ -416,8 +398,6 @@ class _ClassRewriter:
         args, slot = G.load_arguments(m.descriptor, is_static)
         node, site, saved = slot, slot + 1, slot + 2
         mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_NATIVE)
-        published = pool.add_fieldref(ROOT, "published", NODE_DESC)
-        root_of = pool.add_fieldref(NODE, "root", "L" + ROOT + ";")
         if is_static:
             call = Instruction(-1, op.INVOKESTATIC, pool.add_methodref(cf.name, m.name, m.descriptor))
         elif m.access & ACC_PRIVATE:
@@ -425,13 +405,10 @@ class _ClassRewriter:
         else:   # dispatch: an uninstrumented subclass's override of the native method must run
             call = Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, m.name, m.descriptor))
         start, end, handler = Label("b2n_start"), Label("b2n_end"), Label("b2n_handler")
-        restore = [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root_of),
-                   Instruction(-1, op.ALOAD, saved), Instruction(-1, op.PUTFIELD, published)]
+        restore = self._restore_slot(node, saved)
         items = [Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site), *self.mids.load(mid),
                  Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
-                 Instruction(-1, op.ASTORE, node),
-                 Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root_of),
-                 Instruction(-1, op.GETFIELD, published), Instruction(-1, op.ASTORE, saved),
+                 Instruction(-1, op.ASTORE, node), *self._save_slot(node, saved),
                  Instruction(-1, op.ALOAD, node), Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "publish", "()V")),
                  start, *args, call, end, *restore, Instruction(-1, G.return_opcode(md.return_type)),
                  handler, *restore, Instruction(-1, op.ATHROW)]
@@ -446,30 +423,39 @@ class _ClassRewriter:
         self.report.b2n += 1
 
     def _add_delegator(self, m: Method, *, abstract: bool) -> None:
+        """Delegating ESI for an abstract method, or for one kept as it was (64 KB)."""
+        is_static = bool(m.access & ACC_STATIC)
+        interface = self.is_interface
+        if is_static:
+            opcode = op.INVOKESTATIC
+        elif abstract:
+            opcode = op.INVOKEINTERFACE if interface else op.INVOKEVIRTUAL
+        else:
+            opcode = op.INVOKESPECIAL   # this class's own (uninstrumented) body
+        access = m.access & ~(ACC_ABSTRACT | ACC_VARARGS | ACC_BRIDGE | ACC_NATIVE) | ACC_SYNTHETIC
+        if interface and not is_static and not m.access & ACC_PRIVATE:
+            access |= ACC_PUBLIC
+        self._delegating_esi(access, m.name, m.descriptor, opcode)
+
+    def _delegating_esi(self, access: int, name: str, descriptor: str, opcode: int) -> None:
         """ESI that only records a boundary node and calls the original signature (contract: delegating ESI)."""
         pool, cf = self.pool, self.cf
-        md = parse_method_descriptor(m.descriptor)
-        is_static = bool(m.access & ACC_STATIC)
-        args, slot = G.load_arguments(m.descriptor, is_static)
-        mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_UNINSTRUMENTED)
-        interface = self.is_interface
-        ref = pool.add_methodref(cf.name, m.name, m.descriptor, interface=interface)
-        if is_static:
-            call = Instruction(-1, op.INVOKESTATIC, ref)
-        elif abstract and interface:
-            call = InvokeInterface(-1, ref, 1 + md.param_slots)
-        elif abstract:
-            call = Instruction(-1, op.INVOKEVIRTUAL, ref)
-        else:
-            call = Instruction(-1, op.INVOKESPECIAL, ref)
-        items = [Instruction(-1, op.ALOAD, slot), Instruction(-1, op.ILOAD, slot + 1), *self.mids.load(mid),
-                 Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V")),
+        md = parse_method_descriptor(descriptor)
+        args, slot = G.load_arguments(descriptor, opcode == op.INVOKESTATIC)
+        mid = self.mids.ref(cf.name, name, descriptor, KIND_UNINSTRUMENTED)
+        ref = pool.add_methodref(cf.name, name, descriptor, interface=self.is_interface)
+        call = (InvokeInterface(-1, ref, 1 + md.param_slots) if opcode == op.INVOKEINTERFACE
+                else Instruction(-1, opcode, ref))
+        items = [*self._boundary_from(slot, slot + 1, mid, self.pool, self.mids.load),
                  *args, call, Instruction(-1, G.return_opcode(md.return_type))]
-        access = m.access & ~(ACC_ABSTRACT | ACC_VARARGS | ACC_BRIDGE | ACC_NATIVE) | ACC_SYNTHETIC
-        if interface and not is_static:
-            access = access & ~ACC_PRIVATE | ACC_PUBLIC if not m.access & ACC_PRIVATE else access
-        self._new_method(access, m.name, esi_descriptor(m.descriptor), CodeBody(items=items, max_locals=slot + 2))
+        self._new_method(access, name, esi_descriptor(descriptor), CodeBody(items=items, max_locals=slot + 2))
         self.report.delegators += 1
+
+    @staticmethod
+    def _boundary_from(node: int, site: int, mid: int, pool, load_mid) -> list:
+        """``node.boundary(site, mid)`` with the node and the site in locals (ESI parameters)."""
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site), *load_mid(mid),
+                Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V"))]
 
     # ------------------------------------------------------------------ OSI <clinit> and the MID table
     def _osi_clinit(self) -> None:
@@ -491,21 +477,14 @@ class _ClassRewriter:
             G.define_local_in_frames(body, saved_slot, Object(NODE))
         sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
         self_mid = self.mids.ref(cf.name, "<clinit>", "()V", KIND_INSTRUMENTED, sites)
-        published = pool.add_fieldref(ROOT, "published", NODE_DESC)
-        root_of = pool.add_fieldref(NODE, "root", "L" + ROOT + ";")
-
-        def restore() -> list:
-            return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root_of),
-                    Instruction(-1, op.ALOAD, saved_slot), Instruction(-1, op.PUTFIELD, published)]
-
         self._instrument(clinit, body, node, self_mid)
         items: list = []
         for x in body.items:
             if not isinstance(x, Label) and x.opcode == op.RETURN:
-                items += restore()
+                items += self._restore_slot(node, saved_slot)
             items.append(x)
         start, end, handler = Label("osi_start"), Label("osi_end"), Label("osi_handler")
-        body.items = [start, *items, end, handler, *restore(), Instruction(-1, op.ATHROW)]
+        body.items = [start, *items, end, handler, *self._restore_slot(node, saved_slot), Instruction(-1, op.ATHROW)]
         body.handlers.append(Handler(start, end, handler, 0))   # last: original handlers come first
         if self.frames:
             self._pending_frames[handler] = Frame(-1, [Top] * node + [Object(NODE), Object(NODE)],
@@ -516,9 +495,7 @@ class _ClassRewriter:
                         Instruction(-1, op.ICONST_M1), *self.mids.load(self_mid),
                         Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(
                             NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
-                        Instruction(-1, op.DUP), Instruction(-1, op.ASTORE, node),
-                        Instruction(-1, op.GETFIELD, root_of), Instruction(-1, op.GETFIELD, published),
-                        Instruction(-1, op.ASTORE, saved_slot)])
+                        Instruction(-1, op.ASTORE, node), *self._save_slot(node, saved_slot)])
         self.report.osi += 1
         self._clinit_body = body
 
@@ -730,6 +707,19 @@ class _ClassRewriter:
                     skip]
         return out
 
+    def _save_slot(self, node: int, saved: int) -> list:
+        """``saved = node.root.published`` (wrappers and OSI leave the callback slot as they found it)."""
+        pool = self.pool
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, pool.add_fieldref(NODE, "root", "L" + ROOT + ";")),
+                Instruction(-1, op.GETFIELD, pool.add_fieldref(ROOT, "published", NODE_DESC)),
+                Instruction(-1, op.ASTORE, saved)]
+
+    def _restore_slot(self, node: int, saved: int) -> list:
+        """``node.root.published = saved``."""
+        pool = self.pool
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, pool.add_fieldref(NODE, "root", "L" + ROOT + ";")),
+                Instruction(-1, op.ALOAD, saved), Instruction(-1, op.PUTFIELD, pool.add_fieldref(ROOT, "published", NODE_DESC))]
+
     def _add_long(self, node: int, ref: int, amount: int) -> list:
         return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.DUP), Instruction(-1, op.GETFIELD, ref),
                 Instruction(-1, op.LDC2_W, self.pool.add_long(amount)), Instruction(-1, op.LADD),
@@ -756,12 +746,10 @@ class _ClassRewriter:
             return self._boundary(node, site, mid), insn, [], None
         owner, name, desc = pool.member_ref(insn.operand)
         interface = pool.tag(insn.operand) == 11
-        pre: list = []
-        if insn.opcode == op.INVOKESTATIC:
-            target = self.hierarchy.resolve_any_method(owner, name, desc, interface)
-            if target is not None and plan.needs_init_publish(target.owner, this_class):
-                pre += self._publish(node)
         decision = plan.call_site(insn.opcode, owner, name, desc, interface)
+        pre: list = []
+        if insn.opcode == op.INVOKESTATIC and decision.resolved and plan.needs_init_publish(decision.owner, this_class):
+            pre += self._publish(node)
         self.report.call_sites[decision.action] += 1
         if decision.action == PLAIN:
             return pre, insn, [], None

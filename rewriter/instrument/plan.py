@@ -32,7 +32,7 @@ from typing import Callable, Iterable
 from ..analysis.hierarchy import ClassHierarchy, ClassInfo, MemberInfo
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
-from ..classfile.model import ACC_ABSTRACT, ACC_FINAL, ACC_NATIVE, ACC_PRIVATE, ACC_STATIC
+from ..classfile.model import ACC_ABSTRACT, ACC_FINAL, ACC_PRIVATE, ACC_STATIC
 
 NODE = "jprewrite/runtime/Node"
 NODE_DESC = "L" + NODE + ";"
@@ -65,6 +65,7 @@ class CallSite:
     name: str
     descriptor: str
     kind: int                   #: MID kind for boundary nodes
+    resolved: bool = True       #: False when the reference did not resolve (owner is then the referenced class)
 
 
 class ClassPatterns:
@@ -174,7 +175,7 @@ class CctPlan:
         else:
             target = h.resolve_any_method(owner, name, descriptor, interface)
         if target is None:
-            return CallSite(BOUNDARY, owner, name, descriptor, self._kind_of(owner))
+            return CallSite(BOUNDARY, owner, name, descriptor, self._kind_of(owner), resolved=False)
         if target.owner == "java/lang/Object" and target.name == "<init>":
             return CallSite(PLAIN, target.owner, target.name, target.descriptor, KIND_JDK)
         if self.has_esi(target.owner, target.name, target.descriptor):
@@ -255,10 +256,3 @@ class CctPlan:
             self._clinit_cache[name] = found
         return found
 
-
-def is_native(access: int) -> bool:
-    return bool(access & ACC_NATIVE)
-
-
-def is_abstract(access: int) -> bool:
-    return bool(access & ACC_ABSTRACT)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,7 +132,6 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
             progress: Callable[[int, int], None] | None = None,
             hierarchy_cache: bool = True, jobs: int | None = None) -> RewriteReport:
     """Rewrite each of ``inputs`` (jar or class directory) to the matching path of ``outputs``."""
-    import time
     started = time.monotonic()
     if len(inputs) != len(outputs):
         raise ValueError("one output per input")

@@ -27,6 +27,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from ..analysis.hierarchy import default_cache_directory
 from ..errors import JprewriteError
 
 #: Package of the runtime, as a jar-entry prefix.
@@ -93,9 +94,11 @@ def _digest(src: Path, sources: list[Path]) -> str:
 
 
 def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME")
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "jprewrite"
+    """The project's cache directory (shared with the hierarchy's JDK summaries)."""
+    root = default_cache_directory()
+    if root is None:   # no home directory to use
+        raise JprewriteError("no cache directory for the compiled runtime: set XDG_CACHE_HOME or HOME")
+    return root
 
 
 def _complete(entry: Path) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 
@@ -45,3 +46,19 @@ def javac(sources: dict[str, str], out: Path, *options: str) -> Path:
 
 def class_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.class"))
+
+
+def cache_root(name: str) -> Path:
+    """``$XDG_CACHE_HOME/<name>`` (``~/.cache/<name>``), or a per-user temporary directory when that
+    cannot be written: where test tools compiled once (verifier, oracle) are kept."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    root = Path(base) / name
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if os.access(root, os.W_OK):
+            return root
+    except OSError:
+        pass
+    root = Path(tempfile.gettempdir()) / f"{name}-{os.getuid()}"
+    root.mkdir(parents=True, exist_ok=True)
+    return root

@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 try:
-    from .jdk import java_home
+    from .jdk import cache_root, java_home
 except ImportError:  # imported as a top-level module (tests/support on sys.path)
-    from jdk import java_home  # type: ignore[no-redef]
+    from jdk import cache_root, java_home  # type: ignore[no-redef]
 
 SOURCE = Path(__file__).parent / "oracle" / "CctOracle.java"
 
@@ -77,17 +77,7 @@ class OracleResult:
 
 
 def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    root = Path(base) / "jprewrite"
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        if os.access(root, os.W_OK):
-            return root
-    except OSError:
-        pass
-    root = Path(tempfile.gettempdir()) / f"jprewrite-{os.getuid()}"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return cache_root("jprewrite")
 
 
 @lru_cache(maxsize=None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,9 @@ from jprewrite.cli.main import main as jprewrite_main
 from jprewrite.cli.report_command import load_profile
 
 from support.jdk import run, tool
+from support.oracle import paths  # one reading of a profile's method paths, shared with the oracle tests
+
+__all__ = ["Run", "make_jar", "rewrite", "run_java", "paths", "find"]
 
 
 @dataclass
@@ -44,20 +46,6 @@ def run_java(classpath: list[Path], main: str, *args: str, profile: Path | None 
     if profile is not None and profile.exists():
         data = load_profile(str(profile))
     return Run(p.stdout, p.stderr, p.returncode, data)
-
-
-def paths(profile: dict, key: str = "root") -> dict[tuple[str, ...], tuple[int, int]]:
-    """{method path (root excluded): (calls, bytecodes)} of the merged tree (or a thread's ``root``)."""
-    out: dict[tuple[str, ...], tuple[int, int]] = {}
-    stack = [((), profile[key] if key == "root" else key)]
-    while stack:
-        prefix, node = stack.pop()
-        for child in node.get("children", ()):
-            path = prefix + (child["method"],)
-            calls, bc = out.get(path, (0, 0))
-            out[path] = (calls + child["calls"], bc + child["bytecodes"])
-            stack.append((path, child))
-    return out
 
 
 def find(profile: dict, *methods: str) -> dict:

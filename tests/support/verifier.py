@@ -59,9 +59,9 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 try:
-    from .jdk import java_home
+    from .jdk import cache_root, java_home
 except ImportError:  # imported as a top-level module (tests/support on sys.path)
-    from jdk import java_home  # type: ignore[no-redef]
+    from jdk import cache_root, java_home  # type: ignore[no-redef]
 
 SOURCE = Path(__file__).parent / "verifier" / "VerifyAll.java"
 ASM_JARS = ("asm.jar", "asm-tree.jar", "asm-analysis.jar", "asm-util.jar")
@@ -164,17 +164,7 @@ def asm_jars() -> list[Path]:
 
 
 def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    root = Path(base) / "jprewrite-tests"
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        if os.access(root, os.W_OK):
-            return root
-    except OSError:
-        pass
-    root = Path(tempfile.gettempdir()) / f"jprewrite-tests-{os.getuid()}"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return cache_root("jprewrite-tests")
 
 
 @lru_cache(maxsize=None)
