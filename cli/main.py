@@ -12,7 +12,7 @@ import sys
 
 from .. import __version__
 from ..errors import JprewriteError
-from . import check_command, info_command, report_command, rewrite_command
+from . import agent_command, check_command, info_command, report_command, rewrite_command
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.add_parser(sub)
     info_command.add_parser(sub)
     check_command.add_parser(sub)
+    agent_command.add_parsers(sub)
     return parser
 
 

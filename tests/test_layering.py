@@ -18,7 +18,9 @@ jprewrite.analysis     3      errors, classfile, editor (not archive: the
 jprewrite.instrument   4      errors, classfile, editor, analysis (not archive)
 jprewrite.rewrite      5      everything below (jars in, jars out: archive +
                               instrument, the embedded Java runtime)
-jprewrite.cli          6      everything
+jprewrite.agent        6      everything below (the -javaagent jar, the worker
+                              process: rewriting one class at a time)
+jprewrite.cli          7      everything
 jprewrite (root)       --     nothing; only cli imports it (``__version__``)
 =====================  =====  =================================================
 
@@ -49,7 +51,8 @@ LAYERS: dict[str, int] = {
     "jprewrite.analysis": 3,
     "jprewrite.instrument": 4,
     "jprewrite.rewrite": 5,
-    "jprewrite.cli": 6,
+    "jprewrite.agent": 6,
+    "jprewrite.cli": 7,
 }
 _ERRORS = "jprewrite.errors"
 ALLOWED: dict[str, set[str]] = {
@@ -62,6 +65,8 @@ ALLOWED: dict[str, set[str]] = {
     "jprewrite.instrument": {_ERRORS, "jprewrite.classfile", "jprewrite.editor", "jprewrite.analysis"},
     "jprewrite.rewrite": {_ERRORS, "jprewrite.classfile", "jprewrite.archive", "jprewrite.editor",
                           "jprewrite.analysis", "jprewrite.instrument"},
+    "jprewrite.agent": {_ERRORS, "jprewrite.classfile", "jprewrite.archive", "jprewrite.editor",
+                        "jprewrite.analysis", "jprewrite.instrument", "jprewrite.rewrite"},
     "jprewrite.cli": {ROOT, *LAYERS},
 }
 

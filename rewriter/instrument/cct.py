@@ -89,8 +89,9 @@ class ClassReport:
 
 
 class _ClassRewriter:
-    def __init__(self, cf: ClassFile, plan: CctPlan, options: CctOptions) -> None:
+    def __init__(self, cf: ClassFile, plan: CctPlan, options: CctOptions, contract_only: bool = False) -> None:
         self.cf = cf
+        self.contract_only = contract_only
         self.plan = plan
         self.hierarchy: ClassHierarchy = plan.hierarchy
         self.options = options
@@ -120,6 +121,8 @@ class _ClassRewriter:
                 self._add_abstract_esi(m)
             elif m.access & ACC_ABSTRACT:
                 self._add_delegator(m, abstract=True)
+            elif self.contract_only and (m.access & ACC_NATIVE or m.code() is not None):
+                self._add_delegator(m, abstract=False)
             elif m.access & ACC_NATIVE:
                 self._add_b2n(m)
             elif m.code() is not None:
@@ -131,8 +134,9 @@ class _ClassRewriter:
                     self._add_dispatcher(m)
         if not self.is_interface:
             self._add_inherited_esis()
-        self._osi_clinit()
-        self._finish_clinit()
+        if not self.contract_only:
+            self._osi_clinit()
+            self._finish_clinit()
         if self.mids.entries or self.mids.dispatchers or self.holder_dispatchers:
             name, data = self._build_holder()
             self.report.extra_classes[name] = data
@@ -233,25 +237,28 @@ class _ClassRewriter:
 
     def _override_check(self, m: Method, node_slot: int, self_mid: int) -> list:
         """If an uninstrumented subclass overrides ``m``, run its override instead (contract: override check)."""
+        return self._override_check_for(m.name, m.descriptor, node_slot, self_mid)
+
+    def _override_check_for(self, name: str, descriptor: str, node_slot: int, self_mid: int) -> list:
         pool, cf = self.pool, self.cf
         go = Label("esi_body")
         if self.frames:
-            body_locals = initial_frame_locals(cf.name, m.name, esi_descriptor(m.descriptor), False)
+            body_locals = initial_frame_locals(cf.name, name, esi_descriptor(descriptor), False)
             self._pending_frames[go] = Frame(-1, body_locals, [])
-        args, _ = G.load_arguments(m.descriptor, False)
-        md = parse_method_descriptor(m.descriptor)
+        args, _ = G.load_arguments(descriptor, False)
+        md = parse_method_descriptor(descriptor)
         get_class = Instruction(-1, op.INVOKEVIRTUAL,
                                 pool.add_methodref("java/lang/Object", "getClass", "()Ljava/lang/Class;"))
         if self.is_interface:
             marker = InvokeInterface(-1, pool.add_methodref(cf.name, CLASS_METHOD, "()Ljava/lang/Class;",
                                                             interface=True), 1)
-            original = InvokeInterface(-1, pool.add_methodref(cf.name, m.name, m.descriptor, interface=True),
+            original = InvokeInterface(-1, pool.add_methodref(cf.name, name, descriptor, interface=True),
                                        1 + md.param_slots)
             exact: list = []
         else:
             marker = Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, CLASS_METHOD,
                                                                           "()Ljava/lang/Class;"))
-            original = Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, m.name, m.descriptor))
+            original = Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, name, descriptor))
             # the receiver is exactly this class: dispatch selected this very method
             exact = [Instruction(-1, op.ALOAD, 0), get_class, Instruction(-1, op.LDC_W, pool.add_class(cf.name)),
                      Instruction(-1, op.IF_ACMPEQ, go)]
@@ -438,7 +445,11 @@ class _ClassRewriter:
         self._delegating_esi(access, m.name, m.descriptor, opcode)
 
     def _delegating_esi(self, access: int, name: str, descriptor: str, opcode: int) -> None:
-        """ESI that only records a boundary node and calls the original signature (contract: delegating ESI)."""
+        """ESI that only records a boundary node and calls the original signature (contract: delegating ESI).
+
+        A body of this class called with ``invokespecial`` may be overridden by an uninstrumented
+        subclass, which has no ESI of its own: the override check runs that override instead.
+        """
         pool, cf = self.pool, self.cf
         md = parse_method_descriptor(descriptor)
         args, slot = G.load_arguments(descriptor, opcode == op.INVOKESTATIC)
@@ -446,7 +457,12 @@ class _ClassRewriter:
         ref = pool.add_methodref(cf.name, name, descriptor, interface=self.is_interface)
         call = (InvokeInterface(-1, ref, 1 + md.param_slots) if opcode == op.INVOKEINTERFACE
                 else Instruction(-1, opcode, ref))
-        items = [*self._boundary_from(slot, slot + 1, mid, self.pool, self.mids.load),
+        check: list = []
+        if opcode == op.INVOKESPECIAL and self.check_overrides and name != "<init>" \
+                and not access & (ACC_PRIVATE | ACC_FINAL | ACC_STATIC):
+            check = self._override_check_for(name, descriptor, slot, mid)
+            self._pending_frames = {}   # the new method's frames are inferred whole
+        items = [*check, *self._boundary_from(slot, slot + 1, mid, self.pool, self.mids.load),
                  *args, call, Instruction(-1, G.return_opcode(md.return_type))]
         self._new_method(access, name, esi_descriptor(descriptor), CodeBody(items=items, max_locals=slot + 2))
         self.report.delegators += 1
@@ -819,11 +835,17 @@ def pending_temps(insn, pool) -> int:
     return 1 + parse_method_descriptor(desc).param_slots
 
 
-def instrument_class(cf: ClassFile, plan: CctPlan, options: CctOptions | None = None) -> ClassReport:
-    """Rewrite ``cf`` in place for CCT profiling. Raises :class:`AlreadyInstrumented` for a rewritten class."""
+def instrument_class(cf: ClassFile, plan: CctPlan, options: CctOptions | None = None, *,
+                     contract_only: bool = False) -> ClassReport:
+    """Rewrite ``cf`` in place for CCT profiling. Raises :class:`AlreadyInstrumented` for a rewritten class.
+
+    ``contract_only``: keep every body as it is and add only what callers rewritten under the same
+    plan rely on (delegating ESI methods, dispatchers, the holder): the fallback for a class whose
+    full rewrite failed after other classes were already rewritten against it (load time).
+    """
     if cf.access & ACC_MODULE:
         return ClassReport()
     if cf.name.endswith(HOLDER_SUFFIX) or any(m.name == CLASS_METHOD for m in cf.methods):
         raise AlreadyInstrumented(f"{cf.name} was already rewritten by jprewrite")
-    rewriter = _ClassRewriter(cf, plan, options or CctOptions())
+    rewriter = _ClassRewriter(cf, plan, options or CctOptions(), contract_only)
     return rewriter.run()

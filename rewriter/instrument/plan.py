@@ -92,10 +92,26 @@ class CctPlan:
         self._clinit_cache: dict[str, bool] = {}
         self._overriders: dict[tuple[str, str], list[str]] | None = None
         self.world: list[str] = []   # every instrumented class, for the PENDING rule
+        self._world_set: set[str] = set()
 
     def set_world(self, names: Iterable[str]) -> None:
         self.world = sorted(n for n in names if self.is_instrumented(n))
+        self._world_set = set(self.world)
         self._overriders = None
+
+    def add_to_world(self, name: str) -> None:
+        """A class that appeared at run time (load time): its overrides count for later PENDING decisions."""
+        if name in self._world_set or not self.is_instrumented(name):
+            return
+        self.world.append(name)
+        self._world_set.add(name)
+        if self._overriders is not None:
+            self._index_overrides(name, self._overriders)
+
+    def forget(self, name: str) -> None:
+        """Drop decisions about ``name`` (load time: a class not found earlier has appeared, or failed)."""
+        self._esi_cache = {k: v for k, v in self._esi_cache.items() if k[0] != name}
+        self._clinit_cache.clear()
 
     def warm_up(self) -> None:
         """Build the lazily computed indexes now (before worker processes are forked, so they share them)."""
@@ -216,15 +232,18 @@ class CctPlan:
         if self._overriders is None:
             index: dict[tuple[str, str], list[str]] = {}
             for cname in self.world:
-                info = self.hierarchy.info(cname)
-                if info is None:
-                    continue
-                for m in info.methods:
-                    if m.access & (ACC_STATIC | ACC_PRIVATE | ACC_ABSTRACT) or m.name.startswith("<"):
-                        continue
-                    index.setdefault((m.name, m.descriptor), []).append(cname)
+                self._index_overrides(cname, index)
             self._overriders = index
         return self._overriders.get((name, descriptor), [])
+
+    def _index_overrides(self, cname: str, index: dict[tuple[str, str], list[str]]) -> None:
+        info = self.hierarchy.info(cname)
+        if info is None:
+            return
+        for m in info.methods:
+            if m.access & (ACC_STATIC | ACC_PRIVATE | ACC_ABSTRACT) or m.name.startswith("<"):
+                continue
+            index.setdefault((m.name, m.descriptor), []).append(cname)
 
     # ----------------------------------------------------------- class initialisation
     def needs_init_publish(self, target_class: str, current: str) -> bool:
