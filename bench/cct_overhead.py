@@ -41,6 +41,19 @@ def sh(args: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(args, check=True, text=True, capture_output=True, **kw)
 
 
+def prepare_shared_bench(work: Path) -> Path:
+    """A private copy of the shared workloads under ``work/bench``, built (data, drivers, JaCoCo agent)."""
+    if not (SHARED / "build.sh").exists():
+        sys.exit(f"shared workloads not found at {SHARED}")
+    bench = work / "bench"
+    if not bench.exists():
+        shutil.copytree(SHARED, bench, ignore=shutil.ignore_patterns("build", "data", "results"))
+    for p in bench.rglob("*"):
+        p.chmod(0o755 if p.is_dir() or p.suffix in (".sh", ".py") else 0o644)
+    sh(["bash", str(bench / "build.sh")])
+    return bench
+
+
 def class_path(bench: Path, workload: str) -> list[str]:
     env = dict(os.environ, PRINT_CP="1")
     out = sh(["bash", str(bench / "workloads" / f"{workload}.sh")], env=env).stdout
@@ -70,15 +83,8 @@ def main() -> int:
     ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
     ap.add_argument("--no-jacoco", action="store_true")
     args = ap.parse_args()
-    if not (SHARED / "build.sh").exists():
-        sys.exit(f"shared workloads not found at {SHARED}")
     work = Path(args.work or tempfile.mkdtemp(prefix="jpr-bench-"))
-    bench = work / "bench"
-    if not bench.exists():
-        shutil.copytree(SHARED, bench, ignore=shutil.ignore_patterns("build", "data", "results"))
-    for p in bench.rglob("*"):
-        p.chmod(0o755 if p.is_dir() or p.suffix in (".sh", ".py") else 0o644)
-    sh(["bash", str(bench / "build.sh")])
+    bench = prepare_shared_bench(work)
 
     cps = {w: class_path(bench, w) for w in args.workloads}
     inputs = sorted({e for cp in cps.values() for e in cp})

@@ -30,6 +30,8 @@ from ..instrument.cct import AlreadyInstrumented, CctOptions, instrument_class
 from ..instrument.plan import CctPlan, ClassPatterns, RUNTIME_PACKAGE, HOLDER_SUFFIX
 from ..rewrite.offline import read_weights
 from .options import AgentOptions
+from .speculation import NeedsQuery
+from .summaries import SummarizedContainer, summaries_directory
 from .protocol import FAILED, REWRITTEN, UNCHANGED, Result
 
 _PROXY = "java/lang/reflect/Proxy"
@@ -57,6 +59,10 @@ class _AskTheAgent:
         if self.query is None or name.startswith("["):
             return None
         return self.query(name)
+
+
+def _needs_query(name: str) -> bytes | None:
+    raise NeedsQuery(name)
 
 
 def class_path_containers(class_path: str, warn: Callable[[str], None] | None = None) -> list[Container]:
@@ -97,22 +103,6 @@ def class_path_containers(class_path: str, warn: Callable[[str], None] | None = 
     return out
 
 
-def _class_names(containers: Iterable[Container]) -> set[str]:
-    names = set()
-    for c in containers:
-        for e in c.entries():
-            if e.is_dir or not e.name.endswith(".class") or e.is_module_info:
-                continue
-            name = e.name[:-len(".class")]
-            if name.startswith("META-INF/versions/"):
-                parts = name.split("/", 3)
-                if len(parts) < 4:
-                    continue
-                name = parts[3]
-            names.add(name)
-    return names
-
-
 class LoadTimeRewriter:
     """Rewrites classes one by one with the offline rules; ``query`` asks the agent for unknown classes."""
 
@@ -124,15 +114,23 @@ class LoadTimeRewriter:
                                       weights=weights, activation=options.activation)
         self.patterns = ClassPatterns(options.includes, options.excludes)
         self.containers = class_path_containers(class_path, warn)
+        cache_dir = summaries_directory()
+        sources = self.sources = [SummarizedContainer(c, cache_dir) for c in self.containers]
         self.seen = _SeenClasses()
-        self.hierarchy = ClassHierarchy([self.seen, *self.containers, _AskTheAgent(query)], JdkImage(java_home))
+        self.jdk = JdkImage(java_home)
+        self.ask = _AskTheAgent(query)
+        self.hierarchy = ClassHierarchy([self.seen, *sources, self.ask], self.jdk)
         self.failed: dict[str, str] = {}
         self.plan = CctPlan(self.hierarchy, self._may_instrument)
-        self.plan.set_world(n for n in _class_names(self.containers) if self.patterns(n))
+        self.plan.set_world(n for s in sources for n in s.names() if self.patterns(n))
         self.rewritten = 0
 
     def _may_instrument(self, name: str) -> bool:
         if name in self.failed or not self.patterns(name) or name.endswith(HOLDER_SUFFIX):
+            return False
+        # a package of the JDK: classes the JDK generates into its own packages at run time
+        # (reflection's jdk.internal.reflect.GeneratedMethodAccessorN, in their own loaders)
+        if self.jdk.module_of_package(name.rpartition("/")[0]) is not None:
             return False
         info = self.hierarchy.info(name)
         # java.lang.reflect.Proxy classes are the JDK's dispatch plumbing, generated at run time:
@@ -151,11 +149,7 @@ class LoadTimeRewriter:
         name = cf.name
         if name.startswith(RUNTIME_PACKAGE):
             return Result(UNCHANGED)
-        self.seen.classes[name] = bytes(data)
-        if self.hierarchy._infos.get(name, info) is None:   # asked for before and not found: decide again
-            self.plan.forget(name)
-        self.hierarchy.add(info)
-        self.plan.add_to_world(name)
+        self._register(name, data, info)
         if not self.plan.is_instrumented(name):
             return Result(UNCHANGED)
         try:
@@ -172,6 +166,62 @@ class LoadTimeRewriter:
             self.failed[name] = why
             self.plan.forget(name)
             return Result(FAILED, message=f"{why} (and its contract-only form failed too: {type(e).__name__}: {e})")
+
+    def _register(self, name: str, data: bytes, info) -> None:
+        """The JVM defines ``name`` from ``data``: it is part of the program from now on."""
+        self.seen.classes[name] = bytes(data)
+        if self.hierarchy._infos.get(name, info) is None:   # asked for before and not found: decide again
+            self.plan.forget(name)
+        self.hierarchy.add(info)
+        self.plan.add_to_world(name)
+
+    def adopt(self, name: str, data: bytes, result: Result) -> None:
+        """A result made ahead (:mod:`.speculation`) is used: record the class as :meth:`rewrite` would."""
+        try:
+            self._register(name, data, summarize(data))
+        except JprewriteError:
+            return
+        if result.status == REWRITTEN:
+            self.rewritten += 1
+
+    def speculative_rewrite(self, name: str, data: bytes) -> Result:
+        """:meth:`rewrite` in the forked copy: a question for the agent aborts it (``NeedsQuery``)."""
+        self.ask.query = _needs_query
+        return self.rewrite(name, data)
+
+    def read_bytes(self, name: str) -> bytes | None:
+        """The bytes the application class loader would define ``name`` from (first on the class path)."""
+        for source in self.sources:
+            if source.find_summary(name) is not None:
+                entry = source.find_class(name)
+                try:
+                    return entry.read() if entry is not None else None
+                except (JprewriteError, OSError):
+                    return None
+        return None
+
+    def likely_next(self, data: bytes) -> list[str]:
+        """Class-path classes that the class in ``data`` names: the JVM often loads them next.
+
+        Ordered so that the superclass comes last (it is rewritten first: the JVM loads it as
+        soon as the class is defined), then the interfaces, then the rest of the pool.
+        """
+        try:
+            cf = read_class(data)
+            pool = cf.pool
+            named = [pool.class_name(i) for i in range(1, len(pool)) if pool.tag(i) == 7]
+        except Exception:  # noqa: BLE001 - only a guess
+            return []
+        first = [cf.super_name, *cf.interfaces]
+        out = []
+        seen = set(first)
+        for n in named:
+            if n not in seen and not n.startswith("[") and n not in self.seen.classes:
+                seen.add(n)
+                out.append(n)
+        out += [n for n in reversed(first) if n and n not in self.seen.classes]
+        return [n for n in out if any(src.find_summary(n) is not None for src in self.sources)
+                and self.patterns(n)]
 
     def _instrument(self, cf, *, contract_only: bool) -> Result:
         injected = os.environ.get(_FAIL_CONTRACT_ENV if contract_only else _FAIL_ENV)

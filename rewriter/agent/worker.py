@@ -14,7 +14,9 @@ import time
 from typing import BinaryIO, TextIO
 
 from ..errors import JprewriteError
+from . import speculation
 from .loadtime import LoadTimeRewriter
+from .speculation import Speculator
 from .options import parse_options
 from .protocol import (ANSWER, CLASS, ERROR, EXIT, FAILED, HELLO, QUERY, READY, VERSION, ProtocolError, Reader,
                        Result, Writer, read_frame)
@@ -89,6 +91,12 @@ def serve(inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
         return 2
     Writer(READY).str_(f"jprewrite worker, Python {sys.version.split()[0]}").send(out)
     progress = Progress(err, options.progress)
+    ahead: Speculator | None = None
+    if speculation.enabled():
+        try:
+            ahead = Speculator(rewriter.speculative_rewrite, rewriter.read_bytes)
+        except OSError:
+            ahead = None
     try:
         while True:
             frame = read_frame(inp)
@@ -98,7 +106,13 @@ def serve(inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
                 raise ProtocolError(f"unexpected frame {frame.kind!r}")
             request_id, name, data = frame.u4(), frame.str_(), frame.bytes_()
             try:
-                result = rewriter.rewrite(name, data)
+                result = ahead.take(name, data) if ahead is not None else None
+                if ahead is not None:
+                    ahead.suggest(rewriter.likely_next(data))
+                if result is not None:
+                    rewriter.adopt(name, data, result)
+                else:
+                    result = rewriter.rewrite(name, data)
             except ProtocolError:
                 raise
             except Exception as e:  # noqa: BLE001 - a bug for one class must not end the worker
@@ -108,6 +122,8 @@ def serve(inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
             if result.status != 0 or result.data:
                 progress.tick()
     finally:
+        if ahead is not None:
+            ahead.close()
         progress.finish()
         rewriter.close()
     return 0

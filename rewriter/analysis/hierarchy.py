@@ -62,6 +62,8 @@ class ClassSource(Protocol):
 
     def find_class(self, internal_name: str) -> Union[bytes, _Readable, None]: ...
 
+    # optional: ``find_summary(internal_name)`` -> a ClassInfo.to_tuple() tuple or None, asked first
+
 
 @dataclass(frozen=True, slots=True)
 class MemberInfo:
@@ -405,6 +407,16 @@ class ClassHierarchy:
             if info is not None or name in self.broken:
                 return info
         for source in self.sources:
+            find_summary = getattr(source, "find_summary", None)
+            if find_summary is not None:   # a source that keeps summaries (ClassInfo.to_tuple form)
+                summary = find_summary(name)
+                if summary is not None:
+                    try:
+                        info = ClassInfo.from_tuple(summary, False)
+                    except ValueError:
+                        info = None
+                    if info is not None and info.name == name:
+                        return info
             try:
                 found = source.find_class(name)
                 if found is None:

@@ -28,7 +28,7 @@ from ..analysis.hierarchy import ClassHierarchy
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor, type_size
-from ..classfile.frames import Frame, Integer, Object, Top, initial_frame_locals
+from ..classfile.frames import Double, Frame, Integer, Long, Object, Top, initial_frame_locals
 from ..classfile.instructions import Instruction, InvokeInterface
 from ..classfile.model import (ACC_ABSTRACT, ACC_BRIDGE, ACC_FINAL, ACC_MODULE, ACC_NATIVE,
                                ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC, ACC_SUPER, ACC_SYNTHETIC, ACC_VARARGS, ClassFile,
@@ -39,7 +39,7 @@ from ..editor.params import shift_body
 from . import codegen as G
 from .method_ids import _MIDS_PER_CHUNK, MID, MID_DESC, MIDS_ARRAY, MIDS_FIELD, SEEN_FIELD, MidTable
 from .pool_cache import CachingPool
-from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
+from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, PUBLISH, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
                    NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor)
 
 ROOT = "jprewrite/runtime/ThreadRoot"
@@ -100,7 +100,7 @@ class _ClassRewriter:
         self.report = ClassReport()
         self.is_interface = cf.is_interface()
         self.frames = cf.major >= 50
-        # interface ESIs are only called through the static dispatcher (see _add_dispatcher)
+        # interface ESIs are only called through the static dispatcher (see _dispatcher_body)
         self.check_overrides = not self.is_interface and cf.major >= 49 and not cf.access & ACC_FINAL
         self._pending_frames: dict = {}
         self._pending_handlers: list = []
@@ -112,6 +112,10 @@ class _ClassRewriter:
     def run(self) -> ClassReport:
         cf = self.cf
         for m in list(cf.methods):
+            if m.name == "<init>":
+                if m.code() is not None and not self.contract_only:
+                    self._osi_constructor(m)
+                continue
             if m.name == "<clinit>" or not self.plan.has_esi(cf.name, m.name, m.descriptor):
                 if m.name != "<clinit>" and (m.code() is not None or m.access & ACC_NATIVE):
                     self.report.not_instrumented.append(f"{self._where(m)}: no ESI method possible "
@@ -128,10 +132,7 @@ class _ClassRewriter:
             elif m.code() is not None:
                 self._add_esi_and_n2b(m)
             if self.is_interface and not m.access & (ACC_STATIC | ACC_PRIVATE):
-                if self.abstract_esis:
-                    self.holder_dispatchers.append(m)
-                else:
-                    self._add_dispatcher(m)
+                self.holder_dispatchers.append(m)   # see _dispatcher_body
         if not self.is_interface:
             self._add_inherited_esis()
         if not self.contract_only:
@@ -307,23 +308,18 @@ class _ClassRewriter:
                                              + [Object(NODE), Object(NODE)], [Object("java/lang/Throwable")])
         write_body(m, body)
 
-    def _add_dispatcher(self, m: Method) -> None:
-        """``static R m(I self, args…, Node, int)``: how instrumented code calls an interface method.
+    def _dispatcher_body(self, pool, load_mid, m: Method) -> CodeBody:
+        """``static R m(I self, args…, Node, int)`` in the holder: how instrumented code calls interface method ``m``.
 
         The receiver may be anything that implements the interface: a proxy (which would hand an
         ESI method to its invocation handler), a lambda, a mock, an uninstrumented class. Only
         receivers whose class chain is instrumented get the ESI call; others get a boundary node
-        and the original method. Static methods are never proxied or overridden. It lives in the
-        interface, or in the holder class for interfaces that may not have static methods.
+        and the original method. It lives in the holder class (a public class), never in the
+        interface: callers of class-file version < 52 may not invokestatic an interface method
+        (found on Kotlin 1.3, compiled for Java 6), interfaces of version < 52 may not have static
+        methods, and a package-private interface's static method is not accessible to the
+        callers in other packages that reach it through a public subinterface.
         """
-        desc = dispatcher_descriptor(self.cf.name, m.descriptor)
-        body = self._dispatcher_body(self.pool, self.mids.holder_pool_loads(self.pool), m)
-        if self.frames:
-            for label in body.frames_needed:
-                body.frames[label] = Frame(-1, initial_frame_locals(self.cf.name, m.name, desc, True), [])
-        self._new_method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, m.name, desc, body, frames_done=True)
-
-    def _dispatcher_body(self, pool, load_mid, m: Method) -> CodeBody:
         cf = self.cf
         md = parse_method_descriptor(m.descriptor)
         slot = 1
@@ -474,6 +470,45 @@ class _ClassRewriter:
                 Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V"))]
 
     # ------------------------------------------------------------------ OSI <clinit> and the MID table
+    def _osi_constructor(self, m: Method) -> None:
+        """OSI constructor: instrumented in place, entered beneath the node its caller published.
+
+        No ESI twin: a second public constructor would change what reflection sees (containers
+        that inject through "the" public constructor, as Kotlin's and Spring's do). Callers
+        publish their node and call site (``PUBLISH`` sites); the prologue enters beneath them
+        (``ThreadRoot.ctorEnter``), and the slot is left as found on the normal path (no handler
+        may cover ``super(...)``).
+        """
+        cf, pool = self.cf, self.pool
+        body = disassemble(m)
+        node = body.new_local()
+        saved_slot = body.new_local()
+        if self.frames:
+            G.define_local_in_frames(body, node, Object(NODE))
+            G.define_local_in_frames(body, saved_slot, Object(NODE))
+        sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
+        self_mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
+        try:
+            self._instrument(m, body, node, self_mid)
+            items: list = []
+            for x in body.items:
+                if not isinstance(x, Label) and x.opcode == op.RETURN:
+                    items += self._restore_slot(node, saved_slot)
+                items.append(x)
+            body.items = items
+            body.insert(0, [*self.mids.load(self_mid),
+                            Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                                ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC)),
+                            Instruction(-1, op.ASTORE, node), *self._save_slot(node, saved_slot)])
+            self._handler_frames(m, body)
+            write_body(m, body)
+        except CodeTooLargeError:
+            self._pending_frames = {}
+            self.report.not_instrumented.append(f"{self._where(m)}: too large once instrumented (64 KB); "
+                                                "kept as it was")
+            return
+        self.report.osi += 1
+
     def _osi_clinit(self) -> None:
         """OSI ``<clinit>``: instrumented in place; leaves the callback slot as it found it.
 
@@ -711,6 +746,9 @@ class _ClassRewriter:
                 if frame is None:
                     locals_ = initial_frame_locals(self.cf.name, method.name, method.descriptor,
                                                    bool(method.access & ACC_STATIC))
+                    slots = sum(2 if t in (Long, Double) else 1 for t in locals_)
+                    if node >= slots:   # OSI bodies: the node and the saved slot (node + 1) are locals
+                        locals_ = locals_ + [Top] * (node - slots) + [Object(NODE), Object(NODE)]
                     frame = Frame(-1, locals_, [])
             skip = Label("activation_ok")
             if self.frames:
@@ -769,6 +807,10 @@ class _ClassRewriter:
         self.report.call_sites[decision.action] += 1
         if decision.action == PLAIN:
             return pre, insn, [], None
+        if decision.action == PUBLISH:
+            publish = pool.add_methodref(NODE, "publishCall", "(I)V")
+            return pre + [Instruction(-1, op.ALOAD, node), site_push,
+                          Instruction(-1, op.INVOKEVIRTUAL, publish)], insn, [], None
         if decision.action == PASS_INTERFACE:
             in_holder = decision.owner.endswith(HOLDER_SUFFIX)
             iface = decision.owner[:-len(HOLDER_SUFFIX)] if in_holder else decision.owner

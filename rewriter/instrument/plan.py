@@ -15,6 +15,10 @@ Call sites (CCCP Fig. 4, adapted to an uninstrumented JDK, see
   dispatcher, which calls the ESI only on receivers whose classes are instrumented.
 * ``BOUNDARY`` -- the code that runs is not instrumented: create the callee's
   node at the call site and publish it for callbacks.
+* ``PUBLISH`` -- a constructor of an instrumented class: constructors are instrumented in place
+  (OSI, no ESI twin: a second public constructor would change what reflection-driven code sees,
+  e.g. dependency-injection containers that use "the" public constructor), so the caller
+  publishes its node and the call site, and the constructor's prologue enters beneath them.
 * ``PLAIN`` -- ``java.lang.Object.<init>()``: left as it is, no node. It runs no code (a
   ``return``), cannot call back, and every allocation calls it: a boundary node there cost more
   than half of the profiling overhead of allocation-heavy code.
@@ -32,7 +36,7 @@ from typing import Callable, Iterable
 from ..analysis.hierarchy import ClassHierarchy, ClassInfo, MemberInfo
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
-from ..classfile.model import ACC_ABSTRACT, ACC_FINAL, ACC_PRIVATE, ACC_STATIC
+from ..classfile.model import ACC_ABSTRACT, ACC_ANNOTATION, ACC_FINAL, ACC_PRIVATE, ACC_STATIC
 
 NODE = "jprewrite/runtime/Node"
 NODE_DESC = "L" + NODE + ";"
@@ -42,7 +46,8 @@ HOLDER_SUFFIX = "$$jpmids"   #: the synthetic class beside each rewritten class 
 
 KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3
 
-PASS, PASS_INTERFACE, BOUNDARY, PENDING, PLAIN = "pass", "pass-interface", "boundary", "pending", "plain"
+PASS, PASS_INTERFACE, BOUNDARY, PENDING, PLAIN, PUBLISH = (
+    "pass", "pass-interface", "boundary", "pending", "plain", "publish")
 
 _JDK_PREFIXES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
 
@@ -124,7 +129,10 @@ class CctPlan:
         if not self._instrumented(name):
             return False
         info = self.hierarchy.info(name)
-        return info is not None and not info.from_jdk
+        # annotation interfaces: their methods are only implemented by the JDK's proxies, and
+        # readers list them reflectively (Kotlin's reflection invokes every declared method of an
+        # annotation type without arguments): they get no ESI methods, calls to them are boundaries
+        return info is not None and not info.from_jdk and not info.access & ACC_ANNOTATION
 
     def interface_takes_defaults(self, info: ClassInfo) -> bool:
         """May ESI default methods be added to interface ``info``?
@@ -152,8 +160,8 @@ class CctPlan:
         return found
 
     def _decide_esi(self, owner: str, name: str, descriptor: str) -> bool:
-        if name == "<clinit>" or not self.is_instrumented(owner):
-            return False
+        if name in ("<clinit>", "<init>") or not self.is_instrumented(owner):
+            return False   # initialisers are instrumented in place (OSI)
         info = self.hierarchy.info(owner)
         if info is None:
             return False
@@ -194,12 +202,13 @@ class CctPlan:
             return CallSite(BOUNDARY, owner, name, descriptor, self._kind_of(owner), resolved=False)
         if target.owner == "java/lang/Object" and target.name == "<init>":
             return CallSite(PLAIN, target.owner, target.name, target.descriptor, KIND_JDK)
+        if target.name == "<init>" and self.is_instrumented(target.owner):
+            return CallSite(PUBLISH, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
         if self.has_esi(target.owner, target.name, target.descriptor):
             if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and not target.access & (ACC_STATIC | ACC_PRIVATE):
                 owner_info = h.info(target.owner)
                 if owner_info is not None and owner_info.is_interface:
-                    dispatcher = target.owner + (HOLDER_SUFFIX if self.abstract_esi_interface(target.owner) else "")
-                    return CallSite(PASS_INTERFACE, dispatcher, target.name, target.descriptor, KIND_INSTRUMENTED)
+                    return CallSite(PASS_INTERFACE, target.owner + HOLDER_SUFFIX, target.name, target.descriptor, KIND_INSTRUMENTED)
             return CallSite(PASS, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
         kind = self._kind_of(target.owner)
         if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and self._may_dispatch_to_instrumented(owner, target):

@@ -37,7 +37,9 @@ final class Transformer implements ClassFileTransformer {
     public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
             ProtectionDomain pd, byte[] bytes) {
         if (loader == null || loader == PLATFORM || className == null || redefined != null || bytes == null
-                || className.startsWith("jprewrite/") || className.endsWith("$$jpmids")) {
+                || className.startsWith("jprewrite/") || className.endsWith("$$jpmids")
+                // reflection's generated accessors, defined into JDK packages by their own loaders
+                || className.startsWith("jdk/internal/reflect/") || className.startsWith("sun/reflect/")) {
             return null;
         }
         try {

@@ -113,6 +113,16 @@ public class Node {
         root.published = c;
     }
 
+    /**
+     * Publish this node and the call site of the constructor about to be called: the constructor's
+     * prologue ({@link ThreadRoot#ctorEnter}) enters beneath it (constructors have no ESI twin).
+     */
+    public final void publishCall(int site) {
+        ThreadRoot r = root;
+        r.published = this;
+        r.publishedSite = site;
+    }
+
     /** Make this node the parent of callbacks (static initialisers about to run). */
     public final void publish() {
         root.published = this;

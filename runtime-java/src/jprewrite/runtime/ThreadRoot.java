@@ -22,6 +22,9 @@ public final class ThreadRoot extends Node {
 
     /** Where callbacks from uninstrumented code attach; null means the root itself. */
     public Node published;
+
+    /** The call site published with {@link #published} for a constructor call (-1: none). */
+    public int publishedSite = -1;
     /** JP's activationCounter: bytecodes left until the next {@link #triggerReport}. */
     public int activation;
 
@@ -81,6 +84,24 @@ public final class ThreadRoot extends Node {
      */
     public static Node n2bEnter(Object self, MethodId callee) {
         return entry(self, callee, true);
+    }
+
+    /**
+     * The prologue of an instrumented constructor: its node beneath the published one, entered
+     * through the call site the caller published with it ({@link Node#publishCall}); the site is
+     * used once. Called from uninstrumented code (reflection, the JDK) it is a callback, as for
+     * an N2B wrapper. A stale site (a caller whose constructor did not consume it) only costs a
+     * cache miss: {@link Node#enter} checks the method of a cached child.
+     */
+    public static Node ctorEnter(MethodId callee) {
+        ThreadRoot r = current();
+        if (r.pendingCaller != null) {
+            return entry(null, callee, true);
+        }
+        Node p = r.published;
+        int site = r.publishedSite;
+        r.publishedSite = -1;
+        return (p == null ? r : p).enter(site, callee);
     }
 
     /** The parent of an entry from uninstrumented code, or (with {@code enter}) the callee's node beneath it. */

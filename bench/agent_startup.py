@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Wall time under the load-time agent, cold and warm cache, beside plain runs and JaCoCo's agent.
+
+A short program (the bundled demo sample) and large ones from the shared workloads (default:
+the Kotlin compiler, 7.7k classes loaded; ``fop`` 1.6k), each run in rounds; in every round the
+configurations run back to back:
+
+* ``plain``  -- no agent;
+* ``jacoco`` -- JaCoCo's agent (coverage, the anchor);
+* ``cold``   -- ``-javaagent:$(jprewrite agent-path)`` with an empty cache (deleted before the run:
+  every class goes through the Python worker);
+* ``warm``   -- the same with the cache of an earlier run (no Python is started).
+
+    python bench/agent_startup.py                    # demo + kotlinc + fop, 3 rounds
+    python bench/agent_startup.py -n 2 demo fop
+
+Prints medians of wall and CPU time and the ratios to plain and to JaCoCo. Goals (issue): warm
+within 1.3x of JaCoCo's run, cold within 5x. Results go to bench/RESULTS.md by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cct_overhead import prepare_shared_bench  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+CONFIGS = ["plain", "jacoco", "cold", "warm"]
+
+
+def agent_jar() -> str:
+    return subprocess.run([sys.executable, "-m", "jprewrite.cli.main", "agent-path"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def build_demo(work: Path) -> Path:
+    classes = work / "demo-classes"
+    sources = [str(p) for p in (REPO / "sample-classes" / "demo").rglob("*.java")]
+    subprocess.run(["javac", "-d", str(classes), *sources], check=True)
+    jar = work / "demo.jar"
+    subprocess.run(["jar", "cfe", str(jar), "com.example.demo.Main", "-C", str(classes), "."], check=True)
+    return jar
+
+
+def java_opts(config: str, work: Path, bench: Path, agent: str, name: str) -> str:
+    if config == "plain":
+        return ""
+    if config == "jacoco":
+        return f"-javaagent:{bench}/build/jacocoagent.jar=destfile={work}/{name}.exec,output=file,append=false"
+    cache = work / f"cache-{config}-{name}"
+    if config == "cold" and cache.exists():
+        shutil.rmtree(cache)
+    return (f"-javaagent:{agent}=cache={cache},python={sys.executable},progress=false,"
+            f"output={work}/profile-{config}-{name}.json")
+
+
+def run_demo(jar: Path, opts: str) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.monotonic()
+    p = subprocess.run(["java", *opts.split(), "-jar", str(jar)], capture_output=True, text=True)
+    wall = time.monotonic() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"rc": p.returncode, "wall": wall, "cpu": cpu, "checksum": hash(p.stdout)}
+
+
+def run_workload(bench: Path, name: str, opts: str) -> dict:
+    env = dict(os.environ, JAVA_OPTS=opts, BENCH_WORK=str(bench.parent / "bench-work"))
+    env.pop("BENCH_CP", None)
+    t = time.monotonic()
+    p = subprocess.run(["bash", str(bench / "workloads" / f"{name}.sh")], capture_output=True, text=True, env=env)
+    wall = time.monotonic() - t
+    rec = {"rc": p.returncode, "wall": wall}
+    for line in p.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "RC":
+            rec["rc"] = int(value)
+        elif key == "ELAPSED":
+            rec["wall"] = float(value)     # the JVM's own wall time (without the shell script)
+        elif key == "CPU":
+            rec["cpu"] = float(value)
+        elif key == "CHECKSUM":
+            rec["checksum"] = value
+    return rec
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("programs", nargs="*", default=["demo", "kotlinc", "fop"])
+    ap.add_argument("-n", type=int, default=3, help="rounds")
+    ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
+    args = ap.parse_args()
+    work = Path(args.work or tempfile.mkdtemp(prefix="jpr-agent-bench-"))
+    bench = prepare_shared_bench(work)
+    agent = agent_jar()
+    demo = build_demo(work)
+
+    def run(name: str, config: str) -> dict:
+        opts = java_opts(config, work, bench, agent, name)
+        return run_demo(demo, opts) if name == "demo" else run_workload(bench, name, opts)
+
+    results: dict[tuple[str, str], list[dict]] = {}
+    for name in args.programs:
+        run(name, "warm")                          # fills the warm cache (not measured)
+        for r in range(args.n):
+            for config in CONFIGS:
+                rec = run(name, config)
+                results.setdefault((name, config), []).append(rec)
+                print(f"# {name} round {r + 1} {config}: rc {rec['rc']} wall {rec['wall']:.2f} s "
+                      f"cpu {rec.get('cpu', float('nan')):.2f} s", file=sys.stderr, flush=True)
+    report(results, args.programs)
+    print(f"\n(scratch: {work})")
+    return 0
+
+
+def report(results: dict, programs: list[str]) -> None:
+    def med(name: str, config: str, key: str) -> float | None:
+        vals = [r[key] for r in results.get((name, config), []) if r.get("rc") == 0 and key in r]
+        return statistics.median(vals) if vals else None
+
+    print("| program | plain wall | JaCoCo wall | cold wall | warm wall | cold/JaCoCo | warm/JaCoCo "
+          "| cold/plain | warm/plain | JaCoCo/plain | output |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for name in programs:
+        walls = {c: med(name, c, "wall") for c in CONFIGS}
+        sums = {r.get("checksum") for c in CONFIGS for r in results.get((name, c), [])}
+        same = "same" if len(sums) == 1 and all(r.get("rc") == 0 for c in CONFIGS
+                                                for r in results.get((name, c), [])) else "DIFFERS"
+
+        def ratio(a: str, b: str) -> str:
+            return f"{walls[a] / walls[b]:.2f}x" if walls[a] and walls[b] else "-"
+        cells = [f"{walls[c]:.2f} s" if walls[c] else "-" for c in CONFIGS]
+        print(f"| {name} | " + " | ".join(cells) + f" | {ratio('cold', 'jacoco')} | {ratio('warm', 'jacoco')} | "
+              f"{ratio('cold', 'plain')} | {ratio('warm', 'plain')} | {ratio('jacoco', 'plain')} | {same} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
