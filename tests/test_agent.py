@@ -296,3 +296,51 @@ def test_bad_options_fail_fast_at_start_up(phases, tmp_path, options, message) -
     assert run.stdout == ""       # main never ran
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(WARNING) and message in lines[0], run.stderr
+
+
+GENERATED = {
+    "com/example/gen/Main.java": """
+package com.example.gen;
+import java.nio.file.*;
+public class Main {
+    public interface Op { int apply(int x); }
+    static final class Loader extends ClassLoader {
+        Loader() { super(Main.class.getClassLoader()); }
+        Class<?> define(String name, byte[] b) { return defineClass(name, b, 0, b.length); }
+    }
+    public static void main(String[] args) throws Exception {
+        byte[] bytes = Files.readAllBytes(Paths.get(args[0]));   // a class that is on no class path
+        Class<?> c = new Loader().define("com.example.gen.Twice", bytes);
+        Op op = (Op) c.getDeclaredConstructor().newInstance();
+        int s = 0;
+        for (int i = 0; i < 10; i++) s += op.apply(i);
+        System.out.println("sum " + s);
+    }
+}
+""",
+    "com/example/gen/Twice.java": """
+package com.example.gen;
+public class Twice implements Main.Op {
+    public int apply(int x) { return helper(x) * 2; }
+    private static int helper(int x) { return x + 1; }
+}
+""",
+}
+
+
+def test_classes_defined_at_run_time_are_instrumented(tmp_path) -> None:
+    """A class defined from bytes by the program's own loader (no .class on any class path) goes
+    through the worker like any other: it gets a node under its caller, with its own callees."""
+    classes = javac(GENERATED, tmp_path / "classes")
+    generated = tmp_path / "Twice.class"
+    (classes / "com" / "example" / "gen" / "Twice.class").rename(generated)
+    plain = run_java([classes], "com.example.gen.Main", str(generated), jvm=())
+    assert plain.returncode == 0 and plain.stdout == "sum 110\n", plain.stderr
+    profile = tmp_path / "p.json"
+    run = run_with_agent([classes], ["com.example.gen.Main", str(generated)],
+                         agent_options(tmp_path / "cache", profile, counting="precise"), profile=profile)
+    assert run.returncode == 0 and run.stdout == plain.stdout, run.stderr
+    assert WARNING not in run.stderr, run.stderr
+    apply = find(run.profile, "Main.main([Ljava/lang/String;)V", "Twice.apply(I)I")
+    assert apply["calls"] == 10 and apply.get("kind", "instrumented") == "instrumented"
+    assert find(run.profile, "Main.main([Ljava/lang/String;)V", "Twice.apply(I)I", "Twice.helper(I)I")["calls"] == 10

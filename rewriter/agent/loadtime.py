@@ -128,14 +128,18 @@ class LoadTimeRewriter:
     def _may_instrument(self, name: str) -> bool:
         if name in self.failed or not self.patterns(name) or name.endswith(HOLDER_SUFFIX):
             return False
-        # a package of the JDK: classes the JDK generates into its own packages at run time
-        # (reflection's jdk.internal.reflect.GeneratedMethodAccessorN, in their own loaders)
-        if self.jdk.module_of_package(name.rpartition("/")[0]) is not None:
+        if self._in_jdk_package(name):
             return False
         info = self.hierarchy.info(name)
         # java.lang.reflect.Proxy classes are the JDK's dispatch plumbing, generated at run time:
         # left as the offline rewrite leaves them (the handler they call is instrumented)
         return info is not None and info.super_name != _PROXY
+
+    def _in_jdk_package(self, name: str) -> bool:
+        """A package of the JDK: the class path's copies (xml-apis' javax.xml...) are never loaded,
+        and the classes the JDK generates there at run time (reflection's GeneratedMethodAccessorN,
+        in their own loaders) are its plumbing."""
+        return self.jdk.module_of_package(name.rpartition("/")[0]) is not None
 
     def rewrite(self, name: str, data: bytes) -> Result:
         """The agent's answer for class ``name`` defined from ``data``."""
@@ -147,8 +151,8 @@ class LoadTimeRewriter:
         except Exception as e:  # noqa: BLE001 - never let one class stop the worker
             return Result(FAILED, message=f"cannot read the class file: {type(e).__name__}: {e}")
         name = cf.name
-        if name.startswith(RUNTIME_PACKAGE):
-            return Result(UNCHANGED)
+        if name.startswith(RUNTIME_PACKAGE) or self._in_jdk_package(name):
+            return Result(UNCHANGED)   # the JDK's own classes answer for these packages, never these bytes
         self._register(name, data, info)
         if not self.plan.is_instrumented(name):
             return Result(UNCHANGED)
@@ -220,8 +224,8 @@ class LoadTimeRewriter:
                 seen.add(n)
                 out.append(n)
         out += [n for n in reversed(first) if n and n not in self.seen.classes]
-        return [n for n in out if any(src.find_summary(n) is not None for src in self.sources)
-                and self.patterns(n)]
+        return [n for n in out if self.patterns(n) and not self._in_jdk_package(n)
+                and any(src.find_summary(n) is not None for src in self.sources)]
 
     def _instrument(self, cf, *, contract_only: bool) -> Result:
         injected = os.environ.get(_FAIL_CONTRACT_ENV if contract_only else _FAIL_ENV)

@@ -47,9 +47,10 @@ class Progress:
             self.printed = True
             self._line(now, "so far")
 
-    def finish(self) -> None:
+    def finish(self, ahead: int = 0) -> None:
         if self.enabled and self.printed:
-            self._line(time.monotonic(), "in all; cached for the next run")
+            extra = f" ({ahead:,} of them ahead of time on the second core)" if ahead else ""
+            self._line(time.monotonic(), f"in all{extra}; cached for the next run")
 
     def _line(self, now: float, what: str) -> None:
         elapsed = max(now - self.started, 1e-9)
@@ -124,7 +125,7 @@ def serve(inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
     finally:
         if ahead is not None:
             ahead.close()
-        progress.finish()
+        progress.finish(ahead.hits if ahead is not None else 0)
         rewriter.close()
     return 0
 

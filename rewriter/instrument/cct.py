@@ -51,6 +51,13 @@ _INVOKES = frozenset((op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.IN
 _ARRAY_TYPES = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
 
 
+#: Flags of every method the rewriting adds to a class. Bridge as well as synthetic: reflection-driven
+#: runtimes skip bridge methods when they list a class's methods (Groovy's CachedClass, which
+#: would otherwise count ``doCall(Object, Node, int)`` as a closure signature; Spring, Jackson and
+#: JUnit do the same). The JVM gives ACC_BRIDGE no meaning.
+ESI_FLAGS = ACC_SYNTHETIC | ACC_BRIDGE
+
+
 class AlreadyInstrumented(Exception):
     """The class was rewritten by jprewrite before (it has the MID table)."""
 
@@ -198,7 +205,7 @@ class _ClassRewriter:
         node_slot = (0 if is_static else 1) + md.param_slots
         code = m.code()
         assert code is not None
-        twin = Method(m.access & ~(ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC, m.name_index,
+        twin = Method(m.access & ~ACC_VARARGS | ESI_FLAGS, m.name_index,
                       m.descriptor_index, [], cf)
         twin.attributes = [CodeAttribute(code.name_index, code.max_stack, code.max_locals, code.code_bytes(),
                                          [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type)
@@ -362,7 +369,7 @@ class _ClassRewriter:
 
     def _add_abstract_esi(self, m: Method) -> None:
         """An abstract ESI declaration: instrumented classes implement it, the dispatcher calls it."""
-        access = m.access & ~(ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC | ACC_ABSTRACT
+        access = m.access & ~ACC_VARARGS | ESI_FLAGS | ACC_ABSTRACT
         self.cf.methods.append(Method(access, self.pool.add_utf8(m.name),
                                       self.pool.add_utf8(esi_descriptor(m.descriptor)), [], self.cf))
         self.report.delegators += 1
@@ -388,7 +395,7 @@ class _ClassRewriter:
                     impl = cls.declared_method(im.name, im.descriptor)
                     if impl is not None and not impl.is_static and not impl.is_abstract:
                         if not plan.is_instrumented(cls.name):
-                            self._delegating_esi(ACC_PUBLIC | ACC_SYNTHETIC, im.name, im.descriptor,
+                            self._delegating_esi(ACC_PUBLIC | ESI_FLAGS, im.name, im.descriptor,
                                                  op.INVOKEVIRTUAL)
                         break
                 done.add(key)
@@ -421,7 +428,7 @@ class _ClassRewriter:
             body.frames[handler] = Frame(-1, initial_frame_locals(cf.name, m.name, esi_descriptor(m.descriptor),
                                                                   is_static) + [Object(NODE)],
                                          [Object("java/lang/Throwable")])
-        access = m.access & ~(ACC_NATIVE | ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC
+        access = m.access & ~(ACC_NATIVE | ACC_VARARGS) | ESI_FLAGS
         self._new_method(access, m.name, esi_descriptor(m.descriptor), body, frames_done=True)
         self.report.b2n += 1
 
@@ -435,7 +442,7 @@ class _ClassRewriter:
             opcode = op.INVOKEINTERFACE if interface else op.INVOKEVIRTUAL
         else:
             opcode = op.INVOKESPECIAL   # this class's own (uninstrumented) body
-        access = m.access & ~(ACC_ABSTRACT | ACC_VARARGS | ACC_BRIDGE | ACC_NATIVE) | ACC_SYNTHETIC
+        access = m.access & ~(ACC_ABSTRACT | ACC_VARARGS | ACC_NATIVE) | ESI_FLAGS
         if interface and not is_static and not m.access & ACC_PRIVATE:
             access |= ACC_PUBLIC
         self._delegating_esi(access, m.name, m.descriptor, opcode)
@@ -619,7 +626,7 @@ class _ClassRewriter:
         else:
             value = Instruction(-1, op.LDC_W, pool.add_class(cf.name))
         body = CodeBody(items=[value, Instruction(-1, op.ARETURN)], max_locals=1)
-        self._new_method(ACC_PUBLIC | ACC_SYNTHETIC, CLASS_METHOD, "()Ljava/lang/Class;", body)
+        self._new_method(ACC_PUBLIC | ESI_FLAGS, CLASS_METHOD, "()Ljava/lang/Class;", body)
 
     def _uninstrumented_superclass(self) -> bool:
         """Does an application superclass stay uninstrumented (its methods may override ours)?"""
