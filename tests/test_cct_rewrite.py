@@ -198,3 +198,61 @@ def test_manifest_class_path_points_at_rewritten_siblings(tmp_path) -> None:
     # rewriting the application alone keeps the entry and says so
     code, err = _cli(str(app), str(tmp_path / "alone.jar"))
     assert code == 0 and "Class-Path entry" in err and "not rewritten in this run" in err
+
+
+OLD_INTERFACES = {
+    "com/example/old/Main.java": """
+package com.example.old;
+import java.lang.reflect.Proxy;
+public class Main {
+    public interface Shape { int area(int scale); String name(); }
+    public static class Square implements Shape {
+        public int area(int scale) { return helper(scale) * scale; }
+        private int helper(int s) { return s + 1; }
+        public String name() { return "square"; }
+    }
+    public static class Big extends Square {
+        public int area(int scale) { return super.area(scale) + 1; }
+    }
+    public static void main(String[] args) {
+        Shape[] shapes = { new Square(), new Big(),
+            (Shape) Proxy.newProxyInstance(Main.class.getClassLoader(), new Class<?>[] { Shape.class },
+                (p, m, a) -> m.getName().equals("area") ? Integer.valueOf(7) : "proxy") };
+        int sum = 0;
+        for (int i = 0; i < 5; i++) for (Shape s : shapes) { sum += s.area(i); sum += s.name().length(); }
+        System.out.println("sum " + sum);
+    }
+}
+""",
+}
+
+
+def test_interfaces_below_version_52_go_through_publishing_dispatchers(tmp_path) -> None:
+    """Class files of version 51 (--release 7): the interface gets no ESI methods (not even abstract
+    declarations a compiler inside the program would have to implement); its dispatcher publishes
+    the caller's node and the implementation's N2B enters beneath it. The tree equals the JDI oracle's."""
+    from support.jdk import javac
+    from support.oracle import diff_profiles, run_oracle
+    from test_cct_oracle import without_object_init
+    from jprewrite.classfile.model import read_class
+    classes = javac({k: v.replace("(p, m, a) -> m.getName().equals(\"area\") ? Integer.valueOf(7) : \"proxy\"",
+                                  "new java.lang.reflect.InvocationHandler() { public Object invoke(Object p, "
+                                  "java.lang.reflect.Method m, Object[] a) { return m.getName().equals(\"area\") "
+                                  "? Integer.valueOf(7) : \"proxy\"; } }")
+                     for k, v in OLD_INTERFACES.items()}, tmp_path / "classes", "--release", "7", "-g")
+    jar = make_jar(classes, tmp_path / "old.jar")
+    out = tmp_path / "old-rewritten.jar"
+    rewrite([jar], out, "--counting", "precise")
+    import zipfile
+    with zipfile.ZipFile(out) as z:
+        shape = read_class(z.read("com/example/old/Main$Shape.class"))
+    assert shape.major == 51
+    assert sorted(m.name + m.descriptor for m in shape.methods) == ["area(I)I", "name()Ljava/lang/String;"]
+    main = "com.example.old.Main"
+    run = run_java([out], main, profile=tmp_path / "p.json")
+    assert run.returncode == 0, run.stderr
+    oracle = run_oracle([jar], main, app_patterns=("com.example.",), timeout=600)
+    assert run.stdout == oracle.stdout and run.stdout.startswith("sum ")
+    expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
+    differences = diff_profiles(expected, run.profile)
+    assert not differences, "\n".join(differences[:30])

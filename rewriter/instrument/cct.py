@@ -111,8 +111,8 @@ class _ClassRewriter:
         self.check_overrides = not self.is_interface and cf.major >= 49 and not cf.access & ACC_FINAL
         self._pending_frames: dict = {}
         self._pending_handlers: list = []
-        # interfaces that may not take default methods: abstract ESI declarations, dispatchers in the holder
-        self.abstract_esis = self.is_interface and plan.abstract_esi_interface(cf.name)
+        # interfaces that may not take default methods: no ESI methods, publishing dispatchers
+        self.publishing = self.is_interface and plan.publishing_interface(cf.name)
         self.holder_dispatchers: list[Method] = []
 
     # ------------------------------------------------------------------ class level
@@ -123,14 +123,15 @@ class _ClassRewriter:
                 if m.code() is not None and not self.contract_only:
                     self._osi_constructor(m)
                 continue
+            if self.publishing and self.plan.publishing_dispatcher(cf.name, m.name, m.descriptor):
+                self.holder_dispatchers.append(m)   # no ESI declaration: see _dispatcher_body
+                continue
             if m.name == "<clinit>" or not self.plan.has_esi(cf.name, m.name, m.descriptor):
                 if m.name != "<clinit>" and (m.code() is not None or m.access & ACC_NATIVE):
                     self.report.not_instrumented.append(f"{self._where(m)}: no ESI method possible "
                                                         "(parameter slots or interface rules)")
                 continue
-            if m.access & ACC_ABSTRACT and self.abstract_esis:
-                self._add_abstract_esi(m)
-            elif m.access & ACC_ABSTRACT:
+            if m.access & ACC_ABSTRACT:
                 self._add_delegator(m, abstract=True)
             elif self.contract_only and (m.access & ACC_NATIVE or m.code() is not None):
                 self._add_delegator(m, abstract=False)
@@ -140,8 +141,6 @@ class _ClassRewriter:
                 self._add_esi_and_n2b(m)
             if self.is_interface and not m.access & (ACC_STATIC | ACC_PRIVATE):
                 self.holder_dispatchers.append(m)   # see _dispatcher_body
-        if not self.is_interface:
-            self._add_inherited_esis()
         if not self.contract_only:
             self._osi_clinit()
             self._finish_clinit()
@@ -315,6 +314,21 @@ class _ClassRewriter:
                                              + [Object(NODE), Object(NODE)], [Object("java/lang/Throwable")])
         write_body(m, body)
 
+    def _capable_call(self, pool, m: Method, md, args: list, node: int, site: int) -> list:
+        """The dispatcher's call on an instrumented receiver: its ESI method, or (publishing
+        interfaces, which have none) the original method after publishing the caller's node and
+        site, which the implementation's N2B wrapper enters beneath."""
+        receiver_and_args = [Instruction(-1, op.ALOAD, 0), *[Instruction(-1, x.opcode, x.operand) for x in args]]
+        if self.publishing:
+            return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site),
+                    Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "publishCall", "(I)V")),
+                    *receiver_and_args,
+                    InvokeInterface(-1, pool.add_methodref(self.cf.name, m.name, m.descriptor, interface=True),
+                                    1 + md.param_slots)]
+        return [*receiver_and_args, Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site),
+                InvokeInterface(-1, pool.add_methodref(self.cf.name, m.name, esi_descriptor(m.descriptor),
+                                                       interface=True), 1 + md.param_slots + 2)]
+
     def _dispatcher_body(self, pool, load_mid, m: Method) -> CodeBody:
         """``static R m(I self, args…, Node, int)`` in the holder: how instrumented code calls interface method ``m``.
 
@@ -352,10 +366,7 @@ class _ClassRewriter:
                  Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
                  Instruction(-1, op.AASTORE),
                  esi,
-                 Instruction(-1, op.ALOAD, 0), *args, Instruction(-1, op.ALOAD, node),
-                 Instruction(-1, op.ILOAD, site),
-                 InvokeInterface(-1, pool.add_methodref(cf.name, m.name, esi_descriptor(m.descriptor), interface=True),
-                                 1 + md.param_slots + 2),
+                 *self._capable_call(pool, m, md, args, node, site),
                  Instruction(-1, G.return_opcode(md.return_type)), other,
                  *self._boundary_from(node, site, mid, pool, load_mid),
                  Instruction(-1, op.ALOAD, 0),
@@ -366,39 +377,6 @@ class _ClassRewriter:
         body = CodeBody(items=items, max_locals=site + 1)
         body.frames_needed = (other, esi)   # type: ignore[attr-defined]
         return body
-
-    def _add_abstract_esi(self, m: Method) -> None:
-        """An abstract ESI declaration: instrumented classes implement it, the dispatcher calls it."""
-        access = m.access & ~ACC_VARARGS | ESI_FLAGS | ACC_ABSTRACT
-        self.cf.methods.append(Method(access, self.pool.add_utf8(m.name),
-                                      self.pool.add_utf8(esi_descriptor(m.descriptor)), [], self.cf))
-        self.report.delegators += 1
-
-    def _add_inherited_esis(self) -> None:
-        """ESI methods for interface methods whose implementation this class inherits from a class
-        that is not instrumented (a JDK superclass): the dispatcher of an interface with abstract
-        ESI declarations calls the ESI method on every instrumented receiver."""
-        cf, plan, h = self.cf, self.plan, self.hierarchy
-        if cf.access & ACC_ABSTRACT:
-            return
-        own = {(m.name, m.descriptor) for m in cf.methods}
-        chain = list(h.superclasses(cf.name))
-        done: set = set()
-        for iface in h.all_superinterfaces(cf.name):
-            if not plan.is_instrumented(iface.name) or not plan.abstract_esi_interface(iface.name):
-                continue
-            for im in iface.methods:
-                key = (im.name, im.descriptor)
-                if not im.is_abstract or im.is_static or key in own or key in done:
-                    continue
-                for cls in chain:
-                    impl = cls.declared_method(im.name, im.descriptor)
-                    if impl is not None and not impl.is_static and not impl.is_abstract:
-                        if not plan.is_instrumented(cls.name):
-                            self._delegating_esi(ACC_PUBLIC | ESI_FLAGS, im.name, im.descriptor,
-                                                 op.INVOKEVIRTUAL)
-                        break
-                done.add(key)
 
     # ------------------------------------------------------------------ B2N and delegators
     def _add_b2n(self, m: Method) -> None:

@@ -177,17 +177,34 @@ class CctPlan:
         if info.is_interface:
             if m.is_static:
                 return info.major >= 52
-            if self.interface_takes_defaults(info):
-                return True
-            # abstract methods get an abstract ESI declaration (allowed in any version, and
-            # abstract methods do not make JVMS 5.5 initialise the interface earlier)
-            return m.is_abstract
+            # default ESI methods where allowed; otherwise no ESI at all: callers go through a
+            # publishing dispatcher (see publishing_dispatcher)
+            return self.interface_takes_defaults(info)
         return True
 
-    def abstract_esi_interface(self, owner: str) -> bool:
-        """Interfaces whose ESI methods are abstract declarations, dispatched from the holder class."""
+    def publishing_interface(self, owner: str) -> bool:
+        """An instrumented interface that may not take default ESI methods (see :meth:`interface_takes_defaults`).
+
+        Its methods get no ESI declaration at all (an abstract one would be a method to implement
+        for every compiler that runs inside the program, e.g. Groovy's): its holder's dispatcher
+        publishes the caller's node and call site and calls the original method, whose N2B wrapper
+        in the implementing class enters beneath them.
+        """
         info = self.hierarchy.info(owner)
         return info is not None and info.is_interface and not self.interface_takes_defaults(info)
+
+    def publishing_dispatcher(self, owner: str, name: str, descriptor: str) -> bool:
+        """Has instance method ``owner.name descriptor`` of a publishing interface a dispatcher?"""
+        if not self.is_instrumented(owner) or not self.publishing_interface(owner):
+            return False
+        info = self.hierarchy.info(owner)
+        m = info.declared_method(name, descriptor) if info is not None else None
+        if m is None or m.access & (ACC_STATIC | ACC_PRIVATE) or name.startswith("<"):
+            return False
+        try:
+            return 1 + parse_method_descriptor(descriptor).param_slots + 2 <= 255
+        except Exception:
+            return False
 
     # ----------------------------------------------------------- call sites
     def call_site(self, opcode: int, owner: str, name: str, descriptor: str, interface: bool) -> CallSite:
@@ -204,6 +221,10 @@ class CctPlan:
             return CallSite(PLAIN, target.owner, target.name, target.descriptor, KIND_JDK)
         if target.name == "<init>" and self.is_instrumented(target.owner):
             return CallSite(PUBLISH, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
+        if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) \
+                and self.publishing_dispatcher(target.owner, target.name, target.descriptor):
+            return CallSite(PASS_INTERFACE, target.owner + HOLDER_SUFFIX, target.name, target.descriptor,
+                            KIND_INSTRUMENTED)
         if self.has_esi(target.owner, target.name, target.descriptor):
             if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and not target.access & (ACC_STATIC | ACC_PRIVATE):
                 owner_info = h.info(target.owner)

@@ -126,7 +126,12 @@ public final class ThreadRoot extends Node {
         if (p == null) {
             p = r;
         }
-        return enter ? p.enter(-1, callee) : p;
+        if (!enter) {
+            return p;
+        }
+        int site = r.publishedSite;   // set by a publishing dispatcher (Node.publishCall); used once
+        r.publishedSite = -1;
+        return p.enter(site, callee);
     }
 
     /** Open a pending call: {@code caller} is about to call {@code target} on {@code receiver}. */
