@@ -40,7 +40,7 @@ from . import codegen as G
 from .method_ids import _MIDS_PER_CHUNK, MID, MID_DESC, MIDS_ARRAY, MIDS_FIELD, SEEN_FIELD, MidTable
 from .pool_cache import CachingPool
 from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, PUBLISH, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
-                   NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor)
+                   NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor, esi_name)
 
 ROOT = "jprewrite/runtime/ThreadRoot"
 CLASS_METHOD = "$jprewrite$class"
@@ -215,6 +215,7 @@ class _ClassRewriter:
         shift_body(body, node_slot, 1, Object(NODE), pool)
         shift_body(body, node_slot + 1, 1, Integer, pool)
         esi_desc = esi_descriptor(m.descriptor)
+        twin.name_index = pool.add_utf8(esi_name(m.name))
         twin.descriptor_index = pool.add_utf8(esi_desc)
         sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
         self_mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
@@ -300,7 +301,7 @@ class _ClassRewriter:
                       ROOT, "n2bEnter", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
                   Instruction(-1, op.ASTORE, parent), *self._save_slot(parent, saved)]
         start, end, handler = Label("n2b_start"), Label("n2b_end"), Label("n2b_handler")
-        ref = pool.add_methodref(cf.name, m.name, esi_descriptor(m.descriptor), interface=self.is_interface)
+        ref = pool.add_methodref(cf.name, esi_name(m.name), esi_descriptor(m.descriptor), interface=self.is_interface)
         call = Instruction(-1, op.INVOKESTATIC if is_static else op.INVOKESPECIAL, ref)
         restore = self._restore_slot(parent, saved)
         items += [start, *args, Instruction(-1, op.ALOAD, parent), G.push_int(pool, ENTERED), call, end,
@@ -326,7 +327,7 @@ class _ClassRewriter:
                     InvokeInterface(-1, pool.add_methodref(self.cf.name, m.name, m.descriptor, interface=True),
                                     1 + md.param_slots)]
         return [*receiver_and_args, Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site),
-                InvokeInterface(-1, pool.add_methodref(self.cf.name, m.name, esi_descriptor(m.descriptor),
+                InvokeInterface(-1, pool.add_methodref(self.cf.name, esi_name(m.name), esi_descriptor(m.descriptor),
                                                        interface=True), 1 + md.param_slots + 2)]
 
     def _dispatcher_body(self, pool, load_mid, m: Method) -> CodeBody:
@@ -407,7 +408,7 @@ class _ClassRewriter:
                                                                   is_static) + [Object(NODE)],
                                          [Object("java/lang/Throwable")])
         access = m.access & ~(ACC_NATIVE | ACC_VARARGS) | ESI_FLAGS
-        self._new_method(access, m.name, esi_descriptor(m.descriptor), body, frames_done=True)
+        self._new_method(access, esi_name(m.name), esi_descriptor(m.descriptor), body, frames_done=True)
         self.report.b2n += 1
 
     def _add_delegator(self, m: Method, *, abstract: bool) -> None:
@@ -445,7 +446,7 @@ class _ClassRewriter:
             self._pending_frames = {}   # the new method's frames are inferred whole
         items = [*check, *self._boundary_from(slot, slot + 1, mid, self.pool, self.mids.load),
                  *args, call, Instruction(-1, G.return_opcode(md.return_type))]
-        self._new_method(access, name, esi_descriptor(descriptor), CodeBody(items=items, max_locals=slot + 2))
+        self._new_method(access, esi_name(name), esi_descriptor(descriptor), CodeBody(items=items, max_locals=slot + 2))
         self.report.delegators += 1
 
     @staticmethod
@@ -805,7 +806,7 @@ class _ClassRewriter:
         if decision.action == PASS:
             if insn.opcode == op.INVOKESPECIAL and name != "<init>" and decision.owner != self.cf.name:
                 site_push = G.push_int(pool, -1)   # a super call selected its method: no override check
-            ref = pool.add_methodref(owner, name, esi_descriptor(desc), interface=interface)
+            ref = pool.add_methodref(owner, esi_name(name), esi_descriptor(desc), interface=interface)
             if insn.opcode == op.INVOKEINTERFACE:
                 call = InvokeInterface(-1, ref, insn.count + 2)
             else:

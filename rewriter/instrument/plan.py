@@ -57,6 +57,20 @@ def dispatcher_descriptor(interface: str, descriptor: str) -> str:
     return "(L" + interface + ";" + esi_descriptor(descriptor)[1:]
 
 
+ESI_NAME_SUFFIX = "$jp"
+
+
+def esi_name(name: str) -> str:
+    """The name of a method's ESI twin: ``m`` -> ``m$jp``.
+
+    A name of its own, not an overload: code that looks methods up by name through reflection
+    (Groovy's compiler picks its runtime helpers with ``getMethods()`` by name, then emits calls
+    with the descriptor it found) must never get an ESI method. Overriding still pairs ESI
+    methods exactly as it pairs the originals.
+    """
+    return name + ESI_NAME_SUFFIX
+
+
 def esi_descriptor(descriptor: str) -> str:
     """``(args)R`` -> ``(args Ljprewrite/runtime/Node; I)R``."""
     close = descriptor.rindex(")")
