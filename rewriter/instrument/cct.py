@@ -456,6 +456,25 @@ class _ClassRewriter:
                 Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "boundary", "(I" + MID_DESC + ")V"))]
 
     # ------------------------------------------------------------------ OSI <clinit> and the MID table
+    def _osi_body(self, m: Method) -> tuple[CodeBody, int, int, int]:
+        """An OSI method's body with two new locals (its node, the saved slot) and its MID."""
+        body = disassemble(m)
+        node = body.new_local()
+        saved_slot = body.new_local()
+        if self.frames:
+            G.define_local_in_frames(body, node, Object(NODE))
+            G.define_local_in_frames(body, saved_slot, Object(NODE))
+        sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
+        return body, node, saved_slot, self.mids.ref(self.cf.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
+
+    def _restoring_before_returns(self, items: list, node: int, saved_slot: int) -> list:
+        out: list = []
+        for x in items:
+            if not isinstance(x, Label) and x.opcode == op.RETURN:
+                out += self._restore_slot(node, saved_slot)
+            out.append(x)
+        return out
+
     def _osi_constructor(self, m: Method) -> None:
         """OSI constructor: instrumented in place, entered beneath the node its caller published.
 
@@ -465,23 +484,11 @@ class _ClassRewriter:
         (``ThreadRoot.ctorEnter``), and the slot is left as found on the normal path (no handler
         may cover ``super(...)``).
         """
-        cf, pool = self.cf, self.pool
-        body = disassemble(m)
-        node = body.new_local()
-        saved_slot = body.new_local()
-        if self.frames:
-            G.define_local_in_frames(body, node, Object(NODE))
-            G.define_local_in_frames(body, saved_slot, Object(NODE))
-        sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
-        self_mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
+        pool = self.pool
+        body, node, saved_slot, self_mid = self._osi_body(m)
         try:
             self._instrument(m, body, node, self_mid)
-            items: list = []
-            for x in body.items:
-                if not isinstance(x, Label) and x.opcode == op.RETURN:
-                    items += self._restore_slot(node, saved_slot)
-                items.append(x)
-            body.items = items
+            body.items = self._restoring_before_returns(body.items, node, saved_slot)
             body.insert(0, [*self.mids.load(self_mid),
                             Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
                                 ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC)),
@@ -506,20 +513,9 @@ class _ClassRewriter:
         self._clinit_body: CodeBody | None = None
         if clinit is None or clinit.code() is None:
             return
-        body = disassemble(clinit)
-        node = body.new_local()
-        saved_slot = body.new_local()
-        if self.frames:
-            G.define_local_in_frames(body, node, Object(NODE))
-            G.define_local_in_frames(body, saved_slot, Object(NODE))
-        sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
-        self_mid = self.mids.ref(cf.name, "<clinit>", "()V", KIND_INSTRUMENTED, sites)
+        body, node, saved_slot, self_mid = self._osi_body(clinit)
         self._instrument(clinit, body, node, self_mid)
-        items: list = []
-        for x in body.items:
-            if not isinstance(x, Label) and x.opcode == op.RETURN:
-                items += self._restore_slot(node, saved_slot)
-            items.append(x)
+        items = self._restoring_before_returns(body.items, node, saved_slot)
         start, end, handler = Label("osi_start"), Label("osi_end"), Label("osi_handler")
         body.items = [start, *items, end, handler, *self._restore_slot(node, saved_slot), Instruction(-1, op.ATHROW)]
         body.handlers.append(Handler(start, end, handler, 0))   # last: original handlers come first

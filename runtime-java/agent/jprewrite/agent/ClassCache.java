@@ -135,19 +135,7 @@ final class ClassCache {
             if (status > Result.FAILED) {
                 return null;
             }
-            byte[] classBytes = r.bytes();
-            int n = r.u2();
-            String[] names = new String[n];
-            byte[][] extras = new byte[n][];
-            for (int i = 0; i < n; i++) {
-                names[i] = r.str();
-                extras[i] = r.bytes();
-            }
-            String message = r.str();
-            if (r.remaining() != 0) {
-                return null;
-            }
-            return new Result(status, classBytes, names, extras, message);
+            return Result.read(status, r);
         } catch (IOException | RuntimeException e) {
             return null;
         }

@@ -26,4 +26,25 @@ final class Result {
         this.extraClasses = extraClasses == null ? new byte[0][] : extraClasses;
         this.message = message == null ? "" : message;
     }
+
+    /**
+     * The rest of a result after its status, as a {@code D} frame and a cache entry both hold it:
+     * bytes class, {@code u2} n, n &times; (str name, bytes class), str message. Null when the
+     * status is unknown or bytes are left over (a malformed answer or a damaged entry).
+     */
+    static Result read(int status, Frames.Reader r) throws java.io.IOException {
+        byte[] classBytes = r.bytes();
+        int n = r.u2();
+        String[] names = new String[n];
+        byte[][] extras = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            names[i] = r.str();
+            extras[i] = r.bytes();
+        }
+        String message = r.str();
+        if (status > FAILED || r.remaining() != 0) {
+            return null;
+        }
+        return new Result(status, classBytes, names, extras, message);
+    }
 }

@@ -210,20 +210,11 @@ final class WorkerClient {
                     if (answered != id) {
                         throw new Failure("broke the protocol (answered request " + answered + " instead of " + id + ")", false);
                     }
-                    int status = r.u1();
-                    byte[] bytes = r.bytes();
-                    int n = r.u2();
-                    String[] names = new String[n];
-                    byte[][] extras = new byte[n][];
-                    for (int i = 0; i < n; i++) {
-                        names[i] = r.str();
-                        extras[i] = r.bytes();
-                    }
-                    String message = r.str();
-                    if (status > Result.FAILED || r.remaining() != 0) {
+                    Result result = Result.read(r.u1(), r);
+                    if (result == null) {
                         throw new Failure("broke the protocol (malformed answer for " + internalName + ")", false);
                     }
-                    return new Result(status, bytes, names, extras, message);
+                    return result;
                 } else {
                     throw new Failure("broke the protocol (unexpected frame " + show(f.type) + ")", false);
                 }
