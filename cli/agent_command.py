@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -52,15 +51,8 @@ def run_agent_path(args: argparse.Namespace) -> int:
 
 
 def _java(explicit: str | None) -> str:
-    if explicit:
-        return explicit
-    home = os.environ.get("JAVA_HOME")
-    if home and Path(home, "bin", "java").is_file():
-        return str(Path(home, "bin", "java"))
-    found = shutil.which("java")
-    if found:
-        return found
-    return str(Path(find_java_home()) / "bin" / "java")
+    """``--java``, else the java of the JDK the rewriter reads (``JAVA_HOME``, else the one on ``PATH``)."""
+    return explicit or str(Path(find_java_home()) / "bin" / "java")
 
 
 def agent_option_string(args: argparse.Namespace) -> str:

@@ -21,22 +21,13 @@ from jprewrite.cli.main import main as jprewrite_main
 from support.agent import agent_options, run_with_agent
 from support.jdk import javac, tool
 from support.oracle import diff_profiles, run_oracle
-from support.profiling import find, make_jar, rewrite, run_java
-from support.samples import compile_sample, sample_main, sample_names
+from support.profiling import find, rewrite, run_java
+from support.samples import sample_main, sample_names
+from test_cct_oracle import built  # noqa: F401  (fixture: compiled sample jars)
 
 # jni needs gcc and a library path; the uninstrumented samples need their plugin: own tests elsewhere
 NAMES = [n for n in sample_names() if n not in ("jni", "uninstrumented")]
 WARNING = "jprewrite agent:"
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("agent-samples")
-
-    def get(name: str) -> tuple[Path, Path]:
-        classes = compile_sample(name, root / name / "classes")
-        return root / name, make_jar(classes, root / name / f"{name}.jar")
-    return get
 
 
 def _cache_files(cache: Path) -> list[Path]:

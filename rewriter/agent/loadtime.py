@@ -18,9 +18,9 @@ delegating ESI methods), because classes rewritten before it may already pass it
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable
+from typing import Callable
 
-from ..analysis.hierarchy import ClassHierarchy, summarize
+from ..analysis.hierarchy import ClassHierarchy, summarize, summary_of
 from ..archive.jars import Container, open_container
 from ..archive.jdk_image import JdkImage
 from ..classfile.model import read_class
@@ -145,7 +145,7 @@ class LoadTimeRewriter:
         """The agent's answer for class ``name`` defined from ``data``."""
         try:
             cf = read_class(data)
-            info = summarize(data)
+            info = summary_of(cf)
         except JprewriteError as e:
             return Result(FAILED, message=f"cannot read the class file: {e}")
         except Exception as e:  # noqa: BLE001 - never let one class stop the worker
@@ -174,9 +174,8 @@ class LoadTimeRewriter:
     def _register(self, name: str, data: bytes, info) -> None:
         """The JVM defines ``name`` from ``data``: it is part of the program from now on."""
         self.seen.classes[name] = bytes(data)
-        if self.hierarchy._infos.get(name, info) is None:   # asked for before and not found: decide again
+        if self.hierarchy.add(info):   # asked for before and not found: decide again
             self.plan.forget(name)
-        self.hierarchy.add(info)
         self.plan.add_to_world(name)
 
     def adopt(self, name: str, data: bytes, result: Result) -> None:

@@ -18,7 +18,7 @@ from . import speculation
 from .loadtime import LoadTimeRewriter
 from .speculation import Speculator
 from .options import parse_options
-from .protocol import (ANSWER, CLASS, ERROR, EXIT, FAILED, HELLO, QUERY, READY, VERSION, ProtocolError, Reader,
+from .protocol import (ANSWER, CLASS, ERROR, EXIT, FAILED, HELLO, QUERY, READY, VERSION, ProtocolError,
                        Result, Writer, read_frame)
 
 PREFIX = "jprewrite agent: "

@@ -40,7 +40,7 @@ from ..classfile.model import (ACC_ABSTRACT, ACC_FINAL, ACC_INTERFACE, ACC_NATIV
                                ACC_PROTECTED, ACC_PUBLIC, ACC_STATIC, ACC_VARARGS, read_class)
 
 __all__ = [
-    "OBJECT", "CACHE_FORMAT_VERSION", "ClassSource", "MemberInfo", "ClassInfo", "summarize",
+    "OBJECT", "CACHE_FORMAT_VERSION", "ClassSource", "MemberInfo", "ClassInfo", "summarize", "summary_of",
     "JdkSummaryCache", "ClassHierarchy", "default_cache_directory",
 ]
 
@@ -166,7 +166,11 @@ def _valid_summary(t: object) -> bool:
 
 def summarize(data: bytes, *, from_jdk: bool = False) -> ClassInfo:
     """Summarise class bytes (parses the pool lazily; no code is decoded)."""
-    cf = read_class(data, check_version=False)
+    return summary_of(read_class(data, check_version=False), from_jdk=from_jdk)
+
+
+def summary_of(cf, *, from_jdk: bool = False) -> ClassInfo:
+    """The summary of a class already read (before it is edited)."""
     name = cf.name
     return ClassInfo(
         name, cf.super_name, tuple(cf.interfaces), cf.access, cf.major,
@@ -477,11 +481,17 @@ class ClassHierarchy:
             return None
         return info
 
-    def add(self, info: ClassInfo) -> None:
-        """Register a class known by other means (e.g. one being rewritten right now)."""
+    def add(self, info: ClassInfo) -> bool:
+        """Register a class known by other means (e.g. one being rewritten right now).
+
+        True when the class had been asked for before and was not found (answers that depended
+        on its absence may be out of date).
+        """
+        was_absent = info.name in self._infos and self._infos[info.name] is None
         self._infos[info.name] = info
         self.missing.discard(info.name)
         self.broken.pop(info.name, None)
+        return was_absent
 
     def save_cache(self) -> None:
         if self.cache is not None:

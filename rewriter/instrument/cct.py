@@ -794,10 +794,9 @@ class _ClassRewriter:
             return pre + [Instruction(-1, op.ALOAD, node), site_push,
                           Instruction(-1, op.INVOKEVIRTUAL, publish)], insn, [], None
         if decision.action == PASS_INTERFACE:
-            in_holder = decision.owner.endswith(HOLDER_SUFFIX)
-            iface = decision.owner[:-len(HOLDER_SUFFIX)] if in_holder else decision.owner
+            iface = decision.owner[:-len(HOLDER_SUFFIX)]   # dispatchers live in the holder class
             ref = pool.add_methodref(decision.owner, name, dispatcher_descriptor(iface, desc),
-                                     interface=not in_holder)
+                                     interface=False)
             return pre + [Instruction(-1, op.ALOAD, node), site_push], Instruction(-1, op.INVOKESTATIC, ref), [], None
         if decision.action == PASS:
             if insn.opcode == op.INVOKESPECIAL and name != "<init>" and decision.owner != self.cf.name:

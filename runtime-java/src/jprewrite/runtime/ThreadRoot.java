@@ -94,14 +94,7 @@ public final class ThreadRoot extends Node {
      * cache miss: {@link Node#enter} checks the method of a cached child.
      */
     public static Node ctorEnter(MethodId callee) {
-        ThreadRoot r = current();
-        if (r.pendingCaller != null) {
-            return entry(null, callee, true);
-        }
-        Node p = r.published;
-        int site = r.publishedSite;
-        r.publishedSite = -1;
-        return (p == null ? r : p).enter(site, callee);
+        return entry(null, callee, true);   // the N2B entry of a static method: no receiver to match
     }
 
     /** The parent of an entry from uninstrumented code, or (with {@code enter}) the callee's node beneath it. */
