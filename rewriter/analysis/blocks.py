@@ -109,7 +109,7 @@ from ..classfile.constants import ConstantPool
 from ..editor.body import CodeBody, Label
 
 __all__ = [
-    "Block", "basic_blocks", "loop_headers", "backward_jump_targets", "subroutine_entries",
+    "Block", "basic_blocks", "reachable_blocks", "loop_headers", "backward_jump_targets", "subroutine_entries",
     "update_points", "longest_paths", "omittable_checks", "may_throw", "ends_block",
     "CONTROL_OPCODES", "MAY_THROW_OPCODES", "INVOKE_OPCODES", "RETURN_OPCODES",
     "CONDITIONAL_BRANCH_OPCODES", "MODES",
@@ -594,6 +594,27 @@ def loop_headers(body: CodeBody, blocks: Sequence[Block], *, exceptional: bool =
                 state[b] = 2
                 stack.pop()
     return headers
+
+
+def reachable_blocks(blocks: Sequence[Block]) -> set[int]:
+    """Indices of the blocks that control can reach from the entry (normal and exceptional edges).
+
+    Everything else is dead code: it never runs, so transformations leave it as it is (no
+    counters, checks or calls). Compilers and generators do emit it: ASM's COMPUTE_FRAMES turns
+    unreachable code into ``nop…athrow`` with a frame ``[Throwable]`` on the stack, obfuscators
+    append junk after the last return, and handlers may cover nothing reachable. A handler block
+    counts as reachable when a reachable block lies in its range.
+    """
+    if not blocks:
+        return set()
+    seen = {0}
+    stack = [0]
+    while stack:
+        for v in blocks[stack.pop()].all_successors():
+            if v not in seen:
+                seen.add(v)
+                stack.append(v)
+    return seen
 
 
 def subroutine_entries(blocks: Sequence[Block]) -> set[int]:

@@ -191,7 +191,14 @@ def _effects_cache(pool: ConstantPool) -> dict:
 
 
 def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
-    """Largest operand-stack depth (in slots) on any path, handlers included."""
+    """Largest operand-stack depth (in slots) anywhere in the code, handlers and dead code included.
+
+    Flow starts at the entry, at every handler and at every frame: the type-checking verifier
+    checks every instruction, dead code included, continuing from the frame that must follow an
+    unconditional transfer. Code inserted into a dead block that has a frame (ASM's
+    COMPUTE_FRAMES writes ``nop…athrow`` with ``[Throwable]`` on the stack there) must fit in
+    ``max_stack`` although no path from the entry reaches it.
+    """
     items = body.items
     n = len(items)
     # next_insn[i]: index of the first instruction at or after i (n at the end)
@@ -209,6 +216,10 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     work: list[tuple[int, int]] = [(next_insn[0], 0)]
     for h in body.handlers:
         work.append((next_insn[index_of_label[id(h.handler)]], 1))
+    for label, frame in body.frames.items():
+        at = index_of_label.get(id(label))
+        if at is not None:
+            work.append((next_insn[at], sum(2 if t.tag in (3, 4) else 1 for t in frame.stack)))
     best = 0
     branch_ops = op.BRANCH_OPCODES
     while work:

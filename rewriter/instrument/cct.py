@@ -467,10 +467,10 @@ class _ClassRewriter:
         sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
         return body, node, saved_slot, self.mids.ref(self.cf.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
 
-    def _restoring_before_returns(self, items: list, node: int, saved_slot: int) -> list:
+    def _restoring_before_returns(self, items: list, node: int, saved_slot: int, dead: set[int]) -> list:
         out: list = []
         for x in items:
-            if not isinstance(x, Label) and x.opcode == op.RETURN:
+            if not isinstance(x, Label) and x.opcode == op.RETURN and id(x) not in dead:
                 out += self._restore_slot(node, saved_slot)
             out.append(x)
         return out
@@ -487,8 +487,8 @@ class _ClassRewriter:
         pool = self.pool
         body, node, saved_slot, self_mid = self._osi_body(m)
         try:
-            self._instrument(m, body, node, self_mid)
-            body.items = self._restoring_before_returns(body.items, node, saved_slot)
+            dead = self._instrument(m, body, node, self_mid)
+            body.items = self._restoring_before_returns(body.items, node, saved_slot, dead)
             body.insert(0, [*self.mids.load(self_mid),
                             Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
                                 ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC)),
@@ -514,8 +514,8 @@ class _ClassRewriter:
         if clinit is None or clinit.code() is None:
             return
         body, node, saved_slot, self_mid = self._osi_body(clinit)
-        self._instrument(clinit, body, node, self_mid)
-        items = self._restoring_before_returns(body.items, node, saved_slot)
+        dead = self._instrument(clinit, body, node, self_mid)
+        items = self._restoring_before_returns(body.items, node, saved_slot, dead)
         start, end, handler = Label("osi_start"), Label("osi_end"), Label("osi_handler")
         body.items = [start, *items, end, handler, *self._restore_slot(node, saved_slot), Instruction(-1, op.ATHROW)]
         body.handlers.append(Handler(start, end, handler, 0))   # last: original handlers come first
@@ -611,12 +611,23 @@ class _ClassRewriter:
         return any(not info.from_jdk and not self.plan.is_instrumented(info.name) for info in chain)
 
     # ------------------------------------------------------------------ bodies
-    def _instrument(self, method: Method, body: CodeBody, node: int, self_mid: int) -> None:
-        """Counters at block starts, call sites, allocations and init publishes, in one pass over ``body``."""
+    def _instrument(self, method: Method, body: CodeBody, node: int, self_mid: int) -> set[int]:
+        """Counters at block starts, call sites, allocations and init publishes, in one pass over ``body``.
+
+        Returns the ids of the ``return`` instructions in dead code (which OSI bodies leave alone).
+        """
         cf, pool, opts, plan = self.cf, self.pool, self.options, self.plan
         counting = opts.counting != "none" or opts.weights is not None
-        blocks = B.basic_blocks(body, opts.counting if opts.counting != "none" else "default",
-                                pool=pool) if counting or opts.activation else []
+        blocks = B.basic_blocks(body, opts.counting if opts.counting != "none" else "default", pool=pool)
+        # dead code never runs: it gets no counters, checks or calls, and keeps its frames as they are
+        live = B.reachable_blocks(blocks)
+        dead = bytearray(len(body.items))
+        for b in blocks:
+            if b.index not in live:
+                dead[b.start:b.end] = b"\x01" * (b.end - b.start)
+        if not counting and not opts.activation:
+            blocks = []
+        blocks = [b for b in blocks if b.index in live]
         self.report.blocks += len(blocks)
         starts = {G.after_labels(body, b.start): b for b in blocks}
         activation = self._activation_plan(method, body, blocks) if opts.activation else {}
@@ -632,6 +643,7 @@ class _ClassRewriter:
         first_handlers: list[Handler] = []
         last_handlers: list[Handler] = []
         site = 0
+        dead_returns: set[int] = set()
         for i, item in enumerate(body.items):
             blk = starts.get(i)
             if blk is not None:
@@ -648,6 +660,13 @@ class _ClassRewriter:
                 out.append(item)
                 continue
             opc = item.opcode
+            if dead[i]:
+                if opc in _INVOKES:
+                    site += 1   # sites are numbered in code order, dead ones included
+                elif opc in B.RETURN_OPCODES:
+                    dead_returns.add(id(item))
+                out.append(item)
+                continue
             if opc in _INVOKES:
                 pre, call, post, pending = self._call_site(item, node, site, cf.name)
                 site += 1
@@ -690,6 +709,7 @@ class _ClassRewriter:
         body.handlers = first_handlers + body.handlers + last_handlers
         self._pending_handlers = [(h.start, h.handler) for h in first_handlers]
         body.max_locals = max(body.max_locals, temps + extra_locals)
+        return dead_returns
 
     def _activation_plan(self, method: Method, body: CodeBody, blocks: list) -> dict[int, tuple[int, bool]]:
         """JP section 5.2: {block: (decrement, with check)} at the entry, loop starts, handlers, subroutines.
