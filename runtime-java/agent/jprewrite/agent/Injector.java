@@ -67,6 +67,22 @@ final class Injector {
         return null;
     }
 
+    /**
+     * The class {@code name} (binary name) if {@code loader} has loaded it already (as its defining
+     * or an initiating loader), else null. Never loads anything.
+     */
+    static Class<?> findLoaded(ClassLoader loader, String name) {
+        Method find = findLoadedClass;
+        if (find == null || loader == null) {
+            return null;
+        }
+        try {
+            return (Class<?>) find.invoke(loader, name);
+        } catch (Throwable e) {
+            return null;
+        }
+    }
+
     private static boolean alreadyDefined(ClassLoader loader, Method find, String name, Throwable error) {
         String message = error.getMessage();
         if (message != null && message.contains("duplicate")) {

@@ -22,7 +22,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code timeout}, which makes the blocked read fail: nothing here can hang the JVM or throw into
  * it. After a failure the worker is restarted once (and the open request retried); after a
  * second failure, or an {@code E} answer to the hello (a start-up problem restarting cannot fix),
- * every later request returns null at once: those classes stay unchanged.
+ * every later request returns null at once: those classes get the contract-only form the agent
+ * writes itself (see {@link Transformer#contract}).
  */
 final class WorkerClient {
     /** A failure of the worker; {@code fatal}: restarting cannot help. */
@@ -103,7 +104,8 @@ final class WorkerClient {
         if (!acquire(timeoutNanos)) {
             if (usable()) {
                 Log.once("wait:" + internalName, internalName.replace('/', '.') + " waited more than "
-                        + options.timeoutSeconds + " s for the rewriting worker; left uninstrumented");
+                        + options.timeoutSeconds + " s for the rewriting worker; left uninstrumented"
+                        + " (with the delegating ESI methods written by the agent)");
             }
             return null;
         }
@@ -128,7 +130,8 @@ final class WorkerClient {
                 if (failure.fatal || restarts > 0) {
                     gaveUp = true;
                     Log.warn("the rewriting worker " + failure.getMessage()
-                            + "; classes loaded from now on stay uninstrumented");
+                            + "; classes loaded from now on stay uninstrumented, with the delegating ESI"
+                            + " methods rewritten callers need written by the agent");
                     return null;
                 }
                 restarts++;
