@@ -134,7 +134,7 @@ def children(n: dict) -> list[str]:
 
 
 ALLOWED_KEYS = {"method", "calls", "bytecodes", "children", "kind", "allocations", "weighted",
-                "inclusive_bytecodes"}
+                "inclusive_bytecodes", "counted"}
 
 
 def check_tree(root: dict) -> None:
@@ -153,6 +153,9 @@ def check_tree(root: dict) -> None:
         for key in ("weighted", "allocations"):
             assert n.get(key, 1), f"{key} present but zero/empty"
         assert n.get("kind", "jdk") in ("jdk", "uninstrumented", "native")
+        # application code whose bytecodes nobody counted says so (its 0 is no measurement)
+        assert ("counted" in n) == (n.get("kind") in ("uninstrumented", "native"))
+        assert n.get("counted", False) is False
         keys = [(-inclusive[id(c)], -c["calls"], c["method"]) for c in n["children"]]
         assert keys == sorted(keys), "children not in output order"
         assert len(set(children(n))) == len(n["children"]), "duplicate siblings"

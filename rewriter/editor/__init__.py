@@ -7,11 +7,11 @@ instructions into it; :func:`write_body` assembles it back into the method.
 from __future__ import annotations
 
 from ..classfile.model import Method
-from .assembler import AssemblyError, CodeTooLargeError, FrameAfter, assemble
+from .assembler import AssemblyError, CodeTooLargeError, FrameAfter, assemble, layout
 from .body import CodeBody, Handler, Label, LocalVariable
 from .disassembler import disassemble
 
-__all__ = ["CodeBody", "Handler", "Label", "LocalVariable", "disassemble", "assemble", "write_body",
+__all__ = ["CodeBody", "Handler", "Label", "LocalVariable", "disassemble", "assemble", "layout", "write_body",
            "CodeTooLargeError", "AssemblyError"]
 
 

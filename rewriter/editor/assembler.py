@@ -88,8 +88,11 @@ def _size(insn: Instruction, pos: int, long: bool) -> int:
     return n
 
 
-def layout(body: CodeBody) -> tuple[list[int], set[int]]:
-    """Offsets of every item (labels get their offset set) and the indices of widened branches."""
+def layout(body: CodeBody, *, limit: bool = True) -> tuple[list[int], set[int]]:
+    """Offsets of every item (labels get their offset set) and the indices of widened branches.
+
+    ``limit=False``: no CodeTooLargeError (sizes of a body that is being split to fit).
+    """
     items = body.items
     long: set[int] = set()
     while True:
@@ -112,7 +115,7 @@ def layout(body: CodeBody) -> tuple[list[int], set[int]]:
                 long.add(i)
                 changed = True
         if not changed:
-            if pos > MAX_CODE_LENGTH:
+            if limit and pos > MAX_CODE_LENGTH:
                 raise CodeTooLargeError(f"code is {pos} bytes, over the JVM's limit of 65535")
             return positions, long
 

@@ -38,6 +38,7 @@ from ..editor.body import CodeBody
 from ..editor.params import shift_body
 from . import codegen as G
 from .method_ids import _MIDS_PER_CHUNK, MID, MID_DESC, MIDS_ARRAY, MIDS_FIELD, SEEN_FIELD, MidTable
+from .outline import outline_regions
 from .pool_cache import CachingPool
 from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, PUBLISH, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
                    NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor, esi_name)
@@ -46,6 +47,8 @@ ROOT = "jprewrite/runtime/ThreadRoot"
 CLASS_METHOD = "$jprewrite$class"
 COUNTING_MODES = ("none", "default", "precise")
 ENTERED = -2   #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
+#: region sizes (original code bytes) tried in turn when a method must be split to fit in 64 KB
+_SPLIT_BUDGETS = (24_000, 12_000, 6_000, 3_000)
 
 _INVOKES = frozenset((op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.INVOKEINTERFACE, op.INVOKEDYNAMIC))
 _ARRAY_TYPES = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
@@ -83,22 +86,29 @@ class ClassReport:
     b2n: int = 0
     osi: int = 0
     delegators: int = 0
+    split: int = 0          #: methods split into outlined parts to fit in 64 KB
     blocks: int = 0
     call_sites: Counter = field(default_factory=Counter)
     not_instrumented: list[str] = field(default_factory=list)   #: "Class.m(desc): why"
     extra_classes: dict[str, bytes] = field(default_factory=dict)  #: new classes to write beside it
+    #: (name, descriptor) of each method the rewriting wrote -> the original method it came from
+    #: (None: the class's own additions, e.g. ``$jprewrite$class``); what the verification gate checks
+    emitted: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
 
     def add(self, other: "ClassReport") -> None:
-        for name in ("esi", "n2b", "b2n", "osi", "delegators", "blocks"):
+        for name in ("esi", "n2b", "b2n", "osi", "delegators", "split", "blocks"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.call_sites.update(other.call_sites)
         self.not_instrumented += other.not_instrumented
 
 
 class _ClassRewriter:
-    def __init__(self, cf: ClassFile, plan: CctPlan, options: CctOptions, contract_only: bool = False) -> None:
+    def __init__(self, cf: ClassFile, plan: CctPlan, options: CctOptions, contract_only: bool = False,
+                 keep: frozenset[tuple[str, str]] = frozenset(), keep_reason: str = "kept as it was") -> None:
         self.cf = cf
         self.contract_only = contract_only
+        self.keep = keep
+        self.keep_reason = keep_reason
         self.plan = plan
         self.hierarchy: ClassHierarchy = plan.hierarchy
         self.options = options
@@ -119,8 +129,11 @@ class _ClassRewriter:
     def run(self) -> ClassReport:
         cf = self.cf
         for m in list(cf.methods):
+            kept = (m.name, m.descriptor) in self.keep
+            if kept:
+                self.report.not_instrumented.append(f"{self._where(m)}: {self.keep_reason}")
             if m.name == "<init>":
-                if m.code() is not None and not self.contract_only:
+                if m.code() is not None and not self.contract_only and not kept:
                     self._osi_constructor(m)
                 continue
             if self.publishing and self.plan.publishing_dispatcher(cf.name, m.name, m.descriptor):
@@ -133,7 +146,7 @@ class _ClassRewriter:
                 continue
             if m.access & ACC_ABSTRACT:
                 self._add_delegator(m, abstract=True)
-            elif self.contract_only and (m.access & ACC_NATIVE or m.code() is not None):
+            elif (self.contract_only or kept) and (m.access & ACC_NATIVE or m.code() is not None):
                 self._add_delegator(m, abstract=False)
             elif m.access & ACC_NATIVE:
                 self._add_b2n(m)
@@ -141,7 +154,7 @@ class _ClassRewriter:
                 self._add_esi_and_n2b(m)
             if self.is_interface and not m.access & (ACC_STATIC | ACC_PRIVATE):
                 self.holder_dispatchers.append(m)   # see _dispatcher_body
-        if not self.contract_only:
+        if not self.contract_only and ("<clinit>", "()V") not in self.keep:
             self._osi_clinit()
             self._finish_clinit()
         if self.mids.entries or self.mids.dispatchers or self.holder_dispatchers:
@@ -198,14 +211,43 @@ class _ClassRewriter:
 
     # ------------------------------------------------------------------ ESI + N2B
     def _add_esi_and_n2b(self, m: Method) -> None:
-        cf, pool = self.cf, self.pool
         md = parse_method_descriptor(m.descriptor)
-        is_static = bool(m.access & ACC_STATIC)
-        node_slot = (0 if is_static else 1) + md.param_slots
+        node_slot = (0 if m.access & ACC_STATIC else 1) + md.param_slots
+        twin, body = self._esi_twin(m, node_slot)
+        sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
+        self_mid = self.mids.ref(self.cf.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
+        parts: list[Method] = []
+        try:
+            self._instrument(twin, body, node_slot, self_mid)
+            body.insert(0, self._esi_prologue(m, node_slot, self_mid))
+            self._handler_frames(twin, body)
+            write_body(twin, body)
+        except CodeTooLargeError:
+            self._pending_frames = {}
+            split = self._split_esi(m, node_slot, self_mid)
+            if split is None:
+                self.report.not_instrumented.append(f"{self._where(m)}: too large once instrumented (64 KB) "
+                                                    "and no region could be split off; kept as it was, "
+                                                    "reached through a delegating ESI (not counted)")
+                self._add_delegator(m, abstract=False)
+                return
+            twin, parts = split
+            self.report.split += 1
+        self.cf.methods.append(twin)
+        self.cf.methods.extend(parts)
+        origin = (m.name, m.descriptor)
+        for added in (twin, *parts, m):
+            self.report.emitted[(added.name, added.descriptor)] = origin
+        self.report.esi += 1
+        self._make_n2b(m, self_mid)
+        self.report.n2b += 1
+
+    def _esi_twin(self, m: Method, node_slot: int) -> tuple[Method, CodeBody]:
+        """A fresh ESI twin of ``m`` (not yet in the class) and its body with the node and site parameters."""
+        pool = self.pool
         code = m.code()
         assert code is not None
-        twin = Method(m.access & ~ACC_VARARGS | ESI_FLAGS, m.name_index,
-                      m.descriptor_index, [], cf)
+        twin = Method(m.access & ~ACC_VARARGS | ESI_FLAGS, m.name_index, m.descriptor_index, [], self.cf)
         twin.attributes = [CodeAttribute(code.name_index, code.max_stack, code.max_locals, code.code_bytes(),
                                          [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type)
                                           for h in code.handlers],
@@ -214,34 +256,55 @@ class _ClassRewriter:
         body = disassemble(twin)
         shift_body(body, node_slot, 1, Object(NODE), pool)
         shift_body(body, node_slot + 1, 1, Integer, pool)
-        esi_desc = esi_descriptor(m.descriptor)
         twin.name_index = pool.add_utf8(esi_name(m.name))
-        twin.descriptor_index = pool.add_utf8(esi_desc)
-        sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in _INVOKES)
-        self_mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
-        try:
-            self._instrument(twin, body, node_slot, self_mid)
-            prologue = []
-            if self.check_overrides and not is_static and not m.access & (ACC_PRIVATE | ACC_FINAL) \
-                    and m.name != "<init>":
-                prologue += self._override_check(m, node_slot, self_mid)
-            prologue += [Instruction(-1, op.ALOAD, node_slot), Instruction(-1, op.ILOAD, node_slot + 1),
-                         *self.mids.load(self_mid),
-                         Instruction(-1, op.INVOKEVIRTUAL,
-                                     pool.add_methodref(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
-                         Instruction(-1, op.ASTORE, node_slot)]
-            body.insert(0, prologue)
-            self._handler_frames(twin, body)
-            write_body(twin, body)
-        except CodeTooLargeError:
-            self.report.not_instrumented.append(f"{self._where(m)}: too large once instrumented (64 KB); "
-                                                "kept as it was, reached through a delegating ESI")
-            self._add_delegator(m, abstract=False)
-            return
-        cf.methods.append(twin)
-        self.report.esi += 1
-        self._make_n2b(m, self_mid)
-        self.report.n2b += 1
+        twin.descriptor_index = pool.add_utf8(esi_descriptor(m.descriptor))
+        return twin, body
+
+    def _esi_prologue(self, m: Method, node_slot: int, self_mid: int) -> list:
+        """The override check where one is needed, then ``caller = caller.enter(site, mid)``."""
+        prologue = []
+        if self.check_overrides and not m.access & (ACC_STATIC | ACC_PRIVATE | ACC_FINAL) and m.name != "<init>":
+            prologue += self._override_check(m, node_slot, self_mid)
+        return prologue + [Instruction(-1, op.ALOAD, node_slot), Instruction(-1, op.ILOAD, node_slot + 1),
+                           *self.mids.load(self_mid),
+                           Instruction(-1, op.INVOKEVIRTUAL, self.pool.add_methodref(
+                               NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
+                           Instruction(-1, op.ASTORE, node_slot)]
+
+    def _split_esi(self, m: Method, node_slot: int, self_mid: int) -> tuple[Method, list[Method]] | None:
+        """The ESI twin of a method too large once instrumented, with regions outlined (see :mod:`.outline`).
+
+        Tries smaller regions until the method and every part fit; None when nothing can be split
+        off or nothing fits.
+        """
+        is_static = bool(m.access & ACC_STATIC)
+        for budget in _SPLIT_BUDGETS:
+            twin, body = self._esi_twin(m, node_slot)
+            parts = outline_regions(body, self.pool, self.cf.name, esi_name(m.name), esi_descriptor(m.descriptor),
+                                    is_static, self.hierarchy, budget=budget, name_prefix=esi_name(m.name) + "$",
+                                    interface=self.is_interface)
+            if not parts:
+                return None
+            methods: list[Method] = []
+            try:
+                for part in parts:
+                    pm = Method(ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC, self.pool.add_utf8(part.name),
+                                self.pool.add_utf8(part.descriptor), [], self.cf)
+                    self._instrument(pm, part.body, node_slot, self_mid, first_site=part.first_site,
+                                     added=part.added)
+                    self._handler_frames(pm, part.body)
+                    write_body(pm, part.body)
+                    methods.append(pm)
+                self._instrument(twin, body, node_slot, self_mid, added=set().union(*(p.synthetic for p in parts)),
+                                 part_calls={id(p.call): p.sites for p in parts})
+                body.insert(0, self._esi_prologue(m, node_slot, self_mid))
+                self._handler_frames(twin, body)
+                write_body(twin, body)
+            except CodeTooLargeError:
+                self._pending_frames = {}
+                continue
+            return twin, methods
+        return None
 
     def _override_check(self, m: Method, node_slot: int, self_mid: int) -> list:
         """If an uninstrumented subclass overrides ``m``, run its override instead (contract: override check)."""
@@ -409,6 +472,7 @@ class _ClassRewriter:
                                          [Object("java/lang/Throwable")])
         access = m.access & ~(ACC_NATIVE | ACC_VARARGS) | ESI_FLAGS
         self._new_method(access, esi_name(m.name), esi_descriptor(m.descriptor), body, frames_done=True)
+        self.report.emitted[(esi_name(m.name), esi_descriptor(m.descriptor))] = (m.name, m.descriptor)
         self.report.b2n += 1
 
     def _add_delegator(self, m: Method, *, abstract: bool) -> None:
@@ -447,6 +511,7 @@ class _ClassRewriter:
         items = [*check, *self._boundary_from(slot, slot + 1, mid, self.pool, self.mids.load),
                  *args, call, Instruction(-1, G.return_opcode(md.return_type))]
         self._new_method(access, esi_name(name), esi_descriptor(descriptor), CodeBody(items=items, max_locals=slot + 2))
+        self.report.emitted[(esi_name(name), esi_descriptor(descriptor))] = None
         self.report.delegators += 1
 
     @staticmethod
@@ -500,6 +565,7 @@ class _ClassRewriter:
             self.report.not_instrumented.append(f"{self._where(m)}: too large once instrumented (64 KB); "
                                                 "kept as it was")
             return
+        self.report.emitted[(m.name, m.descriptor)] = (m.name, m.descriptor)
         self.report.osi += 1
 
     def _osi_clinit(self) -> None:
@@ -541,6 +607,7 @@ class _ClassRewriter:
         try:
             self._handler_frames(clinit, body)
             write_body(clinit, body)
+            self.report.emitted[("<clinit>", "()V")] = ("<clinit>", "()V")
         except CodeTooLargeError:
             self.report.not_instrumented.append(f"{self._where(clinit)}: too large once instrumented (64 KB); "
                                                 "kept as it was")
@@ -602,6 +669,7 @@ class _ClassRewriter:
             value = Instruction(-1, op.LDC_W, pool.add_class(cf.name))
         body = CodeBody(items=[value, Instruction(-1, op.ARETURN)], max_locals=1)
         self._new_method(ACC_PUBLIC | ESI_FLAGS, CLASS_METHOD, "()Ljava/lang/Class;", body)
+        self.report.emitted[(CLASS_METHOD, "()Ljava/lang/Class;")] = None
 
     def _uninstrumented_superclass(self) -> bool:
         """Does an application superclass stay uninstrumented (its methods may override ours)?"""
@@ -611,9 +679,14 @@ class _ClassRewriter:
         return any(not info.from_jdk and not self.plan.is_instrumented(info.name) for info in chain)
 
     # ------------------------------------------------------------------ bodies
-    def _instrument(self, method: Method, body: CodeBody, node: int, self_mid: int) -> set[int]:
+    def _instrument(self, method: Method, body: CodeBody, node: int, self_mid: int, *, first_site: int = 0,
+                    added: set[int] | frozenset = frozenset(), part_calls: dict[int, int] | None = None) -> set[int]:
         """Counters at block starts, call sites, allocations and init publishes, in one pass over ``body``.
 
+        ``first_site``: the number of the body's first call site (an outlined part continues its
+        method's numbering); ``added``: ids of instructions the splitting added (the calls of
+        outlined parts, the loads and stores around them, a part's own entry and exit), which are
+        not counted and are no call sites; ``part_calls``: call id -> call sites the part holds.
         Returns the ids of the ``return`` instructions in dead code (which OSI bodies leave alone).
         """
         cf, pool, opts, plan = self.cf, self.pool, self.options, self.plan
@@ -642,24 +715,31 @@ class _ClassRewriter:
         tail: list = []
         first_handlers: list[Handler] = []
         last_handlers: list[Handler] = []
-        site = 0
+        site = first_site
         dead_returns: set[int] = set()
         for i, item in enumerate(body.items):
             blk = starts.get(i)
             if blk is not None:
                 if blk.index in activation:
                     out += self._activation_code(node, blk, *activation[blk.index], method, body)
-                if opts.counting != "none":
-                    out += self._add_long(node, bytecodes_ref, blk.size)
+                size = blk.size
+                if added:
+                    size -= sum(1 for x in body.items[blk.start:blk.end] if id(x) in added)
+                if opts.counting != "none" and size:
+                    out += self._add_long(node, bytecodes_ref, size)
                 if opts.weights is not None:
                     w = sum(opts.weights.get(x.opcode, 0) for x in body.items[blk.start:blk.end]
-                            if not isinstance(x, Label))
+                            if not isinstance(x, Label) and id(x) not in added)
                     if w:
                         out += self._add_long(node, weighted_ref, w)
             if isinstance(item, Label):
                 out.append(item)
                 continue
             opc = item.opcode
+            if id(item) in added:
+                site += part_calls.get(id(item), 0) if part_calls else 0
+                out.append(item)
+                continue
             if dead[i]:
                 if opc in _INVOKES:
                     site += 1   # sites are numbered in code order, dead ones included
@@ -879,16 +959,19 @@ def pending_temps(insn, pool) -> int:
 
 
 def instrument_class(cf: ClassFile, plan: CctPlan, options: CctOptions | None = None, *,
-                     contract_only: bool = False) -> ClassReport:
+                     contract_only: bool = False, keep: frozenset[tuple[str, str]] = frozenset(),
+                     keep_reason: str = "kept as it was") -> ClassReport:
     """Rewrite ``cf`` in place for CCT profiling. Raises :class:`AlreadyInstrumented` for a rewritten class.
 
     ``contract_only``: keep every body as it is and add only what callers rewritten under the same
     plan rely on (delegating ESI methods, dispatchers, the holder): the fallback for a class whose
     full rewrite failed after other classes were already rewritten against it (load time).
+    ``keep``: (name, descriptor) of methods whose bodies stay as they are (reached through a
+    delegating ESI; constructors and ``<clinit>`` not instrumented), reported with ``keep_reason``:
+    what the verification gate asks for when an instrumented form failed (:mod:`.pipeline`).
     """
     if cf.access & ACC_MODULE:
         return ClassReport()
     if cf.name.endswith(HOLDER_SUFFIX) or any(m.name == CLASS_METHOD for m in cf.methods):
         raise AlreadyInstrumented(f"{cf.name} was already rewritten by jprewrite")
-    rewriter = _ClassRewriter(cf, plan, options or CctOptions(), contract_only)
-    return rewriter.run()
+    return _ClassRewriter(cf, plan, options or CctOptions(), contract_only, keep, keep_reason).run()

@@ -256,10 +256,12 @@ final class Tree {
                 out.append(",\"kind\":\"jdk\"");
                 break;
             case MethodId.KIND_UNINSTRUMENTED:
-                out.append(",\"kind\":\"uninstrumented\"");
+                // an application method whose bytecodes nobody counted (excluded, missing, or a body
+                // kept as it was): its 0 is not a measurement
+                out.append(",\"kind\":\"uninstrumented\",\"counted\":false");
                 break;
             case MethodId.KIND_NATIVE:
-                out.append(",\"kind\":\"native\"");
+                out.append(",\"kind\":\"native\",\"counted\":false");
                 break;
             default:
                 break;

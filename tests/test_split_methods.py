@@ -1,0 +1,146 @@
+"""Methods near 64 KB are split into outlined parts and counted exactly (against the JDI oracle).
+
+The bigmethod sample (straight-line, 65,530 bytes) is compared in test_cct_oracle.py. Here a
+generated method just under the limit has what splitting must respect: loops, branches and
+switches that stay inside a region or leave it only to its end, try/catch inside regions and
+around them (a handler that covers a region must not read a local the region stores: it
+would see the value from before the region), call sites (numbered in code order across the
+parts), long/double/reference locals live across regions, locals that hold null, several
+locals stored in one region, and exceptions thrown out of an outlined part into a handler
+that covers it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from jprewrite.classfile.model import read_class
+
+from support.jdk import javac
+from support.oracle import diff_profiles, run_oracle
+from support.profiling import make_jar, rewrite, run_java
+
+PACKAGE = "com/example/split"
+TARGET = 63_000          # code bytes of Big.big: past what fits once instrumented, under 65,535
+
+
+def _group(i: int) -> str:
+    return f"""
+    acc += (acc ^ {i}) * 31 + t.length();
+    if ((acc & {1 + i % 7}) == 0) {{ d += {i}; o = null; }} else {{ t = (i{i % 5} > 0) ? t : "s{i % 9}"; o = t; }}
+    for (int j = 0; j < 3; j++) {{ arr[j & 3] += j + {i}; }}
+    try {{
+      if (arr[{i % 4}] % 13 == {i % 13}) throw new IllegalStateException("g{i}");
+      acc += helper({i}, d);
+    }} catch (IllegalStateException e) {{ acc -= e.getMessage().length(); }}
+    switch ((int) (acc & 3)) {{ case 0: acc += 1; break; case 1: f += 0.25f; break; default: acc += {i % 11}; }}
+    check(n, {i});
+"""
+
+
+def _source(groups: int) -> dict[str, str]:
+    body = "".join(_group(i) for i in range(groups))
+    big = f"""
+package com.example.split;
+public class Big {{
+  static int calls;
+  static long helper(int i, double d) {{ calls++; return (long) (i * 3 + d) % 17; }}
+  static void fail(long acc) {{ if (acc % 5 == 3) throw new ArithmeticException("early"); }}
+  static void check(int n, int i) {{ if (n == 7 && i == 100) throw new ArithmeticException("at " + i); }}
+  public static String big(int n, String s) {{
+    long acc = n; double d = 0.5; float f = 1f; String t = s; Object o = null; int[] arr = new int[4];
+    int i0 = n, i1 = n + 1, i2 = n - 1, i3 = 2 * n, i4 = -n;
+    try {{
+      for (int k = 0; k < 2; k++) {{
+        d += k;
+        fail(acc + k);
+      }}
+    }} catch (ArithmeticException e) {{ acc += 1000; }}
+    try {{
+{body}
+    }} catch (ArithmeticException e) {{ throw new IllegalStateException("late: " + e.getMessage(), e); }}
+    return acc + "/" + d + "/" + f + "/" + t + "/" + (o == null) + "/" + arr[0] + arr[1] + arr[2] + arr[3];
+  }}
+}}
+"""
+    main = """
+package com.example.split;
+public class Main {
+  public static void main(String[] args) {
+    System.out.println(Big.big(3, "abc"));
+    System.out.println(Big.big(-2, "xy"));
+    try {
+      System.out.println(Big.big(7, "q"));
+    } catch (IllegalStateException e) {
+      System.out.println(e.getMessage());
+    }
+    System.out.println(Big.calls);
+  }
+}
+"""
+    return {f"{PACKAGE}/Big.java": big, f"{PACKAGE}/Main.java": main}
+
+
+def _code_length(classes: Path) -> int:
+    cf = read_class((classes / PACKAGE / "Big.class").read_bytes())
+    code = cf.method("big", "(ILjava/lang/String;)Ljava/lang/String;").code()
+    return len(code.code_bytes())
+
+
+@pytest.fixture(scope="module")
+def big_jar(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("split")
+    few = _code_length(javac(_source(20), tmp / "few"))
+    more = _code_length(javac(_source(60), tmp / "more"))
+    groups = 20 + (TARGET - few) * 40 // (more - few)
+    while True:   # groups of higher numbers take a few bytes more: step down until javac accepts it
+        try:
+            classes = javac(_source(groups), tmp / f"classes{groups}")
+        except subprocess.CalledProcessError:
+            groups -= max(1, groups // 50)
+            continue
+        break
+    size = _code_length(classes)
+    assert 60_000 < size <= 65_535, size
+    return make_jar(classes, tmp / "big.jar")
+
+
+@pytest.mark.parametrize("counting", ["none", "default"])
+def test_split_method_runs_unchanged(big_jar, tmp_path, counting) -> None:
+    plain = run_java([big_jar], "com.example.split.Main")
+    assert plain.returncode == 0, plain.stderr
+    out = tmp_path / "out.jar"
+    rewrite([big_jar], out, "--counting", counting, "--allocations")
+    r = run_java([out], "com.example.split.Main", profile=tmp_path / "p.json")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout
+    cf = read_class(__import__("zipfile").ZipFile(out).read(f"{PACKAGE}/Big.class"))
+    parts = [m.name for m in cf.methods if m.name.startswith("big$jp$")]
+    assert parts, "the method was not split"
+
+
+def test_split_method_counts_equal_the_oracle(big_jar, tmp_path) -> None:
+    out = tmp_path / "out.jar"
+    rewrite([big_jar], out, "--counting", "precise")
+    r = run_java([out], "com.example.split.Main", profile=tmp_path / "p.json")
+    assert r.returncode == 0, r.stderr
+    oracle = run_oracle([big_jar], "com.example.split.Main", app_patterns=("com.example.",), timeout=600)
+    assert oracle.stdout == r.stdout
+    expected = {**oracle.profile, "root": _without_object_init(oracle.profile["root"])}
+    differences = diff_profiles(expected, r.profile)
+    assert not differences, "\n".join(differences[:40])
+
+
+def _without_object_init(node: dict) -> dict:
+    copy = dict(node)
+    stack = [copy]
+    while stack:
+        n = stack.pop()
+        kids = [dict(c) for c in n.get("children", ())
+                if not (c["method"] == "java.lang.Object.<init>()V" and not c.get("children"))]
+        n["children"] = kids
+        stack.extend(kids)
+    return copy
