@@ -257,6 +257,12 @@ class StackMapTable(Attribute):
     def set_frames(self, frames: list) -> None:
         self._frames = frames
 
+    @property
+    def frames_if_decoded(self) -> list | None:
+        """The frames when they are objects already (decoded, or set by the assembler), else None:
+        lets a reader take what will be encoded without decoding bytes it can read itself."""
+        return self._frames
+
     def encode_body(self, pool: ConstantPool) -> bytes:
         if self._frames is None:
             return self.data
