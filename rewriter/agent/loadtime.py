@@ -25,8 +25,8 @@ from ..archive.jars import Container, open_container
 from ..archive.jdk_image import JdkImage
 from ..classfile.model import read_class
 from ..errors import JprewriteError
-from ..instrument import serial_uid
-from ..instrument.cct import AlreadyInstrumented, CctOptions, instrument_class
+from ..instrument.cct import AlreadyInstrumented, CctOptions
+from ..instrument.pipeline import rewrite_class, verify_by_default
 from ..instrument.plan import CctPlan, ClassPatterns, RUNTIME_PACKAGE, HOLDER_SUFFIX
 from ..rewrite.offline import read_weights
 from .options import AgentOptions
@@ -112,6 +112,7 @@ class LoadTimeRewriter:
         weights = read_weights(options.weights) if options.weights else None
         self.cct_options = CctOptions(counting=options.counting, allocations=options.allocations,
                                       weights=weights, activation=options.activation)
+        self.verify = verify_by_default() if options.verify is None else options.verify
         self.patterns = ClassPatterns(options.includes, options.excludes)
         self.containers = class_path_containers(class_path, warn)
         cache_dir = summaries_directory()
@@ -157,13 +158,13 @@ class LoadTimeRewriter:
         if not self.plan.is_instrumented(name):
             return Result(UNCHANGED)
         try:
-            return self._instrument(cf, contract_only=False)
+            return self._instrument(name, data, contract_only=False)
         except AlreadyInstrumented:
             return Result(UNCHANGED, message="already rewritten by jprewrite")
         except Exception as e:  # noqa: BLE001 - the class falls back to its contract
             why = f"{type(e).__name__}: {e}"
         try:
-            result = self._instrument(read_class(data), contract_only=True)
+            result = self._instrument(name, data, contract_only=True)
             result.message = f"{why}; its bodies run unchanged behind delegating ESI methods"
             return result
         except Exception as e:  # noqa: BLE001
@@ -226,15 +227,18 @@ class LoadTimeRewriter:
         return [n for n in out if self.patterns(n) and not self._in_jdk_package(n)
                 and any(src.find_summary(n) is not None for src in self.sources)]
 
-    def _instrument(self, cf, *, contract_only: bool) -> Result:
+    def _instrument(self, name: str, data: bytes, *, contract_only: bool) -> Result:
         injected = os.environ.get(_FAIL_CONTRACT_ENV if contract_only else _FAIL_ENV)
-        if injected and ClassPatterns(injected.split(":"))(cf.name):
+        if injected and ClassPatterns(injected.split(":"))(name):
             raise RuntimeError(f"failure injected by {_FAIL_CONTRACT_ENV if contract_only else _FAIL_ENV}")
-        serial_uid.pin_serial_version_uid(cf, self.hierarchy)
-        report = instrument_class(cf, self.plan, self.cct_options, contract_only=contract_only)
-        data = cf.to_bytes()
+        rewritten = rewrite_class(data, self.plan, self.cct_options, contract_only=contract_only,
+                                  verify=self.verify)
         self.rewritten += 1
-        return Result(REWRITTEN, data, dict(report.extra_classes))
+        message = ""
+        if rewritten.rejected:
+            message = ("stays uninstrumented in part: the verification gate rejected "
+                       + "; ".join(str(p) for p in rewritten.rejected) + " (kept as it was)")
+        return Result(REWRITTEN, rewritten.data, dict(rewritten.report.extra_classes), message=message)
 
     def close(self) -> None:
         try:

@@ -13,8 +13,8 @@ from ..errors import JprewriteError
 from ..instrument.cct import COUNTING_MODES
 
 KEYS = ("output", "collapsed", "includes", "excludes", "counting", "allocations", "weights", "activation",
-        "cache", "python", "worker", "progress", "timeout")
-_BOOLEANS = ("allocations", "activation", "progress")
+        "cache", "python", "worker", "progress", "timeout", "verify")
+_BOOLEANS = ("allocations", "activation", "progress", "verify")
 
 
 @dataclass
@@ -32,6 +32,7 @@ class AgentOptions:
     worker: str | None = None
     progress: bool = True
     timeout: int = 120
+    verify: bool | None = None   #: the verification gate; None: JPREWRITE_VERIFY, else off
 
     def to_string(self) -> str:
         """The option string for ``-javaagent:jar=<this>`` (only what differs from the defaults)."""

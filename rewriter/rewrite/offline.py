@@ -27,9 +27,9 @@ from ..archive.jdk_image import JdkImage, find_java_home
 from ..classfile import opcodes as op
 from ..classfile.model import read_class
 from ..errors import JprewriteError
-from ..instrument.cct import AlreadyInstrumented, ClassReport, CctOptions, instrument_class
+from ..instrument.cct import AlreadyInstrumented, ClassReport, CctOptions
+from ..instrument.pipeline import rewrite_class, verify_by_default
 from ..instrument.plan import RUNTIME_PACKAGE, CctPlan, ClassPatterns
-from ..instrument import serial_uid
 from .runtime_build import runtime_classes
 
 _MAX_ROUNDS = 4
@@ -44,6 +44,7 @@ class RewriteReport:
     serial_uids: list[str] = field(default_factory=list)          #: classes that got an explicit serialVersionUID
     class_path_notes: list[str] = field(default_factory=list)
     missing_classes: set[str] = field(default_factory=set)
+    gate_rejected: int = 0       #: methods the verification gate sent back to be kept as they were
     seconds: float = 0.0
 
 
@@ -130,12 +131,17 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
             classpath: Iterable[str | os.PathLike[str]] = (), options: CctOptions | None = None,
             patterns: ClassPatterns | None = None, java_home: str | os.PathLike[str] | None = None,
             progress: Callable[[int, int], None] | None = None,
-            hierarchy_cache: bool = True, jobs: int | None = None) -> RewriteReport:
-    """Rewrite each of ``inputs`` (jar or class directory) to the matching path of ``outputs``."""
+            hierarchy_cache: bool = True, jobs: int | None = None, verify: bool | None = None) -> RewriteReport:
+    """Rewrite each of ``inputs`` (jar or class directory) to the matching path of ``outputs``.
+
+    ``verify``: every rewritten method passes the verification gate first (see
+    :mod:`jprewrite.instrument.pipeline`); None: as ``JPREWRITE_VERIFY`` says, else off.
+    """
     started = time.monotonic()
     if len(inputs) != len(outputs):
         raise ValueError("one output per input")
     options = options or CctOptions()
+    verify = verify_by_default() if verify is None else verify
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     patterns = patterns or ClassPatterns()
     report = RewriteReport()
@@ -162,7 +168,7 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
             allowed = {n for n in names if patterns(n) and n not in excluded}
             plan = CctPlan(hierarchy, lambda n: n in allowed)
             plan.set_world(allowed)
-            results, new_failures, round_report = _rewrite_all(items, plan, options, progress, jobs)
+            results, new_failures, round_report = _rewrite_all(items, plan, options, progress, jobs, verify)
             if not new_failures:
                 break
             excluded.update(new_failures)
@@ -174,6 +180,7 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
         report.instrumented = round_report.instrumented
         report.totals = round_report.totals
         report.serial_uids = round_report.serial_uids
+        report.gate_rejected = round_report.gate_rejected
         for item in items:
             manifest_bytes = _rewrite_manifest(item, items, report)
             _write(item, results, runtime, manifest_bytes)
@@ -187,11 +194,11 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
 
 
 _BATCH = 64
-_WORKER_STATE: tuple | None = None   # (items, plan, options), inherited by forked workers
+_WORKER_STATE: tuple | None = None   # (items, plan, options, verify), inherited by forked workers
 
 
 def _rewrite_all(items: list[_Input], plan: CctPlan, options: CctOptions,
-                 progress: Callable[[int, int], None] | None, jobs: int):
+                 progress: Callable[[int, int], None] | None, jobs: int, verify: bool):
     """Rewrite every class of ``items``; in ``jobs`` forked processes when there is enough work."""
     global _WORKER_STATE
     work = [(item.index, e.name) for item in items for e in item.class_entries]
@@ -201,7 +208,7 @@ def _rewrite_all(items: list[_Input], plan: CctPlan, options: CctOptions,
     failures: dict[str, str] = {}
     report = RewriteReport()
     plan.warm_up()
-    _WORKER_STATE = (items, plan, options)
+    _WORKER_STATE = (items, plan, options, verify)
     done = 0
 
     def merge(part) -> None:
@@ -215,6 +222,7 @@ def _rewrite_all(items: list[_Input], plan: CctPlan, options: CctOptions,
         report.instrumented += part_report.instrumented
         report.totals.add(part_report.totals)
         report.serial_uids += part_report.serial_uids
+        report.gate_rejected += part_report.gate_rejected
         done += n
         if progress is not None:
             progress(done, total)
@@ -236,7 +244,7 @@ def _rewrite_all(items: list[_Input], plan: CctPlan, options: CctOptions,
 def _rewrite_batch(batch: list[tuple[int, str]]):
     """(error, results, failures, report, count) for one batch; picklable, so it also runs in a worker."""
     assert _WORKER_STATE is not None
-    items, plan, options = _WORKER_STATE
+    items, plan, options, verify = _WORKER_STATE
     results: dict[tuple[int, str], bytes] = {}
     failures: dict[str, str] = {}
     report = RewriteReport()
@@ -251,15 +259,15 @@ def _rewrite_batch(batch: list[tuple[int, str]]):
         if not plan.is_instrumented(cf.name):
             continue
         try:
-            uid_added = _keep_serial_version_uid(cf, plan)
-            class_report = instrument_class(cf, plan, options)
-            new = cf.to_bytes()
+            rewritten = rewrite_class(data, plan, options, verify=verify)
         except AlreadyInstrumented as err:
             return (container.path, name, None, str(err)), {}, {}, report, len(batch)
         except Exception as err:  # noqa: BLE001 - one class must not sink the run; it stays uninstrumented
             failures[cf.name] = f"{type(err).__name__}: {err}"
             continue
-        if uid_added:
+        class_report, new = rewritten.report, rewritten.data
+        report.gate_rejected += len(rewritten.rejected)
+        if rewritten.serial_uid_pinned:
             report.serial_uids.append(cf.name)
         report.instrumented += 1
         extras = class_report.extra_classes
@@ -270,11 +278,6 @@ def _rewrite_batch(batch: list[tuple[int, str]]):
         for extra_name, extra_data in extras.items():
             results[(index, prefix + extra_name + ".class")] = extra_data
     return None, results, failures, report, len(batch)
-
-
-def _keep_serial_version_uid(cf, plan: CctPlan) -> bool:
-    """Serializable classes keep their default serialVersionUID although members are added."""
-    return serial_uid.pin_serial_version_uid(cf, plan.hierarchy) is not None
 
 
 def _rewrite_manifest(item: _Input, items: list[_Input], report: RewriteReport) -> bytes | None:

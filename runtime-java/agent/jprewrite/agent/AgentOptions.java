@@ -22,7 +22,7 @@ import java.util.Set;
 final class AgentOptions {
     static final List<String> KEYS = Collections.unmodifiableList(Arrays.asList(
             "output", "collapsed", "includes", "excludes", "counting", "allocations", "weights",
-            "activation", "cache", "python", "worker", "progress", "timeout"));
+            "activation", "cache", "python", "worker", "progress", "timeout", "verify"));
 
     /** A bad option; the message is the "what is wrong" part of the one-line error. */
     static final class BadOption extends Exception {
@@ -54,6 +54,8 @@ final class AgentOptions {
     List<String> worker;
     boolean progress = true;
     int timeoutSeconds = 120;
+    /** The verification gate in the worker: true, false, or null (the worker's default). */
+    Boolean verify;
 
     private AgentOptions(String raw) {
         this.raw = raw;
@@ -122,6 +124,9 @@ final class AgentOptions {
                     break;
                 case "progress":
                     o.progress = bool(key, value);
+                    break;
+                case "verify":
+                    o.verify = bool(key, value);
                     break;
                 case "weights":
                     o.weights = readableFile(key, value);
