@@ -7,7 +7,8 @@ around them (a handler that covers a region must not read a local the region sto
 would see the value from before the region), call sites (numbered in code order across the
 parts), long/double/reference locals live across regions, locals that hold null, several
 locals stored in one region, and exceptions thrown out of an outlined part into a handler
-that covers it.
+that covers it. The same body also runs as a static initialiser and as a constructor, which
+are instrumented in place (OSI) and split in place.
 """
 
 from __future__ import annotations
@@ -41,16 +42,10 @@ def _group(i: int) -> str:
 """
 
 
-def _source(groups: int) -> dict[str, str]:
+def _body(groups: int, result: str) -> str:
+    """Statements of a method near 64 KB that end by assigning its result to ``result``."""
     body = "".join(_group(i) for i in range(groups))
-    big = f"""
-package com.example.split;
-public class Big {{
-  static int calls;
-  static long helper(int i, double d) {{ calls++; return (long) (i * 3 + d) % 17; }}
-  static void fail(long acc) {{ if (acc % 5 == 3) throw new ArithmeticException("early"); }}
-  static void check(int n, int i) {{ if (n == 7 && i == 100) throw new ArithmeticException("at " + i); }}
-  public static String big(int n, String s) {{
+    return f"""
     long acc = n; double d = 0.5; float f = 1f; String t = s; Object o = null; int[] arr = new int[4];
     int i0 = n, i1 = n + 1, i2 = n - 1, i3 = 2 * n, i4 = -n;
     try {{
@@ -62,7 +57,42 @@ public class Big {{
     try {{
 {body}
     }} catch (ArithmeticException e) {{ throw new IllegalStateException("late: " + e.getMessage(), e); }}
-    return acc + "/" + d + "/" + f + "/" + t + "/" + (o == null) + "/" + arr[0] + arr[1] + arr[2] + arr[3];
+    {result} = acc + "/" + d + "/" + f + "/" + t + "/" + (o == null) + "/" + arr[0] + arr[1] + arr[2] + arr[3];
+"""
+
+
+def _source(groups: int) -> dict[str, str]:
+    big = f"""
+package com.example.split;
+public class Big {{
+  static int calls;
+  static long helper(int i, double d) {{ calls++; return (long) (i * 3 + d) % 17; }}
+  static void fail(long acc) {{ if (acc % 5 == 3) throw new ArithmeticException("early"); }}
+  static void check(int n, int i) {{ if (n == 7 && i == 100) throw new ArithmeticException("at " + i); }}
+  public static String big(int n, String s) {{
+    String r;
+{_body(groups, "r")}
+    return r;
+  }}
+}}
+"""
+    # the same body as a static initialiser and as a constructor (OSI methods, split in place)
+    init = f"""
+package com.example.split;
+public class Init {{
+  static final String STATIC;
+  final String value;
+  static long helper(int i, double d) {{ return Big.helper(i, d); }}
+  static void fail(long acc) {{ Big.fail(acc); }}
+  static void check(int n, int i) {{ Big.check(n, i); }}
+  static {{
+    int n = 5; String s = "init"; String r;
+{_body(groups, "r")}
+    STATIC = r;
+  }}
+  Init(int n, String s) {{
+    super();
+{_body(groups, "value")}
   }}
 }}
 """
@@ -77,11 +107,18 @@ public class Main {
     } catch (IllegalStateException e) {
       System.out.println(e.getMessage());
     }
+    System.out.println(Init.STATIC);
+    System.out.println(new Init(4, "ctor").value);
+    try {
+      System.out.println(new Init(7, "ctor").value);
+    } catch (IllegalStateException e) {
+      System.out.println(e.getMessage());
+    }
     System.out.println(Big.calls);
   }
 }
 """
-    return {f"{PACKAGE}/Big.java": big, f"{PACKAGE}/Main.java": main}
+    return {f"{PACKAGE}/Big.java": big, f"{PACKAGE}/Init.java": init, f"{PACKAGE}/Main.java": main}
 
 
 def _code_length(classes: Path) -> int:
@@ -120,6 +157,9 @@ def test_split_method_runs_unchanged(big_jar, tmp_path, counting) -> None:
     cf = read_class(__import__("zipfile").ZipFile(out).read(f"{PACKAGE}/Big.class"))
     parts = [m.name for m in cf.methods if m.name.startswith("big$jp$")]
     assert parts, "the method was not split"
+    init = read_class(__import__("zipfile").ZipFile(out).read(f"{PACKAGE}/Init.class"))
+    names = [m.name for m in init.methods]
+    assert any(n.startswith("clinit$jp$") for n in names) and any(n.startswith("init$jp$") for n in names)
 
 
 def test_split_method_counts_equal_the_oracle(big_jar, tmp_path) -> None:

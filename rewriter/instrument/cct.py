@@ -156,7 +156,6 @@ class _ClassRewriter:
                 self.holder_dispatchers.append(m)   # see _dispatcher_body
         if not self.contract_only and ("<clinit>", "()V") not in self.keep:
             self._osi_clinit()
-            self._finish_clinit()
         if self.mids.entries or self.mids.dispatchers or self.holder_dispatchers:
             name, data = self._build_holder()
             self.report.extra_classes[name] = data
@@ -549,24 +548,7 @@ class _ClassRewriter:
         (``ThreadRoot.ctorEnter``), and the slot is left as found on the normal path (no handler
         may cover ``super(...)``).
         """
-        pool = self.pool
-        body, node, saved_slot, self_mid = self._osi_body(m)
-        try:
-            dead = self._instrument(m, body, node, self_mid)
-            body.items = self._restoring_before_returns(body.items, node, saved_slot, dead)
-            body.insert(0, [*self.mids.load(self_mid),
-                            Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
-                                ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC)),
-                            Instruction(-1, op.ASTORE, node), *self._save_slot(node, saved_slot)])
-            self._handler_frames(m, body)
-            write_body(m, body)
-        except CodeTooLargeError:
-            self._pending_frames = {}
-            self.report.not_instrumented.append(f"{self._where(m)}: too large once instrumented (64 KB); "
-                                                "kept as it was")
-            return
-        self.report.emitted[(m.name, m.descriptor)] = (m.name, m.descriptor)
-        self.report.osi += 1
+        self._osi_in_place(m)
 
     def _osi_clinit(self) -> None:
         """OSI ``<clinit>``: instrumented in place; leaves the callback slot as it found it.
@@ -574,44 +556,96 @@ class _ClassRewriter:
         The JVM runs a static initialiser from wherever the class is first used (often just
         before ``main``): the slot must not keep a node of the initialiser's own calls.
         """
-        cf, pool = self.cf, self.pool
-        clinit = cf.method("<clinit>", "()V")
-        self._clinit_body: CodeBody | None = None
-        if clinit is None or clinit.code() is None:
-            return
-        body, node, saved_slot, self_mid = self._osi_body(clinit)
-        dead = self._instrument(clinit, body, node, self_mid)
-        items = self._restoring_before_returns(body.items, node, saved_slot, dead)
-        start, end, handler = Label("osi_start"), Label("osi_end"), Label("osi_handler")
-        body.items = [start, *items, end, handler, *self._restore_slot(node, saved_slot), Instruction(-1, op.ATHROW)]
-        body.handlers.append(Handler(start, end, handler, 0))   # last: original handlers come first
-        if self.frames:
-            self._pending_frames[handler] = Frame(-1, [Top] * node + [Object(NODE), Object(NODE)],
-                                                  [Object("java/lang/Throwable")])
-        body.insert(0, [Instruction(-1, op.ACONST_NULL), *self.mids.load(self_mid),
-                        Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
-                            ROOT, "n2bParent", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
-                        Instruction(-1, op.ICONST_M1), *self.mids.load(self_mid),
-                        Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(
-                            NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
-                        Instruction(-1, op.ASTORE, node), *self._save_slot(node, saved_slot)])
-        self.report.osi += 1
-        self._clinit_body = body
-
-    def _finish_clinit(self) -> None:
-        """Write the OSI ``<clinit>`` (kept uninstrumented if it no longer fits in 64 KB)."""
         clinit = self.cf.method("<clinit>", "()V")
-        body = self._clinit_body
-        if clinit is None or body is None:
+        if clinit is not None and clinit.code() is not None:
+            self._osi_in_place(clinit)
+
+    def _osi_in_place(self, m: Method) -> None:
+        """Write OSI method ``m``; split it (see :mod:`.outline`) when it would pass 64 KB."""
+        for budget in (None, *_SPLIT_BUDGETS):
+            try:
+                parts = self._osi_write(m, budget)
+            except CodeTooLargeError:
+                self._pending_frames = {}
+                continue
+            if parts is None:
+                break
+            self.cf.methods.extend(parts)
+            for added in (m, *parts):
+                self.report.emitted[(added.name, added.descriptor)] = (m.name, m.descriptor)
+            self.report.osi += 1
+            self.report.split += bool(parts)
             return
-        try:
-            self._handler_frames(clinit, body)
-            write_body(clinit, body)
-            self.report.emitted[("<clinit>", "()V")] = ("<clinit>", "()V")
-        except CodeTooLargeError:
-            self.report.not_instrumented.append(f"{self._where(clinit)}: too large once instrumented (64 KB); "
-                                                "kept as it was")
-            self.report.osi -= 1
+        self.report.not_instrumented.append(f"{self._where(m)}: too large once instrumented (64 KB) and no "
+                                            "region could be split off; kept as it was")
+
+    def _osi_prologue(self, m: Method, node: int, saved_slot: int, self_mid: int) -> list:
+        """Enter the OSI method's node (beneath what the caller published) and save the slot."""
+        pool = self.pool
+        if m.name == "<clinit>":
+            enter = [Instruction(-1, op.ACONST_NULL), *self.mids.load(self_mid),
+                     Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                         ROOT, "n2bParent", "(Ljava/lang/Object;" + MID_DESC + ")" + NODE_DESC)),
+                     Instruction(-1, op.ICONST_M1), *self.mids.load(self_mid),
+                     Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(
+                         NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC))]
+        else:
+            enter = [*self.mids.load(self_mid),
+                     Instruction(-1, op.INVOKESTATIC, pool.add_methodref(
+                         ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC))]
+        return [*enter, Instruction(-1, op.ASTORE, node), *self._save_slot(node, saved_slot)]
+
+    def _osi_write(self, m: Method, budget: int | None) -> list[Method] | None:
+        """Instrument OSI method ``m`` in place; with ``budget``, regions outlined first.
+
+        Returns the outlined parts ([] without ``budget``), None when nothing can be split off;
+        raises CodeTooLargeError when the result does not fit.
+        """
+        clinit = m.name == "<clinit>"
+        body, node, saved_slot, self_mid = self._osi_body(m)
+        prologue = self._osi_prologue(m, node, saved_slot, self_mid)
+        parts: list[Method] = []
+        added: set[int] = set()
+        part_calls: dict[int, int] = {}
+        if budget is not None:
+            if self.is_interface and self.cf.major < 52:
+                return None     # no private static methods in such an interface
+            body.insert(0, prologue)
+            added = {id(x) for x in prologue}
+            outlined = outline_regions(body, self.pool, self.cf.name, m.name, m.descriptor, clinit,
+                                       self.hierarchy, budget=budget,
+                                       name_prefix=("clinit" if clinit else "init") + "$jp$",
+                                       interface=self.is_interface, fixed=added)
+            if not outlined:
+                return None
+            for part in outlined:
+                pm = Method(ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC, self.pool.add_utf8(part.name),
+                            self.pool.add_utf8(part.descriptor), [], self.cf)
+                self._instrument(pm, part.body, node, self_mid, first_site=part.first_site, added=part.added)
+                self._handler_frames(pm, part.body)
+                write_body(pm, part.body)
+                parts.append(pm)
+                added |= part.synthetic
+                part_calls[id(part.call)] = part.sites
+        dead = self._instrument(m, body, node, self_mid, added=added, part_calls=part_calls)
+        items = self._restoring_before_returns(body.items, node, saved_slot, dead)
+        head: list = []
+        if budget is not None:      # the prologue is in place already: the handler starts after it
+            last = next(i for i, x in enumerate(items) if x is prologue[-1])
+            head, items = items[:last + 1], items[last + 1:]
+        if clinit:
+            start, end, handler = Label("osi_start"), Label("osi_end"), Label("osi_handler")
+            items = [start, *items, end, handler, *self._restore_slot(node, saved_slot), Instruction(-1, op.ATHROW)]
+            body.handlers.append(Handler(start, end, handler, 0))   # last: original handlers come first
+            if self.frames:
+                self._pending_frames[handler] = Frame(-1, [Top] * node + [Object(NODE), Object(NODE)],
+                                                      [Object("java/lang/Throwable")])
+        body.items = head + items
+        if budget is None:
+            body.insert(0, prologue)
+        self._handler_frames(m, body)
+        write_body(m, body)
+        return parts
 
     def _build_holder(self) -> tuple[str, bytes]:
         """The holder class: ``static final MethodId[] $jp$mids``, filled in chunks by its ``<clinit>``."""
@@ -702,7 +736,7 @@ class _ClassRewriter:
             blocks = []
         blocks = [b for b in blocks if b.index in live]
         self.report.blocks += len(blocks)
-        starts = {G.after_labels(body, b.start): b for b in blocks}
+        starts = {self._past_added(body, b.start, added): b for b in blocks}
         activation = self._activation_plan(method, body, blocks) if opts.activation else {}
         init_done = G.after_initialisation(cf.name, method.name, method.descriptor, body, pool)
         position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
@@ -790,6 +824,15 @@ class _ClassRewriter:
         self._pending_handlers = [(h.start, h.handler) for h in first_handlers]
         body.max_locals = max(body.max_locals, temps + extra_locals)
         return dead_returns
+
+    @staticmethod
+    def _past_added(body: CodeBody, index: int, added) -> int:
+        """Where a block's counter goes: past the labels there and the rewriting's own instructions
+        (an OSI prologue entering the node the counter updates)."""
+        items = body.items
+        while index < len(items) and (isinstance(items[index], Label) or id(items[index]) in added):
+            index += 1
+        return index
 
     def _activation_plan(self, method: Method, body: CodeBody, blocks: list) -> dict[int, tuple[int, bool]]:
         """JP section 5.2: {block: (decrement, with check)} at the entry, loop starts, handlers, subroutines.

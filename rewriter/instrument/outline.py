@@ -81,14 +81,15 @@ def _vtype_descriptor(t) -> str | None:
 
 def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, descriptor: str,
                     is_static: bool, hierarchy, *, budget: int, name_prefix: str,
-                    interface: bool = False) -> list[OutlinedPart]:
+                    interface: bool = False, fixed: set[int] | frozenset = frozenset()) -> list[OutlinedPart]:
     """Move regions of at most about ``budget`` code bytes out of ``body``; returns the parts.
 
     ``body`` (with its frames) is changed in place: each region becomes loads of the slots,
     ``invokestatic this_class.<name_prefix><k>``, and stores of what it returns. Returns an
     empty list (and leaves ``body`` unchanged) when no region qualifies. ``hierarchy`` decides
     which reference types are interfaces (no checkcast on the way back: the verifier treats
-    interface types as Object).
+    interface types as Object). ``fixed``: ids of instructions the rewriting put there already
+    (an OSI prologue): they never move and are not call sites.
     """
     items = body.items
     n = len(items)
@@ -195,7 +196,7 @@ def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, des
                 if i > s and positions[i] - positions[s] >= 64 and clean(states[i]) \
                         and _outs_ok(states[i], stored) and whole(hi, i):
                     best = i
-                if blocked or states[i] is None or x.opcode in _FORBIDDEN:
+                if blocked or states[i] is None or x.opcode in _FORBIDDEN or id(x) in fixed:
                     break
                 if x.opcode == op.INVOKESPECIAL:
                     owner, name, _ = pool.member_ref(x.operand)
@@ -235,7 +236,7 @@ def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, des
     if not chosen:
         return []
     return _cut(body, chosen, states, pool, this_class, hierarchy, name_prefix, interface, first_label_before,
-                label_pos)
+                fixed)
 
 
 _READS = {op.ILOAD: 1, op.FLOAD: 1, op.ALOAD: 1, op.LLOAD: 2, op.DLOAD: 2, op.IINC: 1, op.RET: 1}
@@ -318,14 +319,14 @@ def _parameter_slots(locals_: list) -> int:
 
 
 def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_prefix: str, interface: bool,
-         first_label_before, label_pos) -> list[OutlinedPart]:
+         first_label_before, fixed) -> list[OutlinedPart]:
     items = body.items
     invokes_before = [0] * (len(items) + 1)
     count = 0
     for i, x in enumerate(items):
         invokes_before[i] = count
-        if not isinstance(x, Label) and x.opcode in (op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC,
-                                                     op.INVOKEINTERFACE, op.INVOKEDYNAMIC):
+        if not isinstance(x, Label) and id(x) not in fixed and x.opcode in (
+                op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.INVOKEINTERFACE, op.INVOKEDYNAMIC):
             count += 1
     invokes_before[len(items)] = count
     parts: list[OutlinedPart] = []
