@@ -74,6 +74,12 @@ public class Big {{
 {_body(groups, "r")}
     return r;
   }}
+  // an overload whose parts have the same descriptors as big(int, String)'s: names must differ
+  public static String big(String s, int n) {{
+    String r;
+{_body(groups, "r")}
+    return r + "!";
+  }}
 }}
 """
     # the same body as a static initialiser and as a constructor (OSI methods, split in place)
@@ -101,7 +107,7 @@ package com.example.split;
 public class Main {
   public static void main(String[] args) {
     System.out.println(Big.big(3, "abc"));
-    System.out.println(Big.big(-2, "xy"));
+    System.out.println(Big.big("uv", 2));
     try {
       System.out.println(Big.big(7, "q"));
     } catch (IllegalStateException e) {

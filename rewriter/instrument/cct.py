@@ -279,9 +279,10 @@ class _ClassRewriter:
         is_static = bool(m.access & ACC_STATIC)
         for budget in _SPLIT_BUDGETS:
             twin, body = self._esi_twin(m, node_slot)
+            prefix = esi_name(m.name) + "$"
             parts = outline_regions(body, self.pool, self.cf.name, esi_name(m.name), esi_descriptor(m.descriptor),
-                                    is_static, self.hierarchy, budget=budget, name_prefix=esi_name(m.name) + "$",
-                                    interface=self.is_interface)
+                                    is_static, self.hierarchy, budget=budget, name_prefix=prefix,
+                                    interface=self.is_interface, first_index=self._taken(prefix))
             if not parts:
                 return None
             methods: list[Method] = []
@@ -579,6 +580,10 @@ class _ClassRewriter:
         self.report.not_instrumented.append(f"{self._where(m)}: too large once instrumented (64 KB) and no "
                                             "region could be split off; kept as it was")
 
+    def _taken(self, prefix: str) -> int:
+        """How many methods of the class are named ``prefix<N>`` already (overloads are split apart)."""
+        return sum(1 for x in self.cf.methods if x.name.startswith(prefix) and x.name[len(prefix):].isdigit())
+
     def _osi_prologue(self, m: Method, node: int, saved_slot: int, self_mid: int) -> list:
         """Enter the OSI method's node (beneath what the caller published) and save the slot."""
         pool = self.pool
@@ -612,10 +617,10 @@ class _ClassRewriter:
                 return None     # no private static methods in such an interface
             body.insert(0, prologue)
             added = {id(x) for x in prologue}
+            prefix = ("clinit" if clinit else "init") + "$jp$"
             outlined = outline_regions(body, self.pool, self.cf.name, m.name, m.descriptor, clinit,
-                                       self.hierarchy, budget=budget,
-                                       name_prefix=("clinit" if clinit else "init") + "$jp$",
-                                       interface=self.is_interface, fixed=added)
+                                       self.hierarchy, budget=budget, name_prefix=prefix,
+                                       interface=self.is_interface, fixed=added, first_index=self._taken(prefix))
             if not outlined:
                 return None
             for part in outlined:

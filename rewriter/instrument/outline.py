@@ -81,11 +81,12 @@ def _vtype_descriptor(t) -> str | None:
 
 def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, descriptor: str,
                     is_static: bool, hierarchy, *, budget: int, name_prefix: str,
-                    interface: bool = False, fixed: set[int] | frozenset = frozenset()) -> list[OutlinedPart]:
+                    interface: bool = False, fixed: set[int] | frozenset = frozenset(),
+                    first_index: int = 0) -> list[OutlinedPart]:
     """Move regions of at most about ``budget`` code bytes out of ``body``; returns the parts.
 
     ``body`` (with its frames) is changed in place: each region becomes loads of the slots,
-    ``invokestatic this_class.<name_prefix><k>``, and stores of what it returns. Returns an
+    ``invokestatic this_class.<name_prefix><first_index + k>``, and stores of what it returns. Returns an
     empty list (and leaves ``body`` unchanged) when no region qualifies. ``hierarchy`` decides
     which reference types are interfaces (no checkcast on the way back: the verifier treats
     interface types as Object). ``fixed``: ids of instructions the rewriting put there already
@@ -236,7 +237,7 @@ def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, des
     if not chosen:
         return []
     return _cut(body, chosen, states, pool, this_class, hierarchy, name_prefix, interface, first_label_before,
-                fixed)
+                fixed, first_index)
 
 
 _READS = {op.ILOAD: 1, op.FLOAD: 1, op.ALOAD: 1, op.LLOAD: 2, op.DLOAD: 2, op.IINC: 1, op.RET: 1}
@@ -319,7 +320,7 @@ def _parameter_slots(locals_: list) -> int:
 
 
 def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_prefix: str, interface: bool,
-         first_label_before, fixed) -> list[OutlinedPart]:
+         first_label_before, fixed, first_index: int) -> list[OutlinedPart]:
     items = body.items
     invokes_before = [0] * (len(items) + 1)
     count = 0
@@ -355,7 +356,7 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
         else:
             ret = "[Ljava/lang/Object;"
         desc += ")" + ret
-        name = f"{name_prefix}{k}"
+        name = f"{name_prefix}{first_index + k}"
         # ---- the part's body: null slots set again, the region, the exit
         region = items[lo:hi]
         exit_label = Label("outlined_exit")
@@ -415,9 +416,9 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
                 seq.append(Instruction(-1, _LOAD.get(t, op.ALOAD), slot))
             slot += 2 if t in (Long, Double) else 1
         seq.append(call)
-        if len(returned) == 1:
+        if len(returned) == 1:     # returned with its own type: nothing to cast
             slot, t = returned[0]
-            seq += _unpack(t, hierarchy, pool) + [Instruction(-1, _STORE.get(t, op.ASTORE), slot)]
+            seq.append(Instruction(-1, _STORE.get(t, op.ASTORE), slot))
         elif returned:
             for j, (slot, t) in enumerate(returned):
                 seq += [Instruction(-1, op.DUP), G.push_int(pool, j), Instruction(-1, op.AALOAD)]
@@ -464,11 +465,12 @@ def _frame(locals_: list) -> Frame:
 
 
 def _unpack(t, hierarchy, pool) -> list:
-    """A checkcast back to the slot's class (interfaces need none: the verifier treats them as Object)."""
+    """A checkcast back to the slot's class. Interfaces get none: the verifier treats them as
+    Object, and the value (which the verifier let through as one) need not implement it."""
     if not isinstance(t, Object) or t.name == "java/lang/Object":
         return []
     if not t.name.startswith("["):
         info = hierarchy.info(t.name) if hierarchy is not None else None
-        if info is None or info.is_interface:
+        if info is not None and info.is_interface:
             return []
     return [Instruction(-1, op.CHECKCAST, pool.add_class(t.name))]
