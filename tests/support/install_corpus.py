@@ -17,9 +17,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.corpus import missing_packages  # noqa: E402
 
 
-# Debian packages the tests need for tools rather than jars (the shared workloads time runs with
-# /usr/bin/time).
-TOOL_PACKAGES = {"time": "/usr/bin/time"}
+# Debian packages the tests need for tools rather than jars: the shared workloads (../shared/bench,
+# when it is there) time runs with /usr/bin/time and build their drivers against these jars.
+TOOL_PACKAGES = {"time": "/usr/bin/time",
+                 "libjacoco-java": "/usr/share/java/org.jacoco.agent.jar",
+                 "libcommons-math3-java": "/usr/share/java/commons-math3.jar",
+                 "junit4": "/usr/share/java/junit4.jar",
+                 "libxerces2-java": "/usr/share/java/xercesImpl.jar"}
 
 
 def main() -> int:
