@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..analysis import blocks as B
-from ..analysis.frames import complete_frames
+from ..analysis.frames import complete_frames, frame_after_provider
 from ..analysis.typeflow import FrameUnknown, flow_to, frame_from_state
 from ..analysis.hierarchy import ClassHierarchy
 from ..classfile import opcodes as op
@@ -177,6 +177,16 @@ class _ClassRewriter:
         cf.methods.append(m)
         return m
 
+    def _write(self, m: Method, body: CodeBody) -> None:
+        """Assemble an instrumented body: a branch that no longer reaches its target (past 32 KB
+        once counters are in) is widened, and the code after it gets a frame from the flow."""
+        frame_after = None
+        if self.frames:
+            frame_after = frame_after_provider(body, pool=self.pool, this_class=self.cf.name, method_name=m.name,
+                                               descriptor=m.descriptor, is_static=bool(m.access & ACC_STATIC),
+                                               hierarchy=self.hierarchy)
+        write_body(m, body, frame_after=frame_after)
+
     def _handler_frames(self, m: Method, body: CodeBody) -> None:
         """Frames for the labels the instrumentation added: the override check's target, pending handlers.
 
@@ -220,7 +230,7 @@ class _ClassRewriter:
             self._instrument(twin, body, node_slot, self_mid)
             body.insert(0, self._esi_prologue(m, node_slot, self_mid))
             self._handler_frames(twin, body)
-            write_body(twin, body)
+            self._write(twin, body)
         except CodeTooLargeError:
             self._pending_frames = {}
             split = self._split_esi(m, node_slot, self_mid)
@@ -293,13 +303,13 @@ class _ClassRewriter:
                     self._instrument(pm, part.body, node_slot, self_mid, first_site=part.first_site,
                                      added=part.added)
                     self._handler_frames(pm, part.body)
-                    write_body(pm, part.body)
+                    self._write(pm, part.body)
                     methods.append(pm)
                 self._instrument(twin, body, node_slot, self_mid, added=set().union(*(p.synthetic for p in parts)),
                                  part_calls={id(p.call): p.sites for p in parts})
                 body.insert(0, self._esi_prologue(m, node_slot, self_mid))
                 self._handler_frames(twin, body)
-                write_body(twin, body)
+                self._write(twin, body)
             except CodeTooLargeError:
                 self._pending_frames = {}
                 continue
@@ -628,7 +638,7 @@ class _ClassRewriter:
                             self.pool.add_utf8(part.descriptor), [], self.cf)
                 self._instrument(pm, part.body, node, self_mid, first_site=part.first_site, added=part.added)
                 self._handler_frames(pm, part.body)
-                write_body(pm, part.body)
+                self._write(pm, part.body)
                 parts.append(pm)
                 added |= part.synthetic
                 part_calls[id(part.call)] = part.sites
@@ -649,7 +659,7 @@ class _ClassRewriter:
         if budget is None:
             body.insert(0, prologue)
         self._handler_frames(m, body)
-        write_body(m, body)
+        self._write(m, body)
         return parts
 
     def _build_holder(self) -> tuple[str, bytes]:
