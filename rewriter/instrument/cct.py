@@ -179,7 +179,12 @@ class _ClassRewriter:
 
     def _write(self, m: Method, body: CodeBody) -> None:
         """Assemble an instrumented body: a branch that no longer reaches its target (past 32 KB
-        once counters are in) is widened, and the code after it gets a frame from the flow."""
+        once counters are in) is widened, and the code after it gets a frame from the flow.
+
+        Code attributes the editor does not know (CLDC's ``StackMap``, vendors' tables) are
+        dropped: they may name offsets that the instrumentation moved, and the JVM ignores them.
+        """
+        body.other_attributes = []
         frame_after = None
         if self.frames:
             frame_after = frame_after_provider(body, pool=self.pool, this_class=self.cf.name, method_name=m.name,
