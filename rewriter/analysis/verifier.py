@@ -1242,7 +1242,7 @@ class _Checker:
                         self._bad_local(o, slot, "integer", locals_)
                 else:
                     ln = self._rare(o, k, pc, stack, locals_) or ln
-                    no_cf = ENDS[o]
+                    no_cf = ENDS[o] or (o == op.WIDE and code[pc + 1] == op.RET)   # wide ret: as ret
                 if in_try:
                     if inference:
                         if o in STORES or o == o_INVOKESPECIAL:
