@@ -124,6 +124,9 @@ class _ClassRewriter:
         # interfaces that may not take default methods: no ESI methods, publishing dispatchers
         self.publishing = self.is_interface and plan.publishing_interface(cf.name)
         self.holder_dispatchers: list[Method] = []
+        #: dispatchers this class's call sites use, in its own holder: (interface named at the call
+        #: site, name, descriptor) -> (declaring interface, publishing)
+        self.caller_dispatchers: dict[tuple[str, str, str], tuple[str, bool]] = {}
 
     # ------------------------------------------------------------------ class level
     def run(self) -> ClassReport:
@@ -156,7 +159,7 @@ class _ClassRewriter:
                 self.holder_dispatchers.append(m)   # see _dispatcher_body
         if not self.contract_only and ("<clinit>", "()V") not in self.keep:
             self._osi_clinit()
-        if self.mids.entries or self.mids.dispatchers or self.holder_dispatchers:
+        if self.mids.entries or self.mids.dispatchers or self.holder_dispatchers or self.caller_dispatchers:
             name, data = self._build_holder()
             self.report.extra_classes[name] = data
         if not self.is_interface and cf.major >= 49:
@@ -393,42 +396,45 @@ class _ClassRewriter:
                                              + [Object(NODE), Object(NODE)], [Object("java/lang/Throwable")])
         write_body(m, body)
 
-    def _capable_call(self, pool, m: Method, md, args: list, node: int, site: int) -> list:
+    @staticmethod
+    def _capable_call(pool, iface: str, name: str, descriptor: str, publishing: bool, md, args: list,
+                      node: int, site: int) -> list:
         """The dispatcher's call on an instrumented receiver: its ESI method, or (publishing
         interfaces, which have none) the original method after publishing the caller's node and
         site, which the implementation's N2B wrapper enters beneath."""
         receiver_and_args = [Instruction(-1, op.ALOAD, 0), *[Instruction(-1, x.opcode, x.operand) for x in args]]
-        if self.publishing:
+        if publishing:
             return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site),
                     Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(NODE, "publishCall", "(I)V")),
                     *receiver_and_args,
-                    InvokeInterface(-1, pool.add_methodref(self.cf.name, m.name, m.descriptor, interface=True),
+                    InvokeInterface(-1, pool.add_methodref(iface, name, descriptor, interface=True),
                                     1 + md.param_slots)]
         return [*receiver_and_args, Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site),
-                InvokeInterface(-1, pool.add_methodref(self.cf.name, esi_name(m.name), esi_descriptor(m.descriptor),
+                InvokeInterface(-1, pool.add_methodref(iface, esi_name(name), esi_descriptor(descriptor),
                                                        interface=True), 1 + md.param_slots + 2)]
 
-    def _dispatcher_body(self, pool, load_mid, m: Method) -> CodeBody:
-        """``static R m(I self, args…, Node, int)`` in the holder: how instrumented code calls interface method ``m``.
+    def _dispatcher_body(self, pool, load_mid, iface: str, name: str, descriptor: str, declaring: str,
+                         publishing: bool) -> CodeBody:
+        """``static R m(I self, args…, Node, int)``: how instrumented code calls interface method ``m``.
 
         The receiver may be anything that implements the interface: a proxy (which would hand an
         ESI method to its invocation handler), a lambda, a mock, an uninstrumented class. Only
         receivers whose class chain is instrumented get the ESI call; others get a boundary node
-        and the original method. It lives in the holder class (a public class), never in the
-        interface: callers of class-file version < 52 may not invokestatic an interface method
-        (found on Kotlin 1.3, compiled for Java 6), interfaces of version < 52 may not have static
-        methods, and a package-private interface's static method is not accessible to the
-        callers in other packages that reach it through a public subinterface.
+        and the original method. Callers call the copy in their *own* holder class (``iface`` is
+        the interface their call site names): it is defined by the caller's loader beside the
+        caller, so whatever loader arrangement the program has (Clojure's per-form loaders with a
+        shared class cache, OSGi), the caller can see it; a static method in the interface is
+        impossible below version 52 anyway. The interface's own holder keeps a copy for callers
+        rewritten by older builds.
         """
-        cf = self.cf
-        md = parse_method_descriptor(m.descriptor)
+        md = parse_method_descriptor(descriptor)
         slot = 1
         args = []
         for p in md.params:
             args.append(Instruction(-1, G.load_opcode(p), slot))
             slot += type_size(p)
         node, site = slot, slot + 1
-        mid = self.mids.ref(cf.name, m.name, m.descriptor, KIND_UNINSTRUMENTED)
+        mid = self.mids.ref(declaring, name, descriptor, KIND_UNINSTRUMENTED)
         other, esi = Label("not_instrumented"), Label("esi")
         k = self.mids.dispatchers
         self.mids.dispatchers += 1
@@ -445,17 +451,15 @@ class _ClassRewriter:
                  Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
                  Instruction(-1, op.AASTORE),
                  esi,
-                 *self._capable_call(pool, m, md, args, node, site),
+                 *self._capable_call(pool, iface, name, descriptor, publishing, md, args, node, site),
                  Instruction(-1, G.return_opcode(md.return_type)), other,
                  *self._boundary_from(node, site, mid, pool, load_mid),
                  Instruction(-1, op.ALOAD, 0),
                  *[Instruction(-1, x.opcode, x.operand) for x in args],
-                 InvokeInterface(-1, pool.add_methodref(cf.name, m.name, m.descriptor, interface=True),
+                 InvokeInterface(-1, pool.add_methodref(iface, name, descriptor, interface=True),
                                  1 + md.param_slots),
                  Instruction(-1, G.return_opcode(md.return_type))]
-        body = CodeBody(items=items, max_locals=site + 1)
-        body.frames_needed = (other, esi)   # type: ignore[attr-defined]
-        return body
+        return CodeBody(items=items, max_locals=site + 1)
 
     # ------------------------------------------------------------------ B2N and delegators
     def _add_b2n(self, m: Method) -> None:
@@ -676,10 +680,15 @@ class _ClassRewriter:
         pool = holder.pool
         holder.this_class = pool.add_class(self.mids.holder)
         holder.super_class = pool.add_class("java/lang/Object")
-        for m in self.holder_dispatchers:
-            body = self._dispatcher_body(pool, self.mids.holder_pool_loads(pool), m)
-            d = Method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, pool.add_utf8(m.name),
-                       pool.add_utf8(dispatcher_descriptor(self.cf.name, m.descriptor)), [], holder)
+        wanted = [(self.cf.name, m.name, m.descriptor, self.cf.name, self.publishing) for m in self.holder_dispatchers]
+        wanted += [(iface, name, desc, declaring, publishing)
+                   for (iface, name, desc), (declaring, publishing) in self.caller_dispatchers.items()
+                   if (iface, name, desc) not in {(w[0], w[1], w[2]) for w in wanted}]
+        for iface, name, desc, declaring, publishing in wanted:
+            body = self._dispatcher_body(pool, self.mids.holder_pool_loads(pool), iface, name, desc, declaring,
+                                         publishing)
+            d = Method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, pool.add_utf8(name),
+                       pool.add_utf8(dispatcher_descriptor(iface, desc)), [], holder)
             write_body(d, body)
             holder.methods.append(d)
         holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(MIDS_FIELD),
@@ -957,8 +966,12 @@ class _ClassRewriter:
             return pre + [Instruction(-1, op.ALOAD, node), site_push,
                           Instruction(-1, op.INVOKEVIRTUAL, publish)], insn, [], None
         if decision.action == PASS_INTERFACE:
-            iface = decision.owner[:-len(HOLDER_SUFFIX)]   # dispatchers live in the holder class
-            ref = pool.add_methodref(decision.owner, name, dispatcher_descriptor(iface, desc),
+            declaring = decision.owner[:-len(HOLDER_SUFFIX)]
+            # the interface the call site names (accessible to this class), else the declaring one
+            iface = owner if interface else declaring
+            self.caller_dispatchers.setdefault((iface, name, desc),
+                                               (declaring, plan.publishing_dispatcher(declaring, name, desc)))
+            ref = pool.add_methodref(self.mids.holder, name, dispatcher_descriptor(iface, desc),
                                      interface=False)
             return pre + [Instruction(-1, op.ALOAD, node), site_push], Instruction(-1, op.INVOKESTATIC, ref), [], None
         if decision.action == PASS:
