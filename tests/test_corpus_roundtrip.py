@@ -17,6 +17,10 @@ takes ~30 s of full decoding on one core, which fits the budget).
 Cost (Python 3.11): about 140 CPU-seconds in all -- JDK full ~65 s, jars full
 ~65 s (kotlin compiler ~30 s of it), lazy round trips ~12 s -- so roughly 1.5
 minutes with ``-n 2`` on an idle 2-core machine, ~3 minutes on a busy one.
+The packages of other compilers (clojure, jython, jruby, rhino, ecj, bcel,
+javassist, cglib, proguard, aspectj: ~27,000 classes) add about 85 s with
+``-n 2`` on a busy machine (jython ~35 s, aspectj ~27 s, jruby 2 x ~16 s of full
+decoding).
 """
 
 from __future__ import annotations
@@ -165,11 +169,24 @@ MIN_CLASSES = {
     "libbatik-java": 2400,
     "libfop-java": 2400,
     "libsunflow-java": 250,
+    # observed (Debian 12): clojure 1.11 3600, jython 2.7.3 4697, jruby-core 9.3 9178, rhino 1.7.14 549,
+    # ecj 3.16 715, bcel 6.5 444, javassist 3.27 426, cglib 3.3 249, proguard 6.2.2 887,
+    # aspectj 1.9.5 130+1077+5338
+    "libclojure-java": 3000,
+    "jython": 4000,
+    "jruby": 8000,
+    "librhino-java": 450,
+    "libecj-java": 600,
+    "libbcel-java": 380,
+    "libjavassist-java": 350,
+    "libcglib-java": 200,
+    "libproguard-java": 750,
+    "libaspectj-java": 5500,
 }
 MIN_CLASSES_PER_JAR = 10
 # The full round trip of these packages is split into shards (every n-th class,
 # by position in the package's jars) so that xdist can run them side by side.
-FULL_SHARDS = {"kotlin": 2, "scala": 2}
+FULL_SHARDS = {"kotlin": 2, "scala": 2, "jruby": 2, "jython": 2}
 
 assert set(MIN_CLASSES) == set(PACKAGES), "every corpus package needs a minimum class count"
 

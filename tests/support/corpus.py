@@ -30,6 +30,23 @@ PACKAGES: dict[str, list[str]] = {
     "libsunflow-java": ["/usr/share/java/sunflow.jar"],
     "libasm-java": ["/usr/share/java/asm.jar", "/usr/share/java/asm-tree.jar",
                     "/usr/share/java/asm-analysis.jar", "/usr/share/java/asm-util.jar"],
+    # compilers and generators other than javac (tests/test_corpus_compilers.py)
+    # Clojure: AOT-compiled by Clojure's compiler through its ASM with COMPUTE_FRAMES (dead code as nop...athrow);
+    # the package depends on spec.alpha/core.specs.alpha, whose jars the compiler tests add
+    "libclojure-java": ["/usr/share/java/clojure-1.11.jar"],
+    # Jython: the runtime, and Lib/*$py.class compiled by Jython's ASM-based compiler (COMPUTE_FRAMES)
+    "jython": ["/usr/share/java/jython.jar"],
+    # JRuby: javac-compiled; at run time it generates classes with ASM (COMPUTE_FRAMES); jruby-base is a subset
+    "jruby": ["/usr/share/java/jruby-core.jar"],
+    # Rhino: JavaScript compiled to JVM classes at run time by its own class-file writer
+    "librhino-java": ["/usr/share/java/rhino.jar"],
+    "libecj-java": ["/usr/share/java/ecj.jar"],     # the Eclipse compiler (and a second compiler for tests)
+    "libbcel-java": ["/usr/share/java/bcel.jar"],
+    "libjavassist-java": ["/usr/share/java/javassist.jar"],
+    "libcglib-java": ["/usr/share/java/cglib.jar"],
+    "libproguard-java": ["/usr/share/java/proguard.jar"],   # a shrinker/optimiser/obfuscator
+    "libaspectj-java": ["/usr/share/java/aspectjrt.jar", "/usr/share/java/aspectjweaver.jar",
+                        "/usr/share/java/aspectjtools.jar"],   # ajc and its weaver
 }
 
 
@@ -68,3 +85,8 @@ def jar_classes(jar: Path | str) -> Iterator[tuple[str, bytes]]:
         for entry in container.entries():
             if entry.is_class:
                 yield entry.name, entry.read()
+
+
+def refresh_installed() -> None:
+    """Forget what dpkg said: after an install the cached answers are stale."""
+    _installed.cache_clear()

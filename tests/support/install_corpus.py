@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from support.corpus import missing_packages  # noqa: E402
+from support.corpus import missing_packages, refresh_installed  # noqa: E402
 
 
 # Debian packages the tests need for tools rather than jars: the shared workloads (../shared/bench,
@@ -44,6 +44,7 @@ def main() -> int:
         if r.returncode != 0:
             last = (r.stderr.strip().splitlines() or ["?"])[-1]
             print(f"WARNING: apt-get install {pkg} failed: {last}", file=sys.stderr)
+    refresh_installed()
     still = missing_packages() + [pkg for pkg, path in TOOL_PACKAGES.items() if not Path(path).exists()]
     if still:
         print(f"WARNING: still missing: {' '.join(still)}; their corpus tests will skip", file=sys.stderr)

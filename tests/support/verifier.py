@@ -88,6 +88,7 @@ class VerifyReport:
     missing: dict[str, str] = field(default_factory=dict)   # class -> the missing class it needed
     skipped: dict[str, str] = field(default_factory=dict)   # class -> reason
     duplicates: dict[str, str] = field(default_factory=dict)  # later copies of a name, not checked
+    duplicate_copies: int = 0                               # DUPLICATE lines (a name may have several)
     initialized: list[str] = field(default_factory=list)    # input classes whose <clinit> ran (jvm)
     ignored: int = 0                                        # META-INF/** and module-info entries
     noise: list[str] = field(default_factory=list)          # stdout lines outside the protocol
@@ -272,7 +273,7 @@ def _run(mode: str, inputs: Sequence[Path | str], classpath: Iterable[Path | str
         raise VerifierError(f"{mode} verifier exited with {rc} (no summary); stderr:\n"
                             f"{report.stderr[-4000:]}")
     expected = {"ok": len(report.ok), "fail": len(report.failed), "missing": len(report.missing),
-                "skip": len(report.skipped), "duplicate": len(report.duplicates),
+                "skip": len(report.skipped), "duplicate": report.duplicate_copies,
                 "initialized": len(report.initialized)}
     if {k: summary.get(k) for k in expected} != expected:
         raise VerifierError(f"{mode} verifier: summary {summary} does not match its lines {expected}")
@@ -293,7 +294,8 @@ def _parse(line: str, report: VerifyReport, verdicts: dict[str, str]) -> dict[st
         report.initialized.append(name)
         return None
     if kind == "DUPLICATE":
-        report.duplicates[name] = detail
+        report.duplicates.setdefault(name, detail)
+        report.duplicate_copies += 1
         return None
     before = verdicts.get(name)  # a later verdict replaces an earlier one (jvm-log failovers)
     if before == "OK":

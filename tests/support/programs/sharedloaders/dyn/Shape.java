@@ -1,0 +1,2 @@
+package dyn;
+public interface Shape { int area(int k); }
