@@ -175,18 +175,7 @@ def test_split_method_counts_equal_the_oracle(big_jar, tmp_path) -> None:
     assert r.returncode == 0, r.stderr
     oracle = run_oracle([big_jar], "com.example.split.Main", app_patterns=("com.example.",), timeout=600)
     assert oracle.stdout == r.stdout
-    expected = {**oracle.profile, "root": _without_object_init(oracle.profile["root"])}
+    from test_cct_oracle import without_object_init
+    expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
     differences = diff_profiles(expected, r.profile)
     assert not differences, "\n".join(differences[:40])
-
-
-def _without_object_init(node: dict) -> dict:
-    copy = dict(node)
-    stack = [copy]
-    while stack:
-        n = stack.pop()
-        kids = [dict(c) for c in n.get("children", ())
-                if not (c["method"] == "java.lang.Object.<init>()V" and not c.get("children"))]
-        n["children"] = kids
-        stack.extend(kids)
-    return copy
