@@ -179,3 +179,31 @@ def test_split_method_counts_equal_the_oracle(big_jar, tmp_path) -> None:
     expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
     differences = diff_profiles(expected, r.profile)
     assert not differences, "\n".join(differences[:40])
+
+
+def test_clojure_load_keeps_its_forms_values_on_the_stack_and_is_split(tmp_path) -> None:
+    """Clojure's compiled ``core__init.load()`` (ASM output, ~64 KB) leaves every top-level form's value
+    on the operand stack (max_stack 887) and never empties it, so no region starts and ends on an
+    empty stack: regions keep the values below their own where they are and hand back the ones they
+    push (an Object[]). In precise mode the method is split, verified, and counted."""
+    from support.corpus import package_jars
+
+    jars = package_jars("libclojure-java")
+    out = tmp_path / "out"
+    rewrite(jars, out, "--counting", "precise", "--includes", "clojure.core__init", output_dir=True)
+    rewritten = [out / j.name for j in jars]
+    init = read_class(__import__("zipfile").ZipFile(out / jars[0].name).read("clojure/core__init.class"))
+    assert sum(1 for m in init.methods if m.name.startswith("load$jp$")) >= 2
+    script = "(println (reduce + (range 100)))"
+    plain = run_java(jars, "clojure.main", "-e", script)
+    r = run_java(rewritten, "clojure.main", "-e", script, profile=tmp_path / "p.json")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout == plain.stdout == "4950\n"
+    loads = []
+    stack = [r.profile["root"]]
+    while stack:
+        n = stack.pop()
+        if n["method"] == "clojure.core__init.load()V":
+            loads.append(n)
+        stack.extend(n.get("children", ()))
+    assert loads and all(n["bytecodes"] > 10_000 and "counted" not in n for n in loads), loads

@@ -37,6 +37,7 @@ from ..classfile.frames import (Double, Float, Frame, Integer, Long, Null, Objec
 from ..classfile.instructions import Instruction
 from ..editor import CodeBody, Label, layout
 from ..editor.body import branch_targets
+from ..editor.stack import stack_effect
 from . import codegen as G
 
 __all__ = ["OutlinedPart", "outline_regions"]
@@ -53,6 +54,7 @@ _FORBIDDEN = frozenset((op.IRETURN, op.LRETURN, op.FRETURN, op.DRETURN, op.ARETU
 _NO_FALLTHROUGH = frozenset((op.GOTO, op.GOTO_W, op.TABLESWITCH, op.LOOKUPSWITCH, op.IRETURN, op.LRETURN,
                              op.FRETURN, op.DRETURN, op.ARETURN, op.RETURN, op.ATHROW, op.RET))
 _MAX_PARAMETER_SLOTS = 255
+_MAX_PUSHED = 64     #: values a region may leave on the stack (handed back in an Object[])
 
 
 @dataclass
@@ -144,8 +146,28 @@ def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, des
         jumps_to.setdefault(groups[g][1], []).append(g)
 
     def clean(st: State | None) -> bool:
-        return st is not None and not st.stack and not any(
-            isinstance(t, Uninitialized) or t is UninitializedThis for t in st.locals)
+        """No local holds an uninitialised object (the stack may hold anything: a region leaves
+        what is below its own values alone)."""
+        return st is not None and not any(isinstance(t, Uninitialized) or t is UninitializedThis for t in st.locals)
+
+    def slot_depth(st: State) -> int:
+        return sum(2 if t in (Long, Double) else 1 for t in st.stack)
+
+    def ends_well(s: int, e: int, stored: set[int]) -> bool:
+        """At ``e`` the stack is the region's start stack, or that plus one value it returns (then
+        it may hand back no local as well: Clojure's compiled ``load`` keeps every form's value)."""
+        st_in, st_out = states[s], states[e]
+        if not clean(st_out):
+            return False
+        extra = len(st_out.stack) - len(st_in.stack)
+        if extra == 0:
+            return _outs_ok(st_out, stored)
+        if extra < 0 or extra > _MAX_PUSHED:
+            return False
+        for t in st_out.stack[len(st_in.stack):]:
+            if t is not Null and (_vtype_descriptor(t) is None or t is Top):
+                return False
+        return not any(slot < len(st_out.locals) and st_out.locals[slot] not in (Top, Null) for slot in stored)
 
     def first_label_before(i: int) -> int:
         """Index of the first item of the run of labels right before instruction ``i`` (or ``i``)."""
@@ -160,11 +182,14 @@ def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, des
         bits = live[k] if k < n else -1
         return {slot for slot in range(body.max_locals + 2) if bits >> slot & 1}
 
+    depth = [slot_depth(st) if st is not None else 0 for st in states]
+
     def farthest(s: int, limit: int) -> int | None:
         """The farthest instruction e (a region items[s:first_label_before(e)]) within ``limit`` bytes."""
         if not clean(states[s]) or _parameter_slots(states[s].locals) >= _MAX_PARAMETER_SLOTS:
             return None
         covering = [handler_reads(r) for r in handler_rows if r[0] < s < r[1]]
+        floor = depth[s]                  # the region never touches the values below its own
         inside = [0] * len(groups)
         partial = 0
         stored: set[int] = set()
@@ -194,10 +219,12 @@ def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, des
                 if i > s and positions[i] - positions[s] > limit:
                     break
                 hi = first_label_before(i)
-                if i > s and positions[i] - positions[s] >= 64 and clean(states[i]) \
-                        and _outs_ok(states[i], stored) and whole(hi, i):
+                if i > s and positions[i] - positions[s] >= 64 and states[i] is not None \
+                        and ends_well(s, i, stored) and whole(hi, i):
                     best = i
                 if blocked or states[i] is None or x.opcode in _FORBIDDEN or id(x) in fixed:
+                    break
+                if floor and depth[i] - stack_effect(x, pool)[0] < floor:
                     break
                 if x.opcode == op.INVOKESPECIAL:
                     owner, name, _ = pool.member_ref(x.operand)
@@ -342,6 +369,9 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
                         if x < len(st_out.locals) and st_out.locals[x] is not Top)
         outs = [(slot, st_out.locals[slot]) for slot in stored]
         returned = [(slot, t) for slot, t in outs if t is not Null]
+        below = len(st_in.stack)          # values under the region's own: they stay in the method
+        pushed = st_out.stack[below:]     # the values the region leaves (see ends_well)
+        value = pushed[0] if len(pushed) == 1 and pushed[0] is not Null else None
         # descriptor: one parameter per slot (a long/double covers two)
         desc = "("
         slot = 0
@@ -349,7 +379,11 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
             t = params[slot]
             desc += _vtype_descriptor(t) or "I"
             slot += 2 if t in (Long, Double) else 1
-        if not returned:
+        if value is not None:
+            ret = _vtype_descriptor(value) or "Ljava/lang/Object;"
+        elif len(pushed) > 1:
+            ret = "[Ljava/lang/Object;"
+        elif not returned:
             ret = "V"
         elif len(returned) == 1:
             ret = _vtype_descriptor(returned[0][1]) or "Ljava/lang/Object;"
@@ -368,7 +402,31 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
                 entry += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ASTORE, slot)]
             slot += 2 if t in (Long, Double) else 1
         exit_code: list = [exit_label]
-        if not returned:
+        extra_locals = 0
+        if value is not None:
+            exit_code.append(Instruction(-1, _RETURN.get(value, op.ARETURN)))
+        elif len(pushed) == 1:                # a null the method pushes again itself
+            exit_code += [Instruction(-1, op.POP), Instruction(-1, op.RETURN)]
+        elif pushed:                          # several values: into temporaries, then an Object[]
+            temps = []
+            slot = body.max_locals
+            for t in pushed:
+                temps.append(slot)
+                slot += 2 if t in (Long, Double) else 1
+            extra_locals = slot
+            for t, tslot in reversed(list(zip(pushed, temps))):
+                exit_code.append(Instruction(-1, _STORE.get(t, op.ASTORE), tslot))
+            exit_code += [G.push_int(pool, len(pushed)), Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Object"))]
+            for j, (t, tslot) in enumerate(zip(pushed, temps)):
+                exit_code += [Instruction(-1, op.DUP), G.push_int(pool, j),
+                              Instruction(-1, _LOAD.get(t, op.ALOAD), tslot)]
+                if t in _BOX:
+                    owner, d, _ = _BOX[t]
+                    exit_code.append(Instruction(-1, op.INVOKESTATIC,
+                                                 pool.add_methodref(owner, "valueOf", f"({d})L{owner};")))
+                exit_code.append(Instruction(-1, op.AASTORE))
+            exit_code.append(Instruction(-1, op.ARETURN))
+        elif not returned:
             exit_code.append(Instruction(-1, op.RETURN))
         elif len(returned) == 1:
             slot, t = returned[0]
@@ -395,11 +453,15 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
                 if id(x.default) in end_labels:
                     x.default = exit_label
                 x.targets = [exit_label if id(t) in end_labels else t for t in x.targets]
-        part = CodeBody(items=[*entry, *region, *exit_code], max_locals=body.max_locals)
+        part = CodeBody(items=[*entry, *region, *exit_code], max_locals=max(body.max_locals, extra_locals))
         region_labels = {id(x) for x in region if isinstance(x, Label)}
-        part.frames = {lab: f for lab, f in body.frames.items() if id(lab) in region_labels}
+        handler_labels = {id(h.handler) for h in body.handlers}
+        # the region's frames without the values below its own (handlers start on an empty stack)
+        part.frames = {lab: f if id(lab) in handler_labels or not below else
+                       Frame(-1, list(f.locals), list(f.stack[below:]))
+                       for lab, f in body.frames.items() if id(lab) in region_labels}
         exit_locals = list(st_out.locals)
-        part.frames[exit_label] = _frame(exit_locals)
+        part.frames[exit_label] = _frame(exit_locals, pushed)
         part.handlers = [h for h in body.handlers if id(h.handler) in region_labels]
         part.lines = [(lab, line) for lab, line in body.lines if id(lab) in region_labels]
         part.has_stack_map = body.has_stack_map
@@ -416,7 +478,25 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
                 seq.append(Instruction(-1, _LOAD.get(t, op.ALOAD), slot))
             slot += 2 if t in (Long, Double) else 1
         seq.append(call)
-        if len(returned) == 1:     # returned with its own type: nothing to cast
+        if len(pushed) == 1:
+            if value is None:
+                seq.append(Instruction(-1, op.ACONST_NULL))
+        elif pushed:                       # the array into a temporary, its values onto the stack
+            array = body.max_locals
+            body.max_locals += 1
+            seq.append(Instruction(-1, op.ASTORE, array))
+            for j, t in enumerate(pushed):
+                if t is Null:
+                    seq.append(Instruction(-1, op.ACONST_NULL))
+                    continue
+                seq += [Instruction(-1, op.ALOAD, array), G.push_int(pool, j), Instruction(-1, op.AALOAD)]
+                if t in _BOX:
+                    owner, d, getter = _BOX[t]
+                    seq += [Instruction(-1, op.CHECKCAST, pool.add_class(owner)),
+                            Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(owner, getter, f"(){d}"))]
+                else:
+                    seq += _unpack(t, hierarchy, pool)
+        elif len(returned) == 1:     # returned with its own type: nothing to cast
             slot, t = returned[0]
             seq.append(Instruction(-1, _STORE.get(t, op.ASTORE), slot))
         elif returned:
@@ -451,8 +531,8 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
     return parts
 
 
-def _frame(locals_: list) -> Frame:
-    """A frame with ``locals_`` (one entry per slot, State's convention) and an empty stack."""
+def _frame(locals_: list, stack: list) -> Frame:
+    """A frame with ``locals_`` (one entry per slot, State's convention) and ``stack``."""
     out = []
     i = 0
     while i < len(locals_):
@@ -461,7 +541,7 @@ def _frame(locals_: list) -> Frame:
         i += 2 if t in (Long, Double) else 1
     while out and out[-1] is Top:
         out.pop()
-    return Frame(-1, out, [])
+    return Frame(-1, out, list(stack))
 
 
 def _unpack(t, hierarchy, pool) -> list:
