@@ -6,7 +6,6 @@ JDI oracle comparisons live in test_cct_oracle.py).
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 
