@@ -748,8 +748,6 @@ def _genlibs(tmp_path: Path) -> tuple[Path, list[Path], tuple[str, ...]]:
     return classes, libs, ("--add-opens", "java.base/java.lang=ALL-UNNAMED")
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (issue 10 note): cglib's Enhancer overrides the ESI methods "
-                   "(work$jp) of the class it proxies, so calls that pass the node bypass its interceptor")
 def test_cglib_proxy_of_an_instrumented_class_rewritten_offline(tmp_path) -> None:
     """cglib's Enhancer subclasses ``GenLibs$Base`` at run time and overrides every non-final method it
     sees through reflection -- the rewritten Base's ESI methods (``work$jp``) too. The rewritten
@@ -762,8 +760,8 @@ def test_cglib_proxy_of_an_instrumented_class_rewritten_offline(tmp_path) -> Non
               prefix="generators.GenLibs.main")
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (issue 10 note): cglib's Enhancer overrides the ESI methods "
-                   "(work$jp) of the class it proxies, so calls that pass the node bypass its interceptor")
+@pytest.mark.xfail(strict=True, reason="known gap (issue 10 note): under the agent cglib's FastClass is "
+                   "rewritten to pass the node to the proxy's CGLIB$work$jp$1 accessor, which has no ESI")
 def test_cglib_proxy_of_an_instrumented_class_under_agent(tmp_path) -> None:
     """The same under the agent, the program's classes and the proxies cglib generates for them
     instrumented (``includes=generators.*``): the proxy overrides ``work$jp`` (so the agent leaves it

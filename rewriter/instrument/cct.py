@@ -45,6 +45,7 @@ from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, PUBLISH, disp
 
 ROOT = "jprewrite/runtime/ThreadRoot"
 CLASS_METHOD = "$jprewrite$class"
+MARKER_FIELD = "$jprewrite$instrumented"   #: a private static synthetic boolean in every rewritten class
 COUNTING_MODES = ("none", "default", "precise")
 ENTERED = -2   #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
 #: region sizes (original code bytes) tried in turn when a method must be split to fit in 64 KB
@@ -733,6 +734,11 @@ class _ClassRewriter:
         body = CodeBody(items=[value, Instruction(-1, op.ARETURN)], max_locals=1)
         self._new_method(ACC_PUBLIC | ESI_FLAGS, CLASS_METHOD, "()Ljava/lang/Class;", body)
         self.report.emitted[(CLASS_METHOD, "()Ljava/lang/Class;")] = None
+        # what the runtime recognises an instrumented class by: a field, which subclasses that
+        # generators make at run time (cglib's Enhancer overrides every visible method,
+        # $jprewrite$class included) do not copy
+        cf.fields.append(Field(ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC, pool.add_utf8(MARKER_FIELD),
+                               pool.add_utf8("Z"), [], cf))
 
     def _uninstrumented_superclass(self) -> bool:
         """Does an application superclass stay uninstrumented (its methods may override ours)?"""

@@ -9,6 +9,9 @@ public class Base {
     static final MethodId M = MethodId.get("p1.Base", "m", "(I)I", 0, 0);
     static final MethodId N = MethodId.get("p1.Base", "n", "()Ljava/lang/String;", 0, 0);
 
+    /** What the runtime recognises an instrumented class by (the rewriter adds it, synthetic). */
+    private static boolean $jprewrite$instrumented;
+
     public Class<?> $jprewrite$class() {
         return Base.class;
     }

@@ -61,6 +61,7 @@ final class ContractWriter {
     static final String MIDS_FIELD = "$jp$mids";
     static final String SEEN_FIELD = "$jp$seen";
     static final String CLASS_METHOD = "$jprewrite$class";
+    static final String MARKER_FIELD = "$jprewrite$instrumented";
     static final String ESI_NAME_SUFFIX = "$jp";
     static final String PROXY = "java/lang/reflect/Proxy";
     static final int KIND_UNINSTRUMENTED = 2;
@@ -354,6 +355,9 @@ final class ContractWriter {
         }
         c.op(CodeBuilder.ARETURN, -1);
         cf.addMethod(ClassEditor.ACC_PUBLIC | ESI_FLAGS, CLASS_METHOD, "()Ljava/lang/Class;", c.toCodeAttribute());
+        // the runtime's mark of an instrumented class (jprewrite.runtime.Dispatch): a field
+        cf.addField(ClassEditor.ACC_PRIVATE | ClassEditor.ACC_STATIC | ClassEditor.ACC_SYNTHETIC, MARKER_FIELD, "Z",
+                new java.util.ArrayList<>());
     }
 
     // ------------------------------------------------------------------ the holder

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Dispatch {
     /** Name of the method every rewritten class declares; its presence marks a class instrumented. */
     static final String MARKER = "$jprewrite$class";
+    static final String MARKER_FIELD = "$jprewrite$instrumented";
     private static final String ESI_SUFFIX = "Ljprewrite/runtime/Node;I";
     private static final Object INSTRUMENTED_CODE = new Object();
 
@@ -32,8 +33,10 @@ final class Dispatch {
         @Override
         protected Boolean computeValue(Class<?> type) {
             try {
-                for (Method m : type.getDeclaredMethods()) {
-                    if (m.getName().equals(MARKER) && m.getParameterTypes().length == 0) {
+                // a field, not the $jprewrite$class method: classes generated at run time as
+                // subclasses (cglib's Enhancer) override every visible method, that one included
+                for (java.lang.reflect.Field f : type.getDeclaredFields()) {
+                    if (f.getName().equals(MARKER_FIELD)) {
                         return Boolean.TRUE;
                     }
                 }
