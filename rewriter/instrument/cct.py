@@ -38,7 +38,7 @@ from ..editor.body import CodeBody
 from ..editor.params import shift_body
 from . import codegen as G
 from .method_ids import _MIDS_PER_CHUNK, MID, MID_DESC, MIDS_ARRAY, MIDS_FIELD, SEEN_FIELD, MidTable
-from .outline import outline_regions
+from .outline import OutlinedPart, outline_regions
 from .pool_cache import CachingPool
 from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, PUBLISH, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
                    NODE_DESC, PASS, PENDING, CctPlan, esi_descriptor, esi_name)
@@ -289,6 +289,18 @@ class _ClassRewriter:
                                NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC)),
                            Instruction(-1, op.ASTORE, node_slot)]
 
+    def _write_parts(self, parts: list[OutlinedPart], node: int, self_mid: int) -> list[Method]:
+        """The outlined parts as instrumented methods (the caller adds them once everything fits)."""
+        methods = []
+        for part in parts:
+            pm = Method(ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC, self.pool.add_utf8(part.name),
+                        self.pool.add_utf8(part.descriptor), [], self.cf)
+            self._instrument(pm, part.body, node, self_mid, first_site=part.first_site, added=part.added)
+            self._handler_frames(pm, part.body)
+            self._write(pm, part.body)
+            methods.append(pm)
+        return methods
+
     def _split_esi(self, m: Method, node_slot: int, self_mid: int) -> tuple[Method, list[Method]] | None:
         """The ESI twin of a method too large once instrumented, with regions outlined (see :mod:`.outline`).
 
@@ -304,16 +316,8 @@ class _ClassRewriter:
                                     interface=self.is_interface, first_index=self._taken(prefix))
             if not parts:
                 return None
-            methods: list[Method] = []
             try:
-                for part in parts:
-                    pm = Method(ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC, self.pool.add_utf8(part.name),
-                                self.pool.add_utf8(part.descriptor), [], self.cf)
-                    self._instrument(pm, part.body, node_slot, self_mid, first_site=part.first_site,
-                                     added=part.added)
-                    self._handler_frames(pm, part.body)
-                    self._write(pm, part.body)
-                    methods.append(pm)
+                methods = self._write_parts(parts, node_slot, self_mid)
                 self._instrument(twin, body, node_slot, self_mid, added=set().union(*(p.synthetic for p in parts)),
                                  part_calls={id(p.call): p.sites for p in parts})
                 body.insert(0, self._esi_prologue(m, node_slot, self_mid))
@@ -643,15 +647,9 @@ class _ClassRewriter:
                                        interface=self.is_interface, fixed=added, first_index=self._taken(prefix))
             if not outlined:
                 return None
-            for part in outlined:
-                pm = Method(ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC, self.pool.add_utf8(part.name),
-                            self.pool.add_utf8(part.descriptor), [], self.cf)
-                self._instrument(pm, part.body, node, self_mid, first_site=part.first_site, added=part.added)
-                self._handler_frames(pm, part.body)
-                self._write(pm, part.body)
-                parts.append(pm)
-                added |= part.synthetic
-                part_calls[id(part.call)] = part.sites
+            parts = self._write_parts(outlined, node, self_mid)
+            added |= set().union(*(p.synthetic for p in outlined))
+            part_calls = {id(p.call): p.sites for p in outlined}
         dead = self._instrument(m, body, node, self_mid, added=added, part_calls=part_calls)
         items = self._restoring_before_returns(body.items, node, saved_slot, dead)
         head: list = []

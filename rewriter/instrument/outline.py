@@ -416,32 +416,14 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
             extra_locals = slot
             for t, tslot in reversed(list(zip(pushed, temps))):
                 exit_code.append(Instruction(-1, _STORE.get(t, op.ASTORE), tslot))
-            exit_code += [G.push_int(pool, len(pushed)), Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Object"))]
-            for j, (t, tslot) in enumerate(zip(pushed, temps)):
-                exit_code += [Instruction(-1, op.DUP), G.push_int(pool, j),
-                              Instruction(-1, _LOAD.get(t, op.ALOAD), tslot)]
-                if t in _BOX:
-                    owner, d, _ = _BOX[t]
-                    exit_code.append(Instruction(-1, op.INVOKESTATIC,
-                                                 pool.add_methodref(owner, "valueOf", f"({d})L{owner};")))
-                exit_code.append(Instruction(-1, op.AASTORE))
-            exit_code.append(Instruction(-1, op.ARETURN))
+            exit_code += _boxed_array(pool, list(zip(temps, pushed)))
         elif not returned:
             exit_code.append(Instruction(-1, op.RETURN))
         elif len(returned) == 1:
             slot, t = returned[0]
             exit_code += [Instruction(-1, _LOAD.get(t, op.ALOAD), slot), Instruction(-1, _RETURN.get(t, op.ARETURN))]
         else:
-            exit_code += [G.push_int(pool, len(returned)),
-                          Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Object"))]
-            for j, (slot, t) in enumerate(returned):
-                exit_code += [Instruction(-1, op.DUP), G.push_int(pool, j), Instruction(-1, _LOAD.get(t, op.ALOAD), slot)]
-                if t in _BOX:
-                    owner, d, _ = _BOX[t]
-                    exit_code.append(Instruction(-1, op.INVOKESTATIC,
-                                                 pool.add_methodref(owner, "valueOf", f"({d})L{owner};")))
-                exit_code.append(Instruction(-1, op.AASTORE))
-            exit_code.append(Instruction(-1, op.ARETURN))
+            exit_code += _boxed_array(pool, returned)
         # branches to the region's end go to the exit
         end_labels = {id(x) for x in items[hi:e] if isinstance(x, Label)}
         for x in region:
@@ -489,25 +471,15 @@ def _cut(body: CodeBody, chosen, states, pool, this_class: str, hierarchy, name_
                 if t is Null:
                     seq.append(Instruction(-1, op.ACONST_NULL))
                     continue
-                seq += [Instruction(-1, op.ALOAD, array), G.push_int(pool, j), Instruction(-1, op.AALOAD)]
-                if t in _BOX:
-                    owner, d, getter = _BOX[t]
-                    seq += [Instruction(-1, op.CHECKCAST, pool.add_class(owner)),
-                            Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(owner, getter, f"(){d}"))]
-                else:
-                    seq += _unpack(t, hierarchy, pool)
+                seq += [Instruction(-1, op.ALOAD, array), G.push_int(pool, j), Instruction(-1, op.AALOAD),
+                        *_unboxed(t, hierarchy, pool)]
         elif len(returned) == 1:     # returned with its own type: nothing to cast
             slot, t = returned[0]
             seq.append(Instruction(-1, _STORE.get(t, op.ASTORE), slot))
         elif returned:
             for j, (slot, t) in enumerate(returned):
-                seq += [Instruction(-1, op.DUP), G.push_int(pool, j), Instruction(-1, op.AALOAD)]
-                if t in _BOX:
-                    owner, d, getter = _BOX[t]
-                    seq += [Instruction(-1, op.CHECKCAST, pool.add_class(owner)),
-                            Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(owner, getter, f"(){d}"))]
-                else:
-                    seq += _unpack(t, hierarchy, pool)
+                seq += [Instruction(-1, op.DUP), G.push_int(pool, j), Instruction(-1, op.AALOAD),
+                        *_unboxed(t, hierarchy, pool)]
                 seq.append(Instruction(-1, _STORE.get(t, op.ASTORE), slot))
             seq.append(Instruction(-1, op.POP))
         for slot, t in outs:
@@ -542,6 +514,27 @@ def _frame(locals_: list, stack: list) -> Frame:
     while out and out[-1] is Top:
         out.pop()
     return Frame(-1, out, list(stack))
+
+
+def _boxed_array(pool, values: list[tuple[int, object]]) -> list:
+    """``return new Object[] {slot values…}``, primitives boxed: how a part hands back several values."""
+    out = [G.push_int(pool, len(values)), Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Object"))]
+    for j, (slot, t) in enumerate(values):
+        out += [Instruction(-1, op.DUP), G.push_int(pool, j), Instruction(-1, _LOAD.get(t, op.ALOAD), slot)]
+        if t in _BOX:
+            owner, d, _ = _BOX[t]
+            out.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(owner, "valueOf", f"({d})L{owner};")))
+        out.append(Instruction(-1, op.AASTORE))
+    return out + [Instruction(-1, op.ARETURN)]
+
+
+def _unboxed(t, hierarchy, pool) -> list:
+    """An element of that array (on the stack) back to type ``t``: unboxed, or cast (:func:`_unpack`)."""
+    if t in _BOX:
+        owner, d, getter = _BOX[t]
+        return [Instruction(-1, op.CHECKCAST, pool.add_class(owner)),
+                Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(owner, getter, f"(){d}"))]
+    return _unpack(t, hierarchy, pool)
 
 
 def _unpack(t, hierarchy, pool) -> list:
