@@ -23,7 +23,7 @@ from typing import Callable
 from ..analysis.hierarchy import ClassHierarchy, summarize, summary_of
 from ..archive.jars import Container, open_container
 from ..archive.jdk_image import JdkImage
-from ..classfile.model import read_class
+from ..classfile.model import ClassFile, read_class
 from ..errors import JprewriteError
 from ..instrument.cct import AlreadyInstrumented, CctOptions
 from ..instrument.pipeline import rewrite_class, verify_by_default
@@ -158,7 +158,7 @@ class LoadTimeRewriter:
         if not self.plan.is_instrumented(name):
             return Result(UNCHANGED)
         try:
-            return self._instrument(name, data, contract_only=False)
+            return self._instrument(name, data, contract_only=False, cf=cf)
         except AlreadyInstrumented:
             return Result(UNCHANGED, message="already rewritten by jprewrite")
         except Exception as e:  # noqa: BLE001 - the class falls back to its contract
@@ -227,12 +227,12 @@ class LoadTimeRewriter:
         return [n for n in out if self.patterns(n) and not self._in_jdk_package(n)
                 and any(src.find_summary(n) is not None for src in self.sources)]
 
-    def _instrument(self, name: str, data: bytes, *, contract_only: bool) -> Result:
+    def _instrument(self, name: str, data: bytes, *, contract_only: bool, cf: ClassFile | None = None) -> Result:
         injected = os.environ.get(_FAIL_CONTRACT_ENV if contract_only else _FAIL_ENV)
         if injected and ClassPatterns(injected.split(":"))(name):
             raise RuntimeError(f"failure injected by {_FAIL_CONTRACT_ENV if contract_only else _FAIL_ENV}")
         rewritten = rewrite_class(data, self.plan, self.cct_options, contract_only=contract_only,
-                                  verify=self.verify)
+                                  verify=self.verify, cf=cf)
         self.rewritten += 1
         message = ""
         if rewritten.rejected:

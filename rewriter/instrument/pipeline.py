@@ -56,8 +56,11 @@ def verify_by_default() -> bool:
 
 
 def rewrite_class(data: bytes, plan: CctPlan, options: CctOptions, *, contract_only: bool = False,
-                  verify: bool = True) -> RewrittenClass:
+                  verify: bool = True, cf: ClassFile | None = None) -> RewrittenClass:
     """Rewrite one class file; with ``verify`` every written method passes the gate first.
+
+    ``cf``: ``data`` already read by the caller, rewritten in place by the first round (a round
+    the gate sends back reads ``data`` again).
 
     Raises :class:`GateError` when the gate rejects what cannot be kept as it was, and lets
     :class:`jprewrite.instrument.cct.AlreadyInstrumented` and the rewriter's other errors through.
@@ -66,7 +69,7 @@ def rewrite_class(data: bytes, plan: CctPlan, options: CctOptions, *, contract_o
     rejected: list[VerifyProblem] = []
     fault = os.environ.get(FAULT_ENV)
     for _ in range(_MAX_ROUNDS):
-        cf = read_class(data)
+        cf = cf if cf is not None else read_class(data)
         pinned = serial_uid.pin_serial_version_uid(cf, plan.hierarchy) is not None
         reason = "rejected by the verification gate; kept as it was" + (
             f" ({'; '.join(str(p) for p in rejected)})" if rejected else "")
@@ -87,6 +90,7 @@ def rewrite_class(data: bytes, plan: CctPlan, options: CctOptions, *, contract_o
             origins.add(origin)
             rejected.append(problem)
         keep |= origins
+        cf = None
     raise GateError("the verification gate kept rejecting the class's methods")  # pragma: no cover
 
 

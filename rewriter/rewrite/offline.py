@@ -259,7 +259,7 @@ def _rewrite_batch(batch: list[tuple[int, str]]):
         if not plan.is_instrumented(cf.name):
             continue
         try:
-            rewritten = rewrite_class(data, plan, options, verify=verify)
+            rewritten = rewrite_class(data, plan, options, verify=verify, cf=cf)
         except AlreadyInstrumented as err:
             return (container.path, name, None, str(err)), {}, {}, report, len(batch)
         except Exception as err:  # noqa: BLE001 - one class must not sink the run; it stays uninstrumented
