@@ -41,7 +41,8 @@ from jprewrite.analysis.verifier import verify_class  # noqa: E402
 from jprewrite.archive.jars import open_container  # noqa: E402
 from jprewrite.archive.jdk_image import JdkImage, find_java_home  # noqa: E402
 from jprewrite.classfile.model import read_class  # noqa: E402
-from jprewrite.instrument.cct import CctOptions, instrument_class  # noqa: E402
+from jprewrite.instrument.cct import instrument_class  # noqa: E402
+from jprewrite.instrument.options import InstrumentOptions  # noqa: E402
 from jprewrite.instrument.plan import CctPlan  # noqa: E402
 
 
@@ -63,7 +64,7 @@ def code_bytes(cf) -> dict[tuple[str, str], bytes]:
     return out
 
 
-def one_repeat(classes, plan: CctPlan, hierarchy: ClassHierarchy, options: CctOptions,
+def one_repeat(classes, plan: CctPlan, hierarchy: ClassHierarchy, options: InstrumentOptions,
                originals: dict[str, dict]) -> dict[str, float]:
     clock = time.process_time
     t = dict(rewrite=0.0, verify=0.0, reread=0.0, holders=0.0)
@@ -121,7 +122,7 @@ def main() -> int:
     plan.set_world(names)
     plan.warm_up()
     originals = {n: code_bytes(read_class(d)) for n, d in classes}
-    options = CctOptions(counting=args.counting)
+    options = InstrumentOptions(counting=args.counting)
     print(f"{args.jar.name}: {len(classes)} classes; counting {args.counting}; Python "
           f"{sys.version.split()[0]}; {os.cpu_count()} CPUs; {args.repeats} repeats", flush=True)
     rows = []

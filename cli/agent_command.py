@@ -18,7 +18,7 @@ from ..agent.build import agent_jar
 from ..agent.options import AgentOptions, parse_options
 from ..archive.jdk_image import find_java_home
 from ..errors import JprewriteError
-from ..instrument.cct import COUNTING_MODES
+from ..instrument.options import COUNTING_MODES
 from .rewrite_command import _split_patterns
 
 

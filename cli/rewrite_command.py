@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from ..errors import JprewriteError
-from ..instrument.cct import COUNTING_MODES, CctOptions
+from ..instrument.options import COUNTING_MODES, InstrumentOptions, read_weights
 from ..instrument.plan import ClassPatterns
-from ..rewrite.offline import read_weights, rewrite
+from ..rewrite.offline import rewrite
 from .progress import Progress
 
 
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     for cp in args.classpath:
         classpath += [p for p in cp.split(os.pathsep) if p]
     weights = read_weights(args.weights) if args.weights else None
-    options = CctOptions(counting=args.counting, allocations=args.allocations, weights=weights,
+    options = InstrumentOptions(counting=args.counting, allocations=args.allocations, weights=weights,
                          activation=args.activation)
     patterns = ClassPatterns(_split_patterns(args.includes), _split_patterns(args.excludes))
     bar = Progress("rewriting", 1, enabled=not args.quiet)

@@ -163,7 +163,8 @@ def _code_map(cf: ClassFile) -> dict[tuple[str, str], bytes]:
 
 def _rewrite_and_verify(jar: Path, counting: str, step: int = 1, **options) -> tuple[int, list[VerifyProblem]]:
     from jprewrite.archive.jars import open_container
-    from jprewrite.instrument.cct import AlreadyInstrumented, CctOptions, instrument_class
+    from jprewrite.instrument.cct import AlreadyInstrumented, instrument_class
+    from jprewrite.instrument.options import InstrumentOptions
     from jprewrite.instrument.plan import CctPlan
 
     classes = _sample(jar, 1, 99)
@@ -174,7 +175,7 @@ def _rewrite_and_verify(jar: Path, counting: str, step: int = 1, **options) -> t
         h = hierarchy(container)
         plan = CctPlan(h, lambda n: n in names)
         plan.set_world(names)
-        opts = CctOptions(counting=counting, **options)
+        opts = InstrumentOptions(counting=counting, **options)
         for _, data in classes[::step]:
             cf = read_class(data)
             if not plan.is_instrumented(cf.name):

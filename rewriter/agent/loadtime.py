@@ -25,10 +25,10 @@ from ..archive.jars import Container, open_container
 from ..archive.jdk_image import JdkImage
 from ..classfile.model import ClassFile, read_class
 from ..errors import JprewriteError
-from ..instrument.cct import AlreadyInstrumented, CctOptions
+from ..instrument.cct import AlreadyInstrumented
+from ..instrument.options import InstrumentOptions, read_weights
 from ..instrument.pipeline import rewrite_class, verify_by_default
 from ..instrument.plan import CctPlan, ClassPatterns, RUNTIME_PACKAGE, HOLDER_SUFFIX
-from ..rewrite.offline import read_weights
 from .options import AgentOptions
 from .speculation import NeedsQuery
 from .summaries import SummarizedContainer, summaries_directory
@@ -110,7 +110,7 @@ class LoadTimeRewriter:
                  query: Callable[[str], bytes | None] | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
         weights = read_weights(options.weights) if options.weights else None
-        self.cct_options = CctOptions(counting=options.counting, allocations=options.allocations,
+        self.cct_options = InstrumentOptions(counting=options.counting, allocations=options.allocations,
                                       weights=weights, activation=options.activation)
         self.verify = verify_by_default() if options.verify is None else options.verify
         self.patterns = ClassPatterns(options.includes, options.excludes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import JprewriteError
-from ..instrument.cct import COUNTING_MODES
+from ..instrument.options import COUNTING_MODES
 
 KEYS = ("output", "collapsed", "includes", "excludes", "counting", "allocations", "weights", "activation",
         "cache", "python", "worker", "progress", "timeout", "verify")

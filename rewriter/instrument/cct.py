@@ -38,6 +38,7 @@ from ..editor.body import CodeBody
 from ..editor.params import shift_body
 from . import codegen as G
 from .method_ids import _MIDS_PER_CHUNK, MID, MID_DESC, MIDS_ARRAY, MIDS_FIELD, SEEN_FIELD, MidTable
+from .options import InstrumentOptions
 from .outline import OutlinedPart, outline_regions
 from .pool_cache import CachingPool
 from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, PUBLISH, dispatcher_descriptor, KIND_INSTRUMENTED, KIND_JDK, KIND_NATIVE, KIND_UNINSTRUMENTED, NODE,
@@ -46,7 +47,6 @@ from .plan import (BOUNDARY, HOLDER_SUFFIX, PASS_INTERFACE, PLAIN, PUBLISH, disp
 ROOT = "jprewrite/runtime/ThreadRoot"
 CLASS_METHOD = "$jprewrite$class"
 MARKER_FIELD = "$jprewrite$instrumented"   #: a private static synthetic boolean in every rewritten class
-COUNTING_MODES = ("none", "default", "precise")
 ENTERED = -2   #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
 #: region sizes (original code bytes) tried in turn when a method must be split to fit in 64 KB
 _SPLIT_BUDGETS = (24_000, 12_000, 6_000, 3_000)
@@ -64,18 +64,6 @@ ESI_FLAGS = ACC_SYNTHETIC | ACC_BRIDGE
 
 class AlreadyInstrumented(Exception):
     """The class was rewritten by jprewrite before (it has the MID table)."""
-
-
-@dataclass
-class CctOptions:
-    counting: str = "default"            #: none | default | precise (JP section 4)
-    allocations: bool = False            #: count allocations per type per context
-    weights: dict[int, int] | None = None  #: opcode -> cost (CCCP 5.2); None: no weighted counter
-    activation: bool = False             #: JP 5.2 periodic activation of the profiling agent
-
-    def __post_init__(self) -> None:
-        if self.counting not in COUNTING_MODES:
-            raise ValueError(f"counting must be one of {', '.join(COUNTING_MODES)}, not {self.counting!r}")
 
 
 @dataclass
@@ -104,7 +92,7 @@ class ClassReport:
 
 
 class _ClassRewriter:
-    def __init__(self, cf: ClassFile, plan: CctPlan, options: CctOptions, contract_only: bool = False,
+    def __init__(self, cf: ClassFile, plan: CctPlan, options: InstrumentOptions, contract_only: bool = False,
                  keep: frozenset[tuple[str, str]] = frozenset(), keep_reason: str = "kept as it was") -> None:
         self.cf = cf
         self.contract_only = contract_only
@@ -1038,7 +1026,7 @@ def pending_temps(insn, pool) -> int:
     return 1 + parse_method_descriptor(desc).param_slots
 
 
-def instrument_class(cf: ClassFile, plan: CctPlan, options: CctOptions | None = None, *,
+def instrument_class(cf: ClassFile, plan: CctPlan, options: InstrumentOptions | None = None, *,
                      contract_only: bool = False, keep: frozenset[tuple[str, str]] = frozenset(),
                      keep_reason: str = "kept as it was") -> ClassReport:
     """Rewrite ``cf`` in place for CCT profiling. Raises :class:`AlreadyInstrumented` for a rewritten class.
@@ -1054,4 +1042,4 @@ def instrument_class(cf: ClassFile, plan: CctPlan, options: CctOptions | None = 
         return ClassReport()
     if cf.name.endswith(HOLDER_SUFFIX) or any(m.name == CLASS_METHOD for m in cf.methods):
         raise AlreadyInstrumented(f"{cf.name} was already rewritten by jprewrite")
-    return _ClassRewriter(cf, plan, options or CctOptions(), contract_only, keep, keep_reason).run()
+    return _ClassRewriter(cf, plan, options or InstrumentOptions(), contract_only, keep, keep_reason).run()

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from ..analysis.verifier import VerifyProblem, verify_class, verify_method
 from ..classfile.model import ClassFile, read_class
 from . import serial_uid
-from .cct import CctOptions, ClassReport, instrument_class
+from .cct import ClassReport, instrument_class
+from .options import InstrumentOptions
 from .plan import CctPlan, esi_name
 
 __all__ = ["RewrittenClass", "GateError", "rewrite_class", "verify_by_default", "FAULT_ENV", "VERIFY_ENV"]
@@ -55,7 +56,7 @@ def verify_by_default() -> bool:
     return os.environ.get(VERIFY_ENV, "").lower() in ("1", "true", "yes")
 
 
-def rewrite_class(data: bytes, plan: CctPlan, options: CctOptions, *, contract_only: bool = False,
+def rewrite_class(data: bytes, plan: CctPlan, options: InstrumentOptions, *, contract_only: bool = False,
                   verify: bool = True, cf: ClassFile | None = None) -> RewrittenClass:
     """Rewrite one class file; with ``verify`` every written method passes the gate first.
 

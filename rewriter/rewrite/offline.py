@@ -24,10 +24,10 @@ from typing import Callable, Iterable, Iterator
 from ..analysis.hierarchy import ClassHierarchy
 from ..archive.jars import Container, Entry, open_container, write_directory, write_jar
 from ..archive.jdk_image import JdkImage, find_java_home
-from ..classfile import opcodes as op
 from ..classfile.model import read_class
 from ..errors import JprewriteError
-from ..instrument.cct import AlreadyInstrumented, ClassReport, CctOptions
+from ..instrument.cct import AlreadyInstrumented, ClassReport
+from ..instrument.options import InstrumentOptions
 from ..instrument.pipeline import rewrite_class, verify_by_default
 from ..instrument.plan import RUNTIME_PACKAGE, CctPlan, ClassPatterns
 from .runtime_build import runtime_classes
@@ -46,42 +46,6 @@ class RewriteReport:
     missing_classes: set[str] = field(default_factory=set)
     gate_rejected: int = 0       #: methods the verification gate sent back to be kept as they were
     seconds: float = 0.0
-
-
-def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
-    """A weights file: lines ``<mnemonic> <cost>`` (``#`` comments); ``default <cost>`` for the rest."""
-    weights: dict[int, int] = {}
-    default: int | None = None
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise JprewriteError(f"cannot read weights file: {getattr(e, 'strerror', None) or e}", path=os.fspath(path))
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        parts = line.split()
-        if len(parts) != 2:
-            raise JprewriteError(f"line {n}: expected '<opcode> <cost>', got {line!r}", path=os.fspath(path))
-        name, cost_text = parts
-        try:
-            cost = int(cost_text)
-        except ValueError:
-            raise JprewriteError(f"line {n}: cost {cost_text!r} is not an integer", path=os.fspath(path)) from None
-        if cost < 0:
-            raise JprewriteError(f"line {n}: cost must not be negative", path=os.fspath(path))
-        if name == "default":
-            default = cost
-            continue
-        opcode = op.OPCODES_BY_NAME.get(name.lower())
-        if opcode is None:
-            raise JprewriteError(f"line {n}: unknown opcode {name!r}", path=os.fspath(path))
-        weights[opcode] = cost
-    if default is not None:
-        for code, name in enumerate(op.OPCODE_NAMES):
-            if name is not None and code not in weights:
-                weights[code] = default
-    return weights
 
 
 def _conflicting_duplicates(items: list["_Input"]) -> dict[str, str]:
@@ -128,7 +92,7 @@ def _internal_name(entry: Entry) -> str:
 
 
 def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLike[str]], *,
-            classpath: Iterable[str | os.PathLike[str]] = (), options: CctOptions | None = None,
+            classpath: Iterable[str | os.PathLike[str]] = (), options: InstrumentOptions | None = None,
             patterns: ClassPatterns | None = None, java_home: str | os.PathLike[str] | None = None,
             progress: Callable[[int, int], None] | None = None,
             hierarchy_cache: bool = True, jobs: int | None = None, verify: bool | None = None) -> RewriteReport:
@@ -140,7 +104,7 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
     started = time.monotonic()
     if len(inputs) != len(outputs):
         raise ValueError("one output per input")
-    options = options or CctOptions()
+    options = options or InstrumentOptions()
     verify = verify_by_default() if verify is None else verify
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     patterns = patterns or ClassPatterns()
@@ -197,7 +161,7 @@ _BATCH = 64
 _WORKER_STATE: tuple | None = None   # (items, plan, options, verify), inherited by forked workers
 
 
-def _rewrite_all(items: list[_Input], plan: CctPlan, options: CctOptions,
+def _rewrite_all(items: list[_Input], plan: CctPlan, options: InstrumentOptions,
                  progress: Callable[[int, int], None] | None, jobs: int, verify: bool):
     """Rewrite every class of ``items``; in ``jobs`` forked processes when there is enough work."""
     global _WORKER_STATE

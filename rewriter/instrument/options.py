@@ -1,0 +1,67 @@
+"""What the instrumentation adds, as one options object parsed once for every entry point.
+
+The offline rewriter (``--counting``, ``--weights FILE``…), the agent (``counting=…,weights=…``)
+and the tests all build an :class:`InstrumentOptions`; the layers above never interpret a
+counting mode or a weights file themselves.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..classfile import opcodes as op
+from ..errors import JprewriteError
+
+__all__ = ["COUNTING_MODES", "InstrumentOptions", "read_weights"]
+
+COUNTING_MODES = ("none", "default", "precise")
+
+
+@dataclass
+class InstrumentOptions:
+    counting: str = "default"            #: none | default | precise (JP section 4)
+    allocations: bool = False            #: count allocations per type per context
+    weights: dict[int, int] | None = None  #: opcode -> cost (CCCP 5.2); None: no weighted counter
+    activation: bool = False             #: JP 5.2 periodic activation of the profiling agent
+
+    def __post_init__(self) -> None:
+        if self.counting not in COUNTING_MODES:
+            raise ValueError(f"counting must be one of {', '.join(COUNTING_MODES)}, not {self.counting!r}")
+
+
+def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
+    """A weights file: lines ``<mnemonic> <cost>`` (``#`` comments); ``default <cost>`` for the rest."""
+    weights: dict[int, int] = {}
+    default: int | None = None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise JprewriteError(f"cannot read weights file: {getattr(e, 'strerror', None) or e}", path=os.fspath(path))
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise JprewriteError(f"line {n}: expected '<opcode> <cost>', got {line!r}", path=os.fspath(path))
+        name, cost_text = parts
+        try:
+            cost = int(cost_text)
+        except ValueError:
+            raise JprewriteError(f"line {n}: cost {cost_text!r} is not an integer", path=os.fspath(path)) from None
+        if cost < 0:
+            raise JprewriteError(f"line {n}: cost must not be negative", path=os.fspath(path))
+        if name == "default":
+            default = cost
+            continue
+        opcode = op.OPCODES_BY_NAME.get(name.lower())
+        if opcode is None:
+            raise JprewriteError(f"line {n}: unknown opcode {name!r}", path=os.fspath(path))
+        weights[opcode] = cost
+    if default is not None:
+        for code, name in enumerate(op.OPCODE_NAMES):
+            if name is not None and code not in weights:
+                weights[code] = default
+    return weights
