@@ -25,10 +25,11 @@ from ..archive.jars import Container, open_container
 from ..archive.jdk_image import JdkImage
 from ..classfile.model import ClassFile, read_class
 from ..errors import JprewriteError
-from ..instrument.cct import AlreadyInstrumented
+from ..instrument.context import AlreadyInstrumented
 from ..instrument.options import InstrumentOptions, read_weights
 from ..instrument.pipeline import rewrite_class, verify_by_default
-from ..instrument.plan import CctPlan, ClassPatterns, RUNTIME_PACKAGE, HOLDER_SUFFIX
+from ..instrument.plan import CctPlan, ClassPatterns
+from ..instrument.support import HOLDER_SUFFIX, RUNTIME_PACKAGE
 from .options import AgentOptions
 from .speculation import NeedsQuery
 from .summaries import SummarizedContainer, summaries_directory

@@ -10,14 +10,10 @@ from ..classfile import opcodes as op
 from ..classfile.instructions import Instruction
 from ..classfile.model import ClassFile
 from . import codegen as G
-from .plan import HOLDER_SUFFIX
+from .runtime_api import MID_GET
+from .support import HOLDER_SUFFIX, MIDS_ARRAY, MIDS_FIELD
 
-MID = "jprewrite/runtime/MethodId"
-MID_DESC = "L" + MID + ";"
-MIDS_FIELD = "$jp$mids"
-SEEN_FIELD = "$jp$seen"
-MIDS_ARRAY = "[" + MID_DESC
-_MIDS_PER_CHUNK = 600   #: MethodIds filled per holder method (keeps each far below 64 KB)
+__all__ = ["MidTable"]
 
 
 class MidTable:
@@ -52,13 +48,13 @@ class MidTable:
         return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY)),
                 G.push_int(pool, i), Instruction(-1, op.AALOAD)]
 
-    def holder_pool_loads(self, pool):
+    def loader(self, pool):
         """``load`` bound to ``pool`` (dispatchers are built in the class or in the holder)."""
         return lambda i: self.load(i, pool)
 
     def fill(self, pool, start: int, end: int) -> list:
         """``array`` on the stack: store entries [start, end) into it; the array stays on the stack."""
-        get = pool.add_methodref(MID, "get", "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;II)" + MID_DESC)
+        get = pool.add_methodref(MID_GET.owner, MID_GET.name, MID_GET.descriptor)
         out: list = []
         for i in range(start, end):
             cls, name, desc, kind, sites = self.entries[i]

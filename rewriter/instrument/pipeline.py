@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from ..analysis.verifier import VerifyProblem, verify_class, verify_method
 from ..classfile.model import ClassFile, read_class
 from . import serial_uid
-from .cct import ClassReport, instrument_class
+from .context import ClassReport
+from .instrumenter import instrument_class
 from .options import InstrumentOptions
-from .plan import CctPlan, esi_name
+from .plan import CctPlan
+from .support import esi_name
 
 __all__ = ["RewrittenClass", "GateError", "rewrite_class", "verify_by_default", "FAULT_ENV", "VERIFY_ENV"]
 

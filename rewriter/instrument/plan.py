@@ -30,6 +30,7 @@ Call sites (CCCP Fig. 4, adapted to an uninstrumented JDK, see
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from fnmatch import fnmatchcase
 from typing import Callable, Iterable
 
@@ -37,50 +38,34 @@ from ..analysis.hierarchy import ClassHierarchy, ClassInfo, MemberInfo
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import ACC_ABSTRACT, ACC_ANNOTATION, ACC_FINAL, ACC_PRIVATE, ACC_STATIC
+from .support import KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, RUNTIME_PACKAGE
 
-NODE = "jprewrite/runtime/Node"
-NODE_DESC = "L" + NODE + ";"
-ESI_SUFFIX = NODE_DESC + "I"
-RUNTIME_PACKAGE = "jprewrite/runtime/"
-HOLDER_SUFFIX = "$$jpmids"   #: the synthetic class beside each rewritten class (MethodIds, dispatchers)
-
-KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3
-
-PASS, PASS_INTERFACE, BOUNDARY, PENDING, PLAIN, PUBLISH = (
-    "pass", "pass-interface", "boundary", "pending", "plain", "publish")
+__all__ = ["CallAction", "CallSite", "ClassPatterns", "CctPlan"]
 
 _JDK_PREFIXES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
 
 
-def dispatcher_descriptor(interface: str, descriptor: str) -> str:
-    """``(args)R`` of interface ``I`` -> ``(LI; args Ljprewrite/runtime/Node; I)R`` (the static dispatcher)."""
-    return "(L" + interface + ";" + esi_descriptor(descriptor)[1:]
+class CallAction(Enum):
+    """What a call site in instrumented code does (the module docstring says why each exists).
 
-
-ESI_NAME_SUFFIX = "$jp"
-
-
-def esi_name(name: str) -> str:
-    """The name of a method's ESI twin: ``m`` -> ``m$jp``.
-
-    A name of its own, not an overload: code that looks methods up by name through reflection
-    (Groovy's compiler picks its runtime helpers with ``getMethods()`` by name, then emits calls
-    with the descriptor it found) must never get an ESI method. Overriding still pairs ESI
-    methods exactly as it pairs the originals.
+    The values name the actions in reports (``jprewrite rewrite``'s summary counts them).
     """
-    return name + ESI_NAME_SUFFIX
 
-
-def esi_descriptor(descriptor: str) -> str:
-    """``(args)R`` -> ``(args Ljprewrite/runtime/Node; I)R``."""
-    close = descriptor.rindex(")")
-    return descriptor[:close] + ESI_SUFFIX + descriptor[close:]
+    PASS = "pass"
+    PASS_INTERFACE = "pass-interface"
+    BOUNDARY = "boundary"
+    PENDING = "pending"
+    PLAIN = "plain"
+    PUBLISH = "publish"
 
 
 @dataclass(frozen=True, slots=True)
 class CallSite:
-    action: str                 #: PASS, BOUNDARY or PENDING
-    owner: str                  #: class (internal name) that names the callee's node
+    """A call site's action and the method it names (its node's MethodId)."""
+
+    action: CallAction
+    owner: str                  #: class (internal name) that names the callee's node; the declaring
+                                #: interface for PASS_INTERFACE
     name: str
     descriptor: str
     kind: int                   #: MID kind for boundary nodes
@@ -230,25 +215,26 @@ class CctPlan:
         else:
             target = h.resolve_any_method(owner, name, descriptor, interface)
         if target is None:
-            return CallSite(BOUNDARY, owner, name, descriptor, self._kind_of(owner), resolved=False)
+            return CallSite(CallAction.BOUNDARY, owner, name, descriptor, self._kind_of(owner), resolved=False)
         if target.owner == "java/lang/Object" and target.name == "<init>":
-            return CallSite(PLAIN, target.owner, target.name, target.descriptor, KIND_JDK)
+            return CallSite(CallAction.PLAIN, target.owner, target.name, target.descriptor, KIND_JDK)
         if target.name == "<init>" and self.is_instrumented(target.owner):
-            return CallSite(PUBLISH, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
+            return CallSite(CallAction.PUBLISH, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
         if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) \
                 and self.publishing_dispatcher(target.owner, target.name, target.descriptor):
-            return CallSite(PASS_INTERFACE, target.owner + HOLDER_SUFFIX, target.name, target.descriptor,
+            return CallSite(CallAction.PASS_INTERFACE, target.owner, target.name, target.descriptor,
                             KIND_INSTRUMENTED)
         if self.has_esi(target.owner, target.name, target.descriptor):
             if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and not target.access & (ACC_STATIC | ACC_PRIVATE):
                 owner_info = h.info(target.owner)
                 if owner_info is not None and owner_info.is_interface:
-                    return CallSite(PASS_INTERFACE, target.owner + HOLDER_SUFFIX, target.name, target.descriptor, KIND_INSTRUMENTED)
-            return CallSite(PASS, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
+                    return CallSite(CallAction.PASS_INTERFACE, target.owner, target.name, target.descriptor,
+                                    KIND_INSTRUMENTED)
+            return CallSite(CallAction.PASS, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
         kind = self._kind_of(target.owner)
         if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and self._may_dispatch_to_instrumented(owner, target):
-            return CallSite(PENDING, target.owner, target.name, target.descriptor, kind)
-        return CallSite(BOUNDARY, target.owner, target.name, target.descriptor, kind)
+            return CallSite(CallAction.PENDING, target.owner, target.name, target.descriptor, kind)
+        return CallSite(CallAction.BOUNDARY, target.owner, target.name, target.descriptor, kind)
 
     def _kind_of(self, owner: str) -> int:
         info = self.hierarchy.info(owner) if not owner.startswith("[") else None

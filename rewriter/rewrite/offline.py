@@ -26,10 +26,11 @@ from ..archive.jars import Container, Entry, open_container, write_directory, wr
 from ..archive.jdk_image import JdkImage, find_java_home
 from ..classfile.model import read_class
 from ..errors import JprewriteError
-from ..instrument.cct import AlreadyInstrumented, ClassReport
+from ..instrument.context import AlreadyInstrumented, ClassReport
 from ..instrument.options import InstrumentOptions
 from ..instrument.pipeline import rewrite_class, verify_by_default
-from ..instrument.plan import RUNTIME_PACKAGE, CctPlan, ClassPatterns
+from ..instrument.plan import CctPlan, ClassPatterns
+from ..instrument.support import RUNTIME_PACKAGE
 from .runtime_build import runtime_classes
 
 _MAX_ROUNDS = 4

@@ -1,0 +1,196 @@
+"""One pass over an instrumented body: counters at block starts, call sites, allocations, init publishes.
+
+Shared by every shape that keeps an original body (ESI twins, OSI constructors and
+``<clinit>``, outlined parts). Dead code never runs: it gets no counters, checks or calls and
+keeps its frames as they are (its call sites still take a number: sites are numbered in code
+order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis import blocks as B
+from ..classfile import opcodes as op
+from ..classfile.instructions import Instruction
+from ..classfile.model import Method
+from ..editor import Handler, Label
+from ..editor.body import CodeBody
+from . import codegen as G
+from .activation import activation_code, activation_plan
+from .call_sites import call_site_code, pending_temps
+from .context import ClassContext
+from .emit import FrameNeeds
+from .runtime_api import NODE_BYTECODES, NODE_WEIGHTED
+
+__all__ = ["BodyResult", "instrument_body"]
+
+_ARRAY_TYPES = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
+
+
+@dataclass
+class BodyResult:
+    dead_returns: set[int]          #: ids of the ``return``s in dead code (OSI bodies leave them alone)
+    needs: FrameNeeds               #: frames the inserted code needs
+
+
+@dataclass
+class _Pass:
+    """The state of one pass over one body (lives only during :func:`instrument_body`)."""
+
+    ctx: ClassContext
+    method: Method
+    body: CodeBody
+    node: int
+    added: set[int] | frozenset
+    part_calls: dict[int, int] | None
+    needs: FrameNeeds = field(default_factory=FrameNeeds)
+    out: list = field(default_factory=list)
+    tail: list = field(default_factory=list)
+    first_handlers: list = field(default_factory=list)
+    last_handlers: list = field(default_factory=list)
+    dead_returns: set[int] = field(default_factory=set)
+    extra_locals: int = 0
+
+
+def instrument_body(ctx: ClassContext, method: Method, body: CodeBody, node: int, *, first_site: int = 0,
+                    added: set[int] | frozenset = frozenset(),
+                    part_calls: dict[int, int] | None = None) -> BodyResult:
+    """Instrument ``body`` in place; the node is in local ``node``.
+
+    ``first_site``: the number of the body's first call site (an outlined part continues its
+    method's numbering); ``added``: ids of instructions the splitting added (the calls of
+    outlined parts, the loads and stores around them, a part's own entry and exit), which are
+    not counted and are no call sites; ``part_calls``: call id -> call sites the part holds.
+    """
+    opts = ctx.options
+    blocks, dead = _live_blocks(ctx, body)
+    ctx.report.blocks += len(blocks)
+    starts = {_past_added(body, b.start, added): b for b in blocks}
+    activation = activation_plan(method, body, blocks) if opts.activation else {}
+    init_done = G.after_initialisation(ctx.name, method.name, method.descriptor, body, ctx.pool)
+    position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
+    original_handlers = list(body.handlers)
+    temps = body.max_locals
+    bytecodes_ref = ctx.rt.field_ref(NODE_BYTECODES)
+    weighted_ref = ctx.rt.field_ref(NODE_WEIGHTED)
+    p = _Pass(ctx, method, body, node, added, part_calls)
+    site = first_site
+    for i, item in enumerate(body.items):
+        blk = starts.get(i)
+        if blk is not None:
+            if blk.index in activation:
+                p.out += activation_code(ctx, node, blk, *activation[blk.index], method, body, p.needs)
+            p.out += _counters(p, blk, bytecodes_ref, weighted_ref)
+        if isinstance(item, Label):
+            p.out.append(item)
+            continue
+        opc = item.opcode
+        if id(item) in added:
+            site += part_calls.get(id(item), 0) if part_calls else 0
+            p.out.append(item)
+        elif dead[i]:
+            if opc in B.INVOKE_OPCODES:
+                site += 1   # sites are numbered in code order, dead ones included
+            elif opc in B.RETURN_OPCODES:
+                p.dead_returns.add(id(item))
+            p.out.append(item)
+        elif opc in B.INVOKE_OPCODES:
+            _call(p, item, i, site, temps, init_done, position, original_handlers)
+            site += 1
+        else:
+            p.out += _before(ctx, item, node)
+            p.out.append(item)
+    body.items = p.out + p.tail
+    body.handlers = p.first_handlers + body.handlers + p.last_handlers
+    p.needs.handlers += [(h.start, h.handler) for h in p.first_handlers]
+    body.max_locals = max(body.max_locals, temps + p.extra_locals)
+    return BodyResult(p.dead_returns, p.needs)
+
+
+def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list, bytearray]:
+    """The live blocks that get counters (none without counting or activation), and a dead-item map."""
+    opts = ctx.options
+    counting = opts.counting != "none" or opts.weights is not None
+    blocks = B.basic_blocks(body, opts.counting if opts.counting != "none" else "default", pool=ctx.pool)
+    live = B.reachable_blocks(blocks)
+    dead = bytearray(len(body.items))
+    for b in blocks:
+        if b.index not in live:
+            dead[b.start:b.end] = b"\x01" * (b.end - b.start)
+    if not counting and not opts.activation:
+        return [], dead
+    return [b for b in blocks if b.index in live], dead
+
+
+def _counters(p: _Pass, blk, bytecodes_ref: int, weighted_ref: int) -> list:
+    """``node.bytecodes += size`` (and ``weighted``) at the start of block ``blk``."""
+    opts, items, added = p.ctx.options, p.body.items, p.added
+    out: list = []
+    size = blk.size
+    if added:
+        size -= sum(1 for x in items[blk.start:blk.end] if id(x) in added)
+    if opts.counting != "none" and size:
+        out += p.ctx.rt.add_to_counter(p.node, bytecodes_ref, size)
+    if opts.weights is not None:
+        w = sum(opts.weights.get(x.opcode, 0) for x in items[blk.start:blk.end]
+                if not isinstance(x, Label) and id(x) not in added)
+        if w:
+            out += p.ctx.rt.add_to_counter(p.node, weighted_ref, w)
+    return out
+
+
+def _call(p: _Pass, item: Instruction, i: int, site: int, temps: int, init_done: int | None,
+          position: dict, original_handlers: list) -> None:
+    """A live call site; a pending call gets a catch-all handler (after ``super()``/``this()`` only)."""
+    code = call_site_code(p.ctx, item, p.node, site, temps)
+    p.out += code.pre
+    if code.pending is not None and init_done is not None and i >= init_done:
+        start, end, handler = Label("pending_start"), Label("pending_end"), Label("pending_handler")
+        p.out += [start, code.call, end]
+        handler_end = Label("pending_handler_end")
+        p.tail += [handler, *code.pending, Instruction(-1, op.ATHROW), handler_end]
+        p.first_handlers.append(Handler(start, end, handler, 0))
+        for h in original_handlers:   # the rethrow must meet the handlers the call met
+            if position[h.start] <= i < position[h.end]:
+                p.last_handlers.append(Handler(handler, handler_end, h.handler, h.catch_type))
+    else:
+        p.out.append(code.call)
+    p.out += code.post
+    if code.pending is not None:
+        p.extra_locals = max(p.extra_locals, pending_temps(item, p.ctx.pool))
+
+
+def _before(ctx: ClassContext, item: Instruction, node: int) -> list:
+    """Init publishes before ``new``/static field accesses; allocation counts with ``--allocations``."""
+    pool, plan, rt, opc = ctx.pool, ctx.plan, ctx.rt, item.opcode
+    allocations = ctx.options.allocations
+    out: list = []
+    if opc == op.NEW:
+        target = pool.class_name(item.operand)
+        if plan.needs_init_publish(target, ctx.name):
+            out += rt.publish(node)
+        if allocations:
+            out += rt.allocate(node, target)
+    elif opc in (op.GETSTATIC, op.PUTSTATIC):
+        owner, name, desc = pool.member_ref(item.operand)
+        f = ctx.hierarchy.resolve_field(owner, name, desc)
+        if f is not None and plan.needs_init_publish(f.owner, ctx.name):
+            out += rt.publish(node)
+    elif allocations and opc == op.NEWARRAY:
+        out += rt.allocate(node, _ARRAY_TYPES.get(item.operand, "[?"))
+    elif allocations and opc == op.ANEWARRAY:
+        elem = pool.class_name(item.operand)
+        out += rt.allocate(node, "[" + (elem if elem.startswith("[") else "L" + elem + ";"))
+    elif allocations and opc == op.MULTIANEWARRAY:
+        out += rt.allocate(node, pool.class_name(item.operand))
+    return out
+
+
+def _past_added(body: CodeBody, index: int, added) -> int:
+    """Where a block's counter goes: past the labels there and the rewriting's own instructions
+    (an OSI prologue entering the node the counter updates)."""
+    items = body.items
+    while index < len(items) and (isinstance(items[index], Label) or id(items[index]) in added):
+        index += 1
+    return index

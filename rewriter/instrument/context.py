@@ -1,0 +1,141 @@
+"""What every builder of one class shares: the class, its plan, its strategy, its tables, its report.
+
+The builders (``shape_*`` modules) are functions of a :class:`ClassContext`; they hand each
+other nothing through attributes. The context holds only what is the class's own for the whole
+rewriting: the constant pool, the MethodId table, the interface dispatchers its call sites
+need, and the report. The :class:`ClassStrategy` is chosen once per class (JaCoCo chooses its
+probe-array strategy the same way) and says which shapes the class may take.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ..analysis.hierarchy import ClassHierarchy
+from ..classfile.model import ACC_FINAL, ClassFile, Method
+from .method_ids import MidTable
+from .options import InstrumentOptions
+from .plan import CctPlan
+from .pool_cache import CachingPool
+from .runtime_api import RuntimeCalls
+
+__all__ = ["AlreadyInstrumented", "ClassReport", "ClassKind", "ClassStrategy", "ClassContext"]
+
+
+class AlreadyInstrumented(Exception):
+    """The class was rewritten by jprewrite before (it has the MID table)."""
+
+
+@dataclass
+class ClassReport:
+    """What happened to one class (summed over a run by the jar layer)."""
+
+    esi: int = 0
+    n2b: int = 0
+    b2n: int = 0
+    osi: int = 0
+    delegators: int = 0
+    split: int = 0          #: methods split into outlined parts to fit in 64 KB
+    blocks: int = 0
+    call_sites: Counter = field(default_factory=Counter)
+    not_instrumented: list[str] = field(default_factory=list)   #: "Class.m(desc): why"
+    extra_classes: dict[str, bytes] = field(default_factory=dict)  #: new classes to write beside it
+    #: (name, descriptor) of each method the rewriting wrote -> the original method it came from
+    #: (None: the class's own additions, e.g. ``$jprewrite$class``); what the verification gate checks
+    emitted: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
+
+    def add(self, other: ClassReport) -> None:
+        for name in ("esi", "n2b", "b2n", "osi", "delegators", "split", "blocks"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.call_sites.update(other.call_sites)
+        self.not_instrumented += other.not_instrumented
+
+
+class ClassKind(Enum):
+    CLASS = "class"
+    INTERFACE = "interface"
+    #: an interface that may not take default methods (version < 52, or JVMS 5.5 initialisation
+    #: order): no ESI methods at all; its dispatchers publish the caller's node instead
+    PUBLISHING_INTERFACE = "publishing interface"
+
+
+@dataclass(frozen=True)
+class ClassStrategy:
+    """How a class is rewritten, chosen once before any method is."""
+
+    kind: ClassKind
+    contract_only: bool       #: bodies kept; only what other rewritten classes rely on is added
+    frames: bool              #: version 50+: StackMapTable frames for every added label
+    check_overrides: bool     #: ESIs start with the override check (non-final class, version 49+)
+
+    @property
+    def is_interface(self) -> bool:
+        return self.kind is not ClassKind.CLASS
+
+    @property
+    def publishing(self) -> bool:
+        return self.kind is ClassKind.PUBLISHING_INTERFACE
+
+
+def choose_strategy(cf: ClassFile, plan: CctPlan, contract_only: bool) -> ClassStrategy:
+    if not cf.is_interface():
+        kind = ClassKind.CLASS
+    elif plan.publishing_interface(cf.name):
+        kind = ClassKind.PUBLISHING_INTERFACE
+    else:
+        kind = ClassKind.INTERFACE
+    # interface ESIs are only called through the static dispatchers: no override check there
+    check = kind is ClassKind.CLASS and cf.major >= 49 and not cf.access & ACC_FINAL
+    return ClassStrategy(kind, contract_only, cf.major >= 50, check)
+
+
+@dataclass
+class ClassContext:
+    """One class being rewritten, and the tables its builders fill."""
+
+    cf: ClassFile
+    plan: CctPlan
+    options: InstrumentOptions
+    strategy: ClassStrategy
+    pool: CachingPool
+    mids: MidTable
+    rt: RuntimeCalls
+    report: ClassReport = field(default_factory=ClassReport)
+    #: interface methods of this very interface that get a dispatcher in its own holder
+    holder_dispatchers: list[Method] = field(default_factory=list)
+    #: dispatchers this class's call sites use, in its own holder: (interface named at the call
+    #: site, name, descriptor) -> (declaring interface, publishing)
+    caller_dispatchers: dict[tuple[str, str, str], tuple[str, bool]] = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, cf: ClassFile, plan: CctPlan, options: InstrumentOptions, contract_only: bool) -> ClassContext:
+        pool = CachingPool(cf.pool)
+        mids = MidTable(cf, pool)
+        return cls(cf, plan, options, choose_strategy(cf, plan, contract_only), pool, mids,
+                   RuntimeCalls(pool, mids.load))
+
+    @property
+    def hierarchy(self) -> ClassHierarchy:
+        return self.plan.hierarchy
+
+    @property
+    def name(self) -> str:
+        return self.cf.name
+
+    def where(self, m: Method) -> str:
+        """``com.acme.Foo.m(desc)``: how reports name a method."""
+        return f"{self.cf.name.replace('/', '.')}.{m.name}{m.descriptor}"
+
+    def not_instrumented(self, m: Method, why: str) -> None:
+        self.report.not_instrumented.append(f"{self.where(m)}: {why}")
+
+    def emitted(self, methods, origin: tuple[str, str] | None) -> None:
+        """Record methods the rewriting wrote, and the original they came from (for the gate)."""
+        for m in methods:
+            self.report.emitted[(m.name, m.descriptor)] = origin
+
+    def taken(self, prefix: str) -> int:
+        """How many methods of the class are named ``prefix<N>`` already (overloads are split apart)."""
+        return sum(1 for x in self.cf.methods if x.name.startswith(prefix) and x.name[len(prefix):].isdigit())

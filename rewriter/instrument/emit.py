@@ -1,0 +1,85 @@
+"""The one path from a built body to a method's Code attribute, frames included.
+
+A builder declares what its inserted code needs (:class:`FrameNeeds`): frames it knows (a
+wrapper's handler, the override check's target, an activation check's skip label), and
+handlers whose frame is the flow at a label (a pending call's catch-all sees the locals of its
+call). :func:`assemble` then runs one pass: the known frames go in, the handlers get their
+frames by straight-line flow (:func:`~jprewrite.analysis.typeflow.flow_to`), full inference
+(:func:`~jprewrite.analysis.frames.complete_frames`) only for what flow cannot reach; and the
+assembler may widen a branch that no longer reaches (the frame after it comes from the flow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis.frames import complete_frames, frame_after_provider
+from ..analysis.typeflow import FrameUnknown, flow_to, frame_from_state
+from ..classfile.frames import Frame, Object
+from ..classfile.model import ACC_STATIC, Method
+from ..editor import Label, write_body
+from ..editor.body import CodeBody
+from .context import ClassContext
+
+__all__ = ["FrameNeeds", "assemble", "add_method"]
+
+THROWABLE = Object("java/lang/Throwable")
+
+
+@dataclass
+class FrameNeeds:
+    """Labels of inserted code that need a frame."""
+
+    known: dict[Label, Frame] = field(default_factory=dict)
+    #: (label at the protected call, handler label): the handler sees the locals at the label
+    handlers: list[tuple[Label, Label]] = field(default_factory=list)
+
+    def update(self, other: FrameNeeds) -> None:
+        self.known.update(other.known)
+        self.handlers += other.handlers
+
+
+def assemble(ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds | None = None) -> None:
+    """Write ``body`` as ``m``'s code, with the frames ``needs`` asks for (version 50+).
+
+    Code attributes the editor does not know (CLDC's ``StackMap``, vendors' tables) are
+    dropped: they may name offsets that the instrumentation moved, and the JVM ignores them.
+    """
+    body.other_attributes = []
+    frame_after = None
+    if ctx.strategy.frames:
+        if needs is not None:
+            _add_frames(ctx, m, body, needs)
+        frame_after = frame_after_provider(body, pool=ctx.pool, this_class=ctx.name, method_name=m.name,
+                                           descriptor=m.descriptor, is_static=bool(m.access & ACC_STATIC),
+                                           hierarchy=ctx.hierarchy)
+    write_body(m, body, frame_after=frame_after)
+
+
+def _add_frames(ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds) -> None:
+    body.frames.update(needs.known)
+    if not needs.handlers:
+        return
+    index = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
+    is_static = bool(m.access & ACC_STATIC)
+    unknown = []
+    for start, handler in needs.handlers:
+        try:
+            st = flow_to(body, index[start] + 1, ctx.pool, ctx.name, m.descriptor, is_static, m.name)
+        except FrameUnknown:
+            unknown.append(handler)
+            continue
+        body.frames[handler] = Frame(-1, frame_from_state(st).locals, [THROWABLE])
+    if unknown:
+        complete_frames(body, pool=ctx.pool, hierarchy=ctx.hierarchy, this_class=ctx.name, method_name=m.name,
+                        descriptor=m.descriptor, is_static=is_static, needed=unknown)
+
+
+def add_method(ctx: ClassContext, access: int, name: str, descriptor: str, body: CodeBody,
+               needs: FrameNeeds | None = None) -> Method:
+    """A new method of the class with ``body`` (appended to the class's methods)."""
+    pool = ctx.pool
+    m = Method(access, pool.add_utf8(name), pool.add_utf8(descriptor), [], ctx.cf)
+    assemble(ctx, m, body, needs)
+    ctx.cf.methods.append(m)
+    return m

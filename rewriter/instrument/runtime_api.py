@@ -1,0 +1,208 @@
+"""The Java runtime's entry points as one table, and typed emitters for calling them.
+
+Rewritten code calls ~20 members of ``jprewrite.runtime`` (``runtime-java/src``). They are
+listed once here (:data:`RUNTIME_API`): owner, name, descriptor, static or not, method or
+field. Builders never spell a descriptor; they call :class:`RuntimeCalls`' emitters
+(``rt.enter(node, site, mid)``, ASM ``GeneratorAdapter``-style), which look the member up in
+the table. ``tests/test_runtime_api.py`` reads the compiled runtime classes and fails when a
+member is missing or its descriptor or ``static`` flag differs, and checks that
+``docs/runtime-contract.md``'s table of entry points is the one :func:`contract_table` prints.
+
+Each emitter returns a list of instructions whose constant-pool entries are added in the
+order the instructions run (the order the pool grows in is part of the output's bytes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..classfile import opcodes as op
+from ..classfile.instructions import Instruction
+from .codegen import push_int
+from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC
+
+__all__ = ["RuntimeMember", "RUNTIME_API", "LocalSite", "RuntimeCalls", "contract_table"]
+
+_OBJ = "Ljava/lang/Object;"
+_STR = "Ljava/lang/String;"
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeMember:
+    """One member of the runtime that rewritten code uses."""
+
+    owner: str          #: internal name
+    name: str
+    descriptor: str
+    static: bool
+    field: bool = False
+    role: str = ""      #: one line for the contract document
+
+
+def _m(owner: str, name: str, desc: str, static: bool, role: str) -> RuntimeMember:
+    return RuntimeMember(owner, name, desc, static, False, role)
+
+
+def _f(owner: str, name: str, desc: str, role: str) -> RuntimeMember:
+    return RuntimeMember(owner, name, desc, False, True, role)
+
+
+NODE_ENTER = _m(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC, False,
+                "find-or-create the child for (site, callee), calls++, return it")
+NODE_BOUNDARY = _m(NODE, "boundary", "(I" + MID_DESC + ")V", False,
+                   "enter the callee's node and publish it (uninstrumented callee)")
+NODE_PUBLISH = _m(NODE, "publish", "()V", False, "`root.published = this` (a `<clinit>` may run next)")
+NODE_PUBLISH_CALL = _m(NODE, "publishCall", "(I)V", False,
+                       "publish this node and a call site (the callee enters beneath them)")
+NODE_ALLOCATE = _m(NODE, "allocate", "(" + _STR + ")V", False, "count an allocation of a type (--allocations)")
+NODE_BYTECODES = _f(NODE, "bytecodes", "J", "bytecodes executed in this context")
+NODE_WEIGHTED = _f(NODE, "weighted", "J", "weighted bytecodes (--weights)")
+NODE_ROOT = _f(NODE, "root", ROOT_DESC, "the thread's root")
+ROOT_PUBLISHED = _f(ROOT, "published", NODE_DESC, "where callbacks from uninstrumented code attach")
+ROOT_ACTIVATION = _f(ROOT, "activation", "I", "JP's activation counter (--activation)")
+ROOT_N2B_ENTER = _m(ROOT, "n2bEnter", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
+                    "an N2B wrapper's entry: the callee's own node")
+ROOT_N2B_PARENT = _m(ROOT, "n2bParent", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
+                     "the parent of an OSI `<clinit>`'s node")
+ROOT_CTOR_ENTER = _m(ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC, True,
+                     "an OSI constructor's node, beneath the published node and site")
+ROOT_ESI_CAPABLE = _m(ROOT, "esiCapable", "(" + _OBJ + ")Z", True,
+                      "may an interface dispatcher pass the node to this receiver?")
+ROOT_PENDING = _m(ROOT, "pending", "(" + NODE_DESC + "I" + MID_DESC + _OBJ + ")V", True,
+                  "open a pending call (dispatch may select an instrumented override)")
+ROOT_END_PENDING = _m(ROOT, "endPending", "(" + NODE_DESC + "I" + MID_DESC + ")V", True,
+                      "close a pending call")
+ROOT_REDIRECT = _m(ROOT, "redirect", "(" + _OBJ + NODE_DESC + "I" + MID_DESC + ")" + NODE_DESC, True,
+                   "the override check: a boundary node when an uninstrumented override must run")
+ROOT_TRIGGER_REPORT = _m(ROOT, "triggerReport", "(" + NODE_DESC + ")V", False,
+                         "JP's periodic activation of the profiling agent")
+MID_GET = _m(MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True, "the MethodId of (class, name, descriptor, kind, sites)")
+
+RUNTIME_API: tuple[RuntimeMember, ...] = (
+    NODE_ENTER, NODE_BOUNDARY, NODE_PUBLISH, NODE_PUBLISH_CALL, NODE_ALLOCATE, NODE_BYTECODES, NODE_WEIGHTED,
+    NODE_ROOT, ROOT_PUBLISHED, ROOT_ACTIVATION, ROOT_N2B_ENTER, ROOT_N2B_PARENT, ROOT_CTOR_ENTER,
+    ROOT_ESI_CAPABLE, ROOT_PENDING, ROOT_END_PENDING, ROOT_REDIRECT, ROOT_TRIGGER_REPORT, MID_GET,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalSite:
+    """A call-site number held in a local (an ESI's ``site`` parameter), not a constant."""
+
+    slot: int
+
+
+class RuntimeCalls:
+    """Typed emitters for the runtime's entry points, bound to a class's pool and MethodId loader.
+
+    ``node``/``saved``/``receiver`` arguments are local slots; ``site`` is a constant or a
+    :class:`LocalSite`; ``mid`` an index into the class's MethodId table (``load_mid``).
+    """
+
+    def __init__(self, pool, load_mid: Callable[[int], list]) -> None:
+        self.pool = pool
+        self.load_mid = load_mid
+
+    # ----------------------------------------------------------------- members
+    def invoke(self, member: RuntimeMember) -> Instruction:
+        opcode = op.INVOKESTATIC if member.static else op.INVOKEVIRTUAL
+        return Instruction(-1, opcode, self.pool.add_methodref(member.owner, member.name, member.descriptor))
+
+    def field_ref(self, member: RuntimeMember) -> int:
+        return self.pool.add_fieldref(member.owner, member.name, member.descriptor)
+
+    def site(self, site: int | LocalSite) -> Instruction:
+        if isinstance(site, LocalSite):
+            return Instruction(-1, op.ILOAD, site.slot)
+        return push_int(self.pool, site)
+
+    # ----------------------------------------------------------------- Node
+    def enter(self, node: int, site: int | LocalSite, mid: int) -> list:
+        """``node.enter(site, mid)``: the callee's node on the stack."""
+        return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_ENTER)]
+
+    def boundary(self, node: int, site: int | LocalSite, mid: int) -> list:
+        return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_BOUNDARY)]
+
+    def publish(self, node: int) -> list:
+        return [Instruction(-1, op.ALOAD, node), self.invoke(NODE_PUBLISH)]
+
+    def publish_call(self, node: int, site: int | LocalSite) -> list:
+        return [Instruction(-1, op.ALOAD, node), self.site(site), self.invoke(NODE_PUBLISH_CALL)]
+
+    def allocate(self, node: int, type_name: str) -> list:
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.LDC_W, self.pool.add_string(type_name)),
+                self.invoke(NODE_ALLOCATE)]
+
+    def add_to_counter(self, node: int, ref: int, amount: int) -> list:
+        """``node.<counter> += amount`` for a ``long`` counter field already in the pool (``ref``)."""
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.DUP), Instruction(-1, op.GETFIELD, ref),
+                Instruction(-1, op.LDC2_W, self.pool.add_long(amount)), Instruction(-1, op.LADD),
+                Instruction(-1, op.PUTFIELD, ref)]
+
+    def save_slot(self, node: int, saved: int) -> list:
+        """``saved = node.root.published`` (wrappers and OSI leave the callback slot as they found it)."""
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
+                Instruction(-1, op.GETFIELD, self.field_ref(ROOT_PUBLISHED)), Instruction(-1, op.ASTORE, saved)]
+
+    def restore_slot(self, node: int, saved: int) -> list:
+        """``node.root.published = saved``."""
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
+                Instruction(-1, op.ALOAD, saved), Instruction(-1, op.PUTFIELD, self.field_ref(ROOT_PUBLISHED))]
+
+    # ----------------------------------------------------------------- ThreadRoot
+    def n2b_enter(self, this_or_null: Instruction, mid: int) -> list:
+        return [this_or_null, *self.load_mid(mid), self.invoke(ROOT_N2B_ENTER)]
+
+    def clinit_enter(self, mid: int) -> list:
+        """``ThreadRoot.n2bParent(null, mid).enter(-1, mid)``: an OSI ``<clinit>``'s node on the stack."""
+        return [Instruction(-1, op.ACONST_NULL), *self.load_mid(mid), self.invoke(ROOT_N2B_PARENT),
+                Instruction(-1, op.ICONST_M1), *self.load_mid(mid), self.invoke(NODE_ENTER)]
+
+    def ctor_enter(self, mid: int) -> list:
+        return [*self.load_mid(mid), self.invoke(ROOT_CTOR_ENTER)]
+
+    def esi_capable(self, receiver: int) -> list:
+        return [Instruction(-1, op.ALOAD, receiver), self.invoke(ROOT_ESI_CAPABLE)]
+
+    def pending(self, node: int, site: int, mid: int, receiver: int) -> list:
+        return [Instruction(-1, op.ALOAD, node), push_int(self.pool, site), *self.load_mid(mid),
+                Instruction(-1, op.ALOAD, receiver), self.invoke(ROOT_PENDING)]
+
+    def end_pending(self, node: int, site: int, mid: int) -> list:
+        return [Instruction(-1, op.ALOAD, node), push_int(self.pool, site), *self.load_mid(mid),
+                self.invoke(ROOT_END_PENDING)]
+
+    def redirect(self, node: int, site: LocalSite, mid: int) -> list:
+        """``ThreadRoot.redirect(this, node, site, mid)``: null when the ESI may run."""
+        return [Instruction(-1, op.ALOAD, 0), Instruction(-1, op.ALOAD, node), self.site(site),
+                *self.load_mid(mid), self.invoke(ROOT_REDIRECT)]
+
+    def activation_decrement(self, node: int, amount: int) -> list:
+        """``node.root.activation -= amount``."""
+        root, counter = self.field_ref(NODE_ROOT), self.field_ref(ROOT_ACTIVATION)
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root), Instruction(-1, op.DUP),
+                Instruction(-1, op.GETFIELD, counter), push_int(self.pool, amount), Instruction(-1, op.ISUB),
+                Instruction(-1, op.PUTFIELD, counter)]
+
+    def activation_check(self, node: int, skip) -> list:
+        """``if (node.root.activation <= 0) node.root.triggerReport(node)``; ``skip`` labels the code after."""
+        root, counter = self.field_ref(NODE_ROOT), self.field_ref(ROOT_ACTIVATION)
+        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root),
+                Instruction(-1, op.GETFIELD, counter), Instruction(-1, op.IFGT, skip),
+                Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root),
+                Instruction(-1, op.ALOAD, node), self.invoke(ROOT_TRIGGER_REPORT), skip]
+
+    # ----------------------------------------------------------------- MethodId
+    def mid_get(self) -> Instruction:
+        return self.invoke(MID_GET)
+
+
+def contract_table() -> str:
+    """The Markdown table of :data:`RUNTIME_API` that ``docs/runtime-contract.md`` carries."""
+    rows = ["| member | descriptor | kind | role |", "| --- | --- | --- | --- |"]
+    for m in RUNTIME_API:
+        kind = "field" if m.field else ("static method" if m.static else "method")
+        rows.append(f"| `{m.owner.rsplit('/', 1)[1]}.{m.name}` | `{m.descriptor}` | {kind} | {m.role} |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,153 @@
+"""The holder class ``C$$jpmids`` beside each rewritten class: its MethodIds and interface dispatchers.
+
+MethodIds live in ``static final MethodId[] $jp$mids``, filled in chunks by the holder's own
+``<clinit>``; not in the class itself, because code of a class can run before its
+``<clinit>`` (a superclass's initialiser that instantiates the subclass), and the holder is
+initialised on first use, whatever state its class is in. The holder is version 49: no
+StackMapTable needed (inference verifier).
+
+**Interface dispatchers** ``static R m(I self, args…, Node, int)``: how instrumented code calls
+interface method ``m``. The receiver may be anything that implements the interface: a proxy
+(which would hand an ESI method to its invocation handler), a lambda, a mock, an
+uninstrumented class. Only receivers whose class chain is instrumented get the ESI call;
+others get a boundary node and the original method. Callers call the copy in their *own*
+holder (the interface their call site names): it is defined by the caller's loader beside the
+caller, so whatever loader arrangement the program has (Clojure's per-form loaders with a
+shared class cache, OSGi), the caller can see it; a static method in the interface is
+impossible below version 52 anyway. The interface's own holder keeps a copy for callers
+rewritten by older builds.
+"""
+
+from __future__ import annotations
+
+from ..classfile import opcodes as op
+from ..classfile.descriptors import parse_method_descriptor, type_size
+from ..classfile.instructions import Instruction, InvokeInterface
+from ..classfile.model import ACC_FINAL, ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC, ACC_SUPER, ACC_SYNTHETIC, ClassFile, Field, Method
+from ..editor import Label, write_body
+from ..editor.body import CodeBody
+from . import codegen as G
+from .context import ClassContext
+from .runtime_api import LocalSite, RuntimeCalls
+from .support import (KIND_UNINSTRUMENTED, MID, MIDS_ARRAY, MIDS_FIELD, MIDS_PER_CHUNK, SEEN_FIELD,
+                      dispatcher_descriptor, esi_descriptor, esi_name)
+
+__all__ = ["build_holder"]
+
+_CLASS_ARRAY = "[Ljava/lang/Class;"
+
+
+def build_holder(ctx: ClassContext) -> tuple[str, bytes]:
+    """The holder class of ``ctx``'s class: (internal name, class file bytes)."""
+    mids = ctx.mids
+    holder = ClassFile()
+    holder.major, holder.minor = 49, 0
+    # public when it holds interface dispatchers: callers in other packages call them
+    holder.access = ACC_FINAL | ACC_SUPER | ACC_SYNTHETIC | (ACC_PUBLIC if ctx.holder_dispatchers else 0)
+    pool = holder.pool
+    holder.this_class = pool.add_class(mids.holder)
+    holder.super_class = pool.add_class("java/lang/Object")
+    rt = RuntimeCalls(pool, mids.loader(pool))
+    for iface, name, desc, declaring, publishing in _wanted_dispatchers(ctx):
+        body = _dispatcher_body(ctx, rt, iface, name, desc, declaring, publishing)
+        d = Method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, pool.add_utf8(name),
+                   pool.add_utf8(dispatcher_descriptor(iface, desc)), [], holder)
+        write_body(d, body)
+        holder.methods.append(d)
+    holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(MIDS_FIELD),
+                               pool.add_utf8(MIDS_ARRAY), [], holder))
+    _add_initialiser(ctx, holder)
+    return mids.holder, holder.to_bytes()
+
+
+def _wanted_dispatchers(ctx: ClassContext) -> list[tuple[str, str, str, str, bool]]:
+    """(interface, name, descriptor, declaring interface, publishing) of each dispatcher, once."""
+    cf = ctx.cf
+    wanted = [(cf.name, m.name, m.descriptor, cf.name, ctx.strategy.publishing) for m in ctx.holder_dispatchers]
+    own = {(w[0], w[1], w[2]) for w in wanted}
+    wanted += [(iface, name, desc, declaring, publishing)
+               for (iface, name, desc), (declaring, publishing) in ctx.caller_dispatchers.items()
+               if (iface, name, desc) not in own]
+    return wanted
+
+
+def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
+    """``<clinit>``: the inline-cache array, then the MethodIds, filled by ``fillN`` methods of
+    at most :data:`MIDS_PER_CHUNK` entries each."""
+    mids, pool = ctx.mids, holder.pool
+    n = len(mids.entries)
+    items = []
+    if mids.dispatchers:
+        holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(SEEN_FIELD),
+                                   pool.add_utf8(_CLASS_ARRAY), [], holder))
+        items += [G.push_int(pool, mids.dispatchers),
+                  Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Class")),
+                  Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY))]
+    items += [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
+    for k, start in enumerate(range(0, n, MIDS_PER_CHUNK)):
+        end = min(n, start + MIDS_PER_CHUNK)
+        name = f"fill{k}"
+        desc = "(" + MIDS_ARRAY + ")" + MIDS_ARRAY
+        m = Method(ACC_PRIVATE | ACC_STATIC, pool.add_utf8(name), pool.add_utf8(desc), [], holder)
+        write_body(m, CodeBody(items=[Instruction(-1, op.ALOAD, 0), *mids.fill(pool, start, end),
+                                      Instruction(-1, op.ARETURN)], max_locals=1))
+        holder.methods.append(m)
+        items.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(mids.holder, name, desc)))
+    items += [Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, MIDS_FIELD, MIDS_ARRAY)),
+              Instruction(-1, op.RETURN)]
+    clinit = Method(ACC_STATIC, pool.add_utf8("<clinit>"), pool.add_utf8("()V"), [], holder)
+    write_body(clinit, CodeBody(items=items, max_locals=0))
+    holder.methods.append(clinit)
+
+
+def _dispatcher_body(ctx: ClassContext, rt: RuntimeCalls, iface: str, name: str, descriptor: str,
+                     declaring: str, publishing: bool) -> CodeBody:
+    """``static R m(I self, args…, Node, int)``, with an inline cache: the last receiver class
+    found capable skips the runtime's ClassValue lookup."""
+    pool, mids = rt.pool, ctx.mids
+    md = parse_method_descriptor(descriptor)
+    slot = 1
+    args = []
+    for p in md.params:
+        args.append(Instruction(-1, G.load_opcode(p), slot))
+        slot += type_size(p)
+    node, site = slot, slot + 1
+    mid = mids.ref(declaring, name, descriptor, KIND_UNINSTRUMENTED)
+    other, esi = Label("not_instrumented"), Label("esi")
+    k = mids.dispatchers
+    mids.dispatchers += 1
+    seen = pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY)
+    get_class = pool.add_methodref("java/lang/Object", "getClass", "()Ljava/lang/Class;")
+    ret = G.return_opcode(md.return_type)
+    items = [Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
+             Instruction(-1, op.GETSTATIC, seen), G.push_int(pool, k), Instruction(-1, op.AALOAD),
+             Instruction(-1, op.IF_ACMPEQ, esi),
+             *rt.esi_capable(0), Instruction(-1, op.IFEQ, other),
+             Instruction(-1, op.GETSTATIC, seen), G.push_int(pool, k),
+             Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
+             Instruction(-1, op.AASTORE),
+             esi,
+             *_capable_call(rt, iface, name, descriptor, publishing, args, node, site),
+             Instruction(-1, ret), other,
+             *rt.boundary(node, LocalSite(site), mid),
+             Instruction(-1, op.ALOAD, 0),
+             *[Instruction(-1, x.opcode, x.operand) for x in args],
+             InvokeInterface(-1, pool.add_methodref(iface, name, descriptor, interface=True), 1 + md.param_slots),
+             Instruction(-1, ret)]
+    return CodeBody(items=items, max_locals=site + 1)
+
+
+def _capable_call(rt: RuntimeCalls, iface: str, name: str, descriptor: str, publishing: bool, args: list,
+                  node: int, site: int) -> list:
+    """The dispatcher's call on an instrumented receiver: its ESI method, or (publishing
+    interfaces, which have none) the original method after publishing the caller's node and
+    site, which the implementation's N2B wrapper enters beneath."""
+    pool = rt.pool
+    slots = parse_method_descriptor(descriptor).param_slots
+    receiver_and_args = [Instruction(-1, op.ALOAD, 0), *[Instruction(-1, x.opcode, x.operand) for x in args]]
+    if publishing:
+        return [*rt.publish_call(node, LocalSite(site)), *receiver_and_args,
+                InvokeInterface(-1, pool.add_methodref(iface, name, descriptor, interface=True), 1 + slots)]
+    return [*receiver_and_args, Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site),
+            InvokeInterface(-1, pool.add_methodref(iface, esi_name(name), esi_descriptor(descriptor),
+                                                   interface=True), 1 + slots + 2)]

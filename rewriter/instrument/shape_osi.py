@@ -1,0 +1,123 @@
+"""OSI: constructors and ``<clinit>`` instrumented in place (no wrapper frame is possible).
+
+* **Constructors**: no ESI twin: a second public constructor would change what reflection sees
+  (containers that inject through "the" public constructor, as Kotlin's and Spring's do).
+  Callers publish their node and call site (``PUBLISH`` sites); the prologue enters beneath
+  them (``ThreadRoot.ctorEnter``), and the slot is left as found on the normal path (no handler
+  may cover ``super(...)``).
+* **``<clinit>``**: the JVM runs a static initialiser from wherever the class is first used
+  (often just before ``main``): the slot must not keep a node of the initialiser's own calls,
+  so a catch-all handler restores it on exceptions too.
+
+A body too large for 64 KB once instrumented has regions outlined (:mod:`.outline`), the
+prologue kept in the method itself.
+"""
+
+from __future__ import annotations
+
+from ..analysis.blocks import INVOKE_OPCODES
+from ..classfile import opcodes as op
+from ..classfile.frames import Frame, Object, Top
+from ..classfile.instructions import Instruction
+from ..classfile.model import Method
+from ..editor import CodeTooLargeError, Handler, Label, disassemble
+from ..editor.body import CodeBody
+from . import codegen as G
+from .body_pass import instrument_body
+from .context import ClassContext
+from .emit import THROWABLE, assemble
+from .outline import outline_regions
+from .parts import SPLIT_BUDGETS, write_parts
+from .support import KIND_INSTRUMENTED, NODE
+
+__all__ = ["instrument_in_place"]
+
+_TOO_LARGE = "too large once instrumented (64 KB) and no region could be split off; kept as it was"
+
+
+def instrument_in_place(ctx: ClassContext, m: Method) -> None:
+    """Write OSI method ``m``; split it when it would pass 64 KB."""
+    for budget in (None, *SPLIT_BUDGETS):
+        try:
+            parts = _osi_write(ctx, m, budget)
+        except CodeTooLargeError:
+            continue
+        if parts is None:
+            break
+        ctx.cf.methods.extend(parts)
+        ctx.emitted((m, *parts), (m.name, m.descriptor))
+        ctx.report.osi += 1
+        ctx.report.split += bool(parts)
+        return
+    ctx.not_instrumented(m, _TOO_LARGE)
+
+
+def _osi_body(ctx: ClassContext, m: Method) -> tuple[CodeBody, int, int, int]:
+    """An OSI method's body with two new locals (its node, the saved slot) and its MID."""
+    body = disassemble(m)
+    node = body.new_local()
+    saved_slot = body.new_local()
+    if ctx.strategy.frames:
+        G.define_local_in_frames(body, node, Object(NODE))
+        G.define_local_in_frames(body, saved_slot, Object(NODE))
+    sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in INVOKE_OPCODES)
+    return body, node, saved_slot, ctx.mids.ref(ctx.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
+
+
+def _osi_prologue(ctx: ClassContext, m: Method, node: int, saved_slot: int, self_mid: int) -> list:
+    """Enter the OSI method's node (beneath what the caller published) and save the slot."""
+    enter = ctx.rt.clinit_enter(self_mid) if m.name == "<clinit>" else ctx.rt.ctor_enter(self_mid)
+    return [*enter, Instruction(-1, op.ASTORE, node), *ctx.rt.save_slot(node, saved_slot)]
+
+
+def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method] | None:
+    """Instrument OSI method ``m`` in place; with ``budget``, regions outlined first.
+
+    Returns the outlined parts ([] without ``budget``), None when nothing can be split off;
+    raises CodeTooLargeError when the result does not fit.
+    """
+    clinit = m.name == "<clinit>"
+    body, node, saved_slot, self_mid = _osi_body(ctx, m)
+    prologue = _osi_prologue(ctx, m, node, saved_slot, self_mid)
+    parts: list[Method] = []
+    added: set[int] = set()
+    part_calls: dict[int, int] = {}
+    if budget is not None:
+        if ctx.strategy.is_interface and ctx.cf.major < 52:
+            return None     # no private static methods in such an interface
+        body.insert(0, prologue)
+        added = {id(x) for x in prologue}
+        prefix = ("clinit" if clinit else "init") + "$jp$"
+        outlined = outline_regions(body, ctx.pool, ctx.name, m.name, m.descriptor, clinit, ctx.hierarchy,
+                                   budget=budget, name_prefix=prefix, interface=ctx.strategy.is_interface,
+                                   fixed=added, first_index=ctx.taken(prefix))
+        if not outlined:
+            return None
+        parts = write_parts(ctx, outlined, node)
+        added |= set().union(*(p.synthetic for p in outlined))
+        part_calls = {id(p.call): p.sites for p in outlined}
+    result = instrument_body(ctx, m, body, node, added=added, part_calls=part_calls)
+    items = _restoring_before_returns(ctx, body.items, node, saved_slot, result.dead_returns)
+    head: list = []
+    if budget is not None:      # the prologue is in place already: the handler starts after it
+        last = next(i for i, x in enumerate(items) if x is prologue[-1])
+        head, items = items[:last + 1], items[last + 1:]
+    if clinit:
+        start, end, handler = Label("osi_start"), Label("osi_end"), Label("osi_handler")
+        items = [start, *items, end, handler, *ctx.rt.restore_slot(node, saved_slot), Instruction(-1, op.ATHROW)]
+        body.handlers.append(Handler(start, end, handler, 0))   # last: original handlers come first
+        result.needs.known[handler] = Frame(-1, [Top] * node + [Object(NODE), Object(NODE)], [THROWABLE])
+    body.items = head + items
+    if budget is None:
+        body.insert(0, prologue)
+    assemble(ctx, m, body, result.needs)
+    return parts
+
+
+def _restoring_before_returns(ctx: ClassContext, items: list, node: int, saved_slot: int, dead: set[int]) -> list:
+    out: list = []
+    for x in items:
+        if not isinstance(x, Label) and x.opcode == op.RETURN and id(x) not in dead:
+            out += ctx.rt.restore_slot(node, saved_slot)
+        out.append(x)
+    return out

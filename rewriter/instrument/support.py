@@ -1,0 +1,76 @@
+"""Every name the instrumentation injects into a program, in one place (JaCoCo's ``InstrSupport``).
+
+Rewritten classes and the Java runtime meet only through these names: the runtime's types,
+the suffixes of added methods and classes, the synthetic members of each rewritten class and
+its holder. A reader who wants to know what jprewrite adds to a program reads this module and
+:mod:`.runtime_api` (the runtime's entry points); nothing else in the package spells a name
+of its own.
+"""
+
+from __future__ import annotations
+
+from ..classfile.model import ACC_BRIDGE, ACC_SYNTHETIC
+
+__all__ = [
+    "RUNTIME_PACKAGE", "NODE", "NODE_DESC", "ROOT", "ROOT_DESC", "MID", "MID_DESC", "MIDS_ARRAY",
+    "HOLDER_SUFFIX", "MIDS_FIELD", "SEEN_FIELD", "MIDS_PER_CHUNK", "CLASS_METHOD", "CLASS_METHOD_DESC",
+    "MARKER_FIELD", "ESI_FLAGS", "ESI_NAME_SUFFIX", "ENTERED", "UNKNOWN_SITE",
+    "KIND_INSTRUMENTED", "KIND_JDK", "KIND_UNINSTRUMENTED", "KIND_NATIVE",
+    "esi_name", "esi_descriptor", "dispatcher_descriptor",
+]
+
+RUNTIME_PACKAGE = "jprewrite/runtime/"
+NODE = "jprewrite/runtime/Node"
+NODE_DESC = "L" + NODE + ";"
+ROOT = "jprewrite/runtime/ThreadRoot"
+ROOT_DESC = "L" + ROOT + ";"
+MID = "jprewrite/runtime/MethodId"
+MID_DESC = "L" + MID + ";"
+MIDS_ARRAY = "[" + MID_DESC
+
+#: the synthetic class beside each rewritten class: its MethodIds, its interface dispatchers
+HOLDER_SUFFIX = "$$jpmids"
+MIDS_FIELD = "$jp$mids"      #: ``static final MethodId[]`` of the holder
+SEEN_FIELD = "$jp$seen"      #: ``static final Class[]``: the dispatchers' inline caches
+MIDS_PER_CHUNK = 600         #: MethodIds filled per holder method (keeps each far below 64 KB)
+
+#: ``public synthetic Class $jprewrite$class()``: the class literal, for the fast override check
+CLASS_METHOD = "$jprewrite$class"
+CLASS_METHOD_DESC = "()Ljava/lang/Class;"
+#: a private static synthetic boolean in every rewritten class: how the runtime recognises one
+MARKER_FIELD = "$jprewrite$instrumented"
+
+#: Flags of every method the rewriting adds to a class. Bridge as well as synthetic: reflection-driven
+#: runtimes skip bridge methods when they list a class's methods (Groovy's CachedClass, which
+#: would otherwise count ``doCall(Object, Node, int)`` as a closure signature; Spring, Jackson and
+#: JUnit do the same). The JVM gives ACC_BRIDGE no meaning.
+ESI_FLAGS = ACC_SYNTHETIC | ACC_BRIDGE
+ESI_NAME_SUFFIX = "$jp"
+
+ENTERED = -2        #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
+UNKNOWN_SITE = -1   #: a site the callee cannot use (a super call: no override check)
+
+#: MethodId kinds (``MethodId.get``'s ``kind``)
+KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3
+
+
+def esi_name(name: str) -> str:
+    """The name of a method's ESI twin: ``m`` -> ``m$jp``.
+
+    A name of its own, not an overload: code that looks methods up by name through reflection
+    (Groovy's compiler picks its runtime helpers with ``getMethods()`` by name, then emits calls
+    with the descriptor it found) must never get an ESI method. Overriding still pairs ESI
+    methods exactly as it pairs the originals.
+    """
+    return name + ESI_NAME_SUFFIX
+
+
+def esi_descriptor(descriptor: str) -> str:
+    """``(args)R`` -> ``(args Ljprewrite/runtime/Node; I)R``."""
+    close = descriptor.rindex(")")
+    return descriptor[:close] + NODE_DESC + "I" + descriptor[close:]
+
+
+def dispatcher_descriptor(interface: str, descriptor: str) -> str:
+    """``(args)R`` of interface ``I`` -> ``(LI; args Ljprewrite/runtime/Node; I)R`` (the static dispatcher)."""
+    return "(L" + interface + ";" + esi_descriptor(descriptor)[1:]

@@ -1,0 +1,62 @@
+"""The runtime API table (``jprewrite.instrument.runtime_api``) against the compiled runtime and the contract doc.
+
+Rewritten code calls the Java runtime only through :data:`RUNTIME_API`; a member renamed or
+retyped on one side would otherwise show up only as ``NoSuchMethodError`` in some program.
+The compiled classes are read with our own class-file reader (the same bytes the rewritten
+jars carry), and ``docs/runtime-contract.md`` must carry the table the code prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jprewrite.classfile.model import ACC_PUBLIC, ACC_STATIC, read_class
+from jprewrite.instrument import RUNTIME_API, contract_table
+from jprewrite.rewrite.runtime_build import runtime_classes
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "runtime-contract.md"
+
+
+@pytest.fixture(scope="module")
+def runtime() -> dict:
+    return {name.removesuffix(".class"): read_class(data) for name, data in runtime_classes().items()
+            if name.endswith(".class")}
+
+
+@pytest.mark.parametrize("member", RUNTIME_API, ids=lambda m: f"{m.owner.rsplit('/', 1)[1]}.{m.name}")
+def test_member_exists_with_its_descriptor(runtime, member) -> None:
+    cf = runtime.get(member.owner)
+    assert cf is not None, f"the runtime has no class {member.owner}"
+    members = cf.fields if member.field else cf.methods
+    found = [m for m in members if m.name == member.name]
+    assert found, f"{member.owner} has no {'field' if member.field else 'method'} {member.name}"
+    descriptors = [m.descriptor for m in found]
+    assert member.descriptor in descriptors, f"{member.owner}.{member.name}: runtime has {descriptors}, " \
+                                             f"the table says {member.descriptor}"
+    m = next(m for m in found if m.descriptor == member.descriptor)
+    assert bool(m.access & ACC_STATIC) == member.static, f"{member.owner}.{member.name}: static differs"
+    assert m.access & ACC_PUBLIC, f"{member.owner}.{member.name} must be public (called from every package)"
+
+
+def test_contract_doc_carries_the_table() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert contract_table() in text, ("docs/runtime-contract.md's table of entry points differs from "
+                                      "jprewrite.instrument.contract_table(); paste its output into the doc")
+
+
+def test_every_runtime_member_the_rewriter_names_is_in_the_table() -> None:
+    """No builder spells a runtime member of its own: every reference to the runtime package in the
+    instrument layer's source goes through the table (the names in support.py are types)."""
+    src = Path(__file__).resolve().parent.parent / "rewriter" / "instrument"
+    offenders = []
+    for path in sorted(src.glob("*.py")):
+        if path.name in ("runtime_api.py", "support.py"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for word in ("add_methodref(NODE", "add_methodref(ROOT", "add_fieldref(NODE", "add_fieldref(ROOT",
+                     "add_methodref(MID,", '"jprewrite/runtime/'):
+            if word in text:
+                offenders.append(f"{path.name}: {word}")
+    assert not offenders, offenders
