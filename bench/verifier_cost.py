@@ -42,8 +42,7 @@ from jprewrite.archive.jars import open_container  # noqa: E402
 from jprewrite.archive.jdk_image import JdkImage, find_java_home  # noqa: E402
 from jprewrite.classfile.model import read_class  # noqa: E402
 from jprewrite.instrument import instrument_class  # noqa: E402
-from jprewrite.instrument.options import InstrumentOptions  # noqa: E402
-from jprewrite.instrument.plan import CctPlan  # noqa: E402
+from jprewrite.instrument import CctPlan, InstrumentOptions  # noqa: E402
 
 
 def load(jar: Path) -> list[tuple[str, bytes]]:

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 from ..agent.build import agent_jar
-from ..agent.options import AgentOptions, parse_options
+from ..agent.options import MODES, SAMPLERS, AgentOptions, parse_options
 from ..archive.jdk_image import find_java_home
 from ..errors import JprewriteError
-from ..instrument.options import COUNTING_MODES
-from .rewrite_command import _split_patterns
+from ..instrument import COUNTING_MODES
+from .inputs import split_patterns
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +42,17 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--cache", metavar="DIR", help="class cache directory ('none': no cache)")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress lines while classes are rewritten")
     r.add_argument("--java", metavar="PATH", help="java executable (default: JAVA_HOME's, else the one on PATH)")
+    s = r.add_argument_group("sampling (docs/sampling.md)")
+    s.add_argument("--mode", choices=MODES, default="exact",
+                   help="exact: calling context tree and counters (default); sample: time profile only; "
+                        "hybrid: both, samples on the exact tree's nodes")
+    s.add_argument("--interval", metavar="TIME", help="sampling interval, e.g. 10ms (default), 1ms, 100us")
+    s.add_argument("--sampler", choices=SAMPLERS,
+                   help="safepoint: Thread.getAllStackTraces() (no rewriting in sample mode); partial: threads "
+                        "at yieldpoints sample themselves; incremental (default): like partial, each frame "
+                        "decoded once")
+    s.add_argument("--sample-threads", type=int, metavar="N", help="samples per round (default: processors)")
+    s.add_argument("--sample-waiting", action="store_true", help="also sample blocked, waiting and sleeping threads")
     r.set_defaults(run=run_java)
 
 
@@ -58,11 +69,13 @@ def _java(explicit: str | None) -> str:
 def agent_option_string(args: argparse.Namespace) -> str:
     opts = AgentOptions(output=args.output and os.path.abspath(args.output),
                         collapsed=args.collapsed and os.path.abspath(args.collapsed),
-                        includes=_split_patterns(args.includes), excludes=_split_patterns(args.excludes),
+                        includes=split_patterns(args.includes), excludes=split_patterns(args.excludes),
                         counting=args.counting, allocations=args.allocations,
                         weights=args.weights and os.path.abspath(args.weights), activation=args.activation,
                         cache=args.cache if args.cache in (None, "none") else os.path.abspath(args.cache),
-                        python=sys.executable, progress=not args.quiet)
+                        python=sys.executable, progress=not args.quiet, mode=args.mode, interval=args.interval,
+                        sampler=args.sampler, sample_threads=args.sample_threads,
+                        sample_waiting=True if args.sample_waiting else None)
     text = opts.to_string()
     parse_options(text)   # the same checks the agent makes, before a JVM is started
     return text

@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 from ..archive.jars import open_container
@@ -23,6 +24,8 @@ from .progress import Progress
 from .roundtrip import full_round_trip
 
 _BATCH = 200
+#: checks one batch of classes of one location: (name, identical?, what differs) per class
+_Batch = Callable[[str, list[str]], list[tuple[str, bool, str]]]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -41,6 +44,7 @@ def _check_container_batch(path: str, names: list[str]) -> list[tuple[str, bool,
     with open_container(path) as c:
         for name in names:
             entry = c.entry(name)
+            assert entry is not None   # the name is one of the container's own entries
             where = None if c.kind == "class" else name
             try:
                 data = entry.read()
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     containers = open_inputs(args.inputs)
-    work: list[tuple[object, str, list[str]]] = []  # (function, location, batch)
+    work: list[tuple[_Batch, str, list[str]]] = []  # (function, location, batch)
     for c in containers:
         names = [e.name for e in c.entries() if e.is_class]
         for i in range(0, len(names), _BATCH):

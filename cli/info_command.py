@@ -11,11 +11,27 @@ import argparse
 import json
 import sys
 from collections import Counter
+from typing import Any
 
-from ..classfile.model import (ACC_ABSTRACT, ACC_ANNOTATION, ACC_BRIDGE, ACC_ENUM, ACC_FINAL,
-                               ACC_INTERFACE, ACC_MODULE, ACC_NATIVE, ACC_PRIVATE, ACC_PROTECTED,
-                               ACC_PUBLIC, ACC_STATIC, ACC_SYNCHRONIZED, ACC_SYNTHETIC, ACC_VARARGS,
-                               ClassFile, read_class)
+from ..classfile.model import (
+    ACC_ABSTRACT,
+    ACC_ANNOTATION,
+    ACC_BRIDGE,
+    ACC_ENUM,
+    ACC_FINAL,
+    ACC_INTERFACE,
+    ACC_MODULE,
+    ACC_NATIVE,
+    ACC_PRIVATE,
+    ACC_PROTECTED,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    ACC_SYNCHRONIZED,
+    ACC_SYNTHETIC,
+    ACC_VARARGS,
+    ClassFile,
+    read_class,
+)
 from ..errors import JprewriteError
 from .inputs import open_inputs
 
@@ -84,7 +100,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     containers = open_inputs(args.inputs)
-    report = []
+    report: list[dict[str, Any]] = []
     for c in containers:
         classes = []
         resources = 0
@@ -98,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
                 cf = read_class(e.read())
                 classes.append(describe_class(cf) | ({"entry": e.name} if e.name else {}))
             except JprewriteError as err:
-                raise err.located(path=c.path, entry=None if c.kind == "class" else e.name)
+                err.located(path=c.path, entry=None if c.kind == "class" else e.name)
+                raise
         report.append({"path": c.path, "kind": c.kind,
                        "classes": classes, "resources": resources})
         c.close()

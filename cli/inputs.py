@@ -1,4 +1,4 @@
-"""Opening the inputs named on a command line: jars, zips, directories, class files."""
+"""What a command line names: inputs (jars, zips, directories, class files) and class-name patterns."""
 
 from __future__ import annotations
 
@@ -17,3 +17,11 @@ def open_inputs(paths: list[str]) -> list[Container]:
             c.close()
         raise
     return containers
+
+
+def split_patterns(values: list[str]) -> list[str]:
+    """``--includes``/``--excludes`` values (repeatable, each a list separated by ``:`` or ``,``) as one list."""
+    out: list[str] = []
+    for v in values:
+        out += [p for p in v.replace(",", ":").split(":") if p.strip()]
+    return out

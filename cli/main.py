@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
+from typing import NoReturn
 
 from .. import __version__
 from ..errors import JprewriteError
 from . import agent_command, check_command, info_command, report_command, rewrite_command
+from . import diff_command, export_command, flamegraph_command
+from . import junit_command
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -22,39 +26,49 @@ EXIT_BAD_INPUT = 2
 class _OneLineErrors(argparse.ArgumentParser):
     """Usage mistakes are bad input too: one line (``jprewrite <command>: <what>``), exit 2."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _OneLineErrors(
+class CommandParser(_OneLineErrors):
+    """``jprewrite``'s own parser: it knows its commands, so ``jprewrite IN OUT`` can mean ``rewrite IN OUT``."""
+
+    commands: Mapping[str, argparse.ArgumentParser] = {}
+
+
+def build_parser() -> CommandParser:
+    parser = CommandParser(
         prog="jprewrite",
         description="Exact and portable JVM profiling by class-file rewriting.")
     parser.add_argument("--version", action="version", version=f"jprewrite {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineErrors)
+    parser.commands = sub.choices   # filled in as each command registers below
     rewrite_command.add_parser(sub)
     report_command.add_parser(sub)
+    export_command.add_parser(sub)
+    flamegraph_command.add_parser(sub)
+    diff_command.add_parser(sub)
     info_command.add_parser(sub)
     check_command.add_parser(sub)
     agent_command.add_parsers(sub)
+    junit_command.add_parser(sub)
     return parser
 
 
-def _with_default_command(args: list[str], parser: argparse.ArgumentParser) -> list[str]:
+def _with_default_command(args: list[str], commands: Mapping[str, object]) -> list[str]:
     """``jprewrite IN OUT`` means ``jprewrite rewrite IN OUT``."""
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    for i, a in enumerate(args):
+    for a in args:
         if a in ("-h", "--help", "--version"):
             return args
         if not a.startswith("-"):
-            return args if a in sub.choices else ["rewrite", *args]
+            return args if a in commands else ["rewrite", *args]
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    args_list = _with_default_command(list(args_list), parser)
+    args_list = _with_default_command(list(args_list), parser.commands)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as e:  # argparse already printed a one-line usage error

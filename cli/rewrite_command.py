@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from ..errors import JprewriteError
-from ..instrument.options import COUNTING_MODES, InstrumentOptions, read_weights
-from ..instrument.plan import ClassPatterns
+from ..instrument import COUNTING_MODES, ClassPatterns, instrument_options
 from ..rewrite.offline import rewrite
+from .inputs import split_patterns
 from .progress import Progress
 
 
@@ -59,13 +59,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verbose", "-v", action="store_true", help="list every method left uninstrumented")
 
 
-def _split_patterns(values: list[str]) -> list[str]:
-    out: list[str] = []
-    for v in values:
-        out += [p for p in v.replace(",", ":").split(":") if p.strip()]
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths]
     if args.output_dir:
@@ -90,10 +83,9 @@ def run(args: argparse.Namespace) -> int:
     classpath: list[str] = []
     for cp in args.classpath:
         classpath += [p for p in cp.split(os.pathsep) if p]
-    weights = read_weights(args.weights) if args.weights else None
-    options = InstrumentOptions(counting=args.counting, allocations=args.allocations, weights=weights,
-                         activation=args.activation)
-    patterns = ClassPatterns(_split_patterns(args.includes), _split_patterns(args.excludes))
+    options = instrument_options(counting=args.counting, allocations=args.allocations, weights=args.weights,
+                                 activation=args.activation)
+    patterns = ClassPatterns(split_patterns(args.includes), split_patterns(args.excludes))
     bar = Progress("rewriting", 1, enabled=not args.quiet)
 
     def progress(done: int, total: int) -> None:

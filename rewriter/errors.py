@@ -20,7 +20,7 @@ class JprewriteError(Exception):
         self.entry = entry
         self.offset = offset
 
-    def located(self, *, path: str | None = None, entry: str | None = None) -> "JprewriteError":
+    def located(self, *, path: str | None = None, entry: str | None = None) -> JprewriteError:
         """Fill in the file/entry if not known yet (errors raised deep in a parser do not know them)."""
         if self.path is None and path is not None:
             self.path = path

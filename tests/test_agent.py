@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from jprewrite.cli.main import main as jprewrite_main
+
 from support.agent import agent_options, run_with_agent
 from support.jdk import javac, tool
 from support.oracle import diff_profiles, run_oracle
@@ -35,7 +36,7 @@ def _cache_files(cache: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_sample_under_agent_equals_offline_rewrite_and_warm_run_needs_no_python(built, name: str) -> None:
+def test_sample_under_agent_equals_offline_rewrite_and_warm_run_needs_no_python(built, name: str) -> None:  # noqa: F811
     work, jar = built(name)
     main = sample_main(name)
     jvm = ("-Xss64m",) if name == "recursion" else ()
@@ -85,7 +86,7 @@ def test_fig4_counts_under_agent_match_the_paper_and_the_jdi_oracle(tmp_path) ->
     assert find(run.profile, "Main.main([Ljava/lang/String;)V", "Foo.f()V", "Foo.g(I)V", "Foo.h()V")["calls"] == 55
 
 
-def test_agent_path_and_run_command(built, tmp_path, capsys) -> None:
+def test_agent_path_and_run_command(built, tmp_path, capsys) -> None:  # noqa: F811
     assert jprewrite_main(["agent-path"]) == 0
     jar = Path(capsys.readouterr().out.strip())
     with zipfile.ZipFile(jar) as z:
@@ -134,7 +135,11 @@ public class LateA { static int work(int n) { return n <= 1 ? 1 : n * work(n - 1
 """,
     "com/example/phases/LateB.java": """
 package com.example.phases;
-public class LateB { int work(int n) { StringBuilder b = new StringBuilder(); for (int i = 0; i < n; i++) b.append(i); return b.toString().hashCode(); } }
+public class LateB {
+  int work(int n) {
+    StringBuilder b = new StringBuilder(); for (int i = 0; i < n; i++) b.append(i); return b.toString().hashCode();
+  }
+}
 """,
     "com/example/phases/Task.java": """
 package com.example.phases;
@@ -253,7 +258,8 @@ def test_a_class_that_cannot_be_rewritten_keeps_its_contract(phases, tmp_path) -
     assert late_a["kind"] == "uninstrumented" and late_a["calls"] == 1
     # both Python forms fail: the agent gives the class its contract itself, in Java (one report;
     # tests/test_agent_fallback.py covers callers rewritten earlier; see docs/agent.md)
-    both = {"JPREWRITE_AGENT_FAIL": "com.example.phases.Task", "JPREWRITE_AGENT_FAIL_CONTRACT": "com.example.phases.Task"}
+    both = {"JPREWRITE_AGENT_FAIL": "com.example.phases.Task",
+            "JPREWRITE_AGENT_FAIL_CONTRACT": "com.example.phases.Task"}
     run = _run_env(phases, go, tmp_path, both)
     assert run.returncode == 0 and run.stdout == expected, run.stderr
     assert sum("Task" in line for line in run.stderr.splitlines()) == 1, run.stderr
@@ -266,6 +272,7 @@ def _run_env(phases: Path, go: Path, tmp_path: Path, env: dict[str, str]):
            "com.example.phases.Main", str(go)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, **env})
     from jprewrite.cli.report_command import load_profile
+
     from support.agent import AgentRun
     return AgentRun(p.stdout, p.stderr, p.returncode, load_profile(str(profile)) if profile.exists() else None)
 

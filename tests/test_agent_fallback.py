@@ -23,6 +23,7 @@ import pytest
 from jprewrite.agent.build import agent_jar
 from jprewrite.classfile.model import read_class
 from jprewrite.cli.report_command import load_profile
+
 from support.agent import AgentRun, agent_options, run_with_agent
 from support.corpus import package_jars
 from support.jdk import java_home, javac, tool
@@ -174,20 +175,22 @@ public abstract class Edge<T> implements java.io.Serializable, Comparable<Edge<T
     final int fin() { return secret() + 2; }
     enum Color { RED, GREEN { @Override public String toString() { return "g"; } } }
     record Point(int x, int y) { int sum() { return x + y; } }
-    interface WithPrivate { default int a() { return b(); } private int b() { return 1; } static int c() { return 2; } int d(); }
+    interface WithPrivate {
+        default int a() { return b(); } private int b() { return 1; } static int c() { return 2; } int d();
+    }
     interface StaticInit { Object O = new Object(); int e(); static int f() { return 3; } }
     @interface Ann { int v(); }
     class Inner { int outer() { return fin(); } }
     static final class Leaf extends Edge<String> { protected String make(String... p) { return String.join(",", p); } }
 }
 """,
-    "com/example/edge/Wide.java": """
+    "com/example/edge/Wide.java": f"""
 package com.example.edge;
-public class Wide {
-    public static long many(%s) { return a0 + a119; }
-    public long manyVirtual(%s) { return a0 + a118; }
-}
-""" % (", ".join(f"long a{i}" for i in range(120)), ", ".join(f"long a{i}" for i in range(119))),
+public class Wide {{
+    public static long many({", ".join(f"long a{i}" for i in range(120))}) {{ return a0 + a119; }}
+    public long manyVirtual({", ".join(f"long a{i}" for i in range(119))}) {{ return a0 + a118; }}
+}}
+""",
 }
 EDGE_OLD = {
     "com/example/edge/Old.java": """
@@ -312,8 +315,8 @@ FAILING = ["com.example.fb.Callee", "com.example.fb.Named", "com.example.fb.Lega
 
 
 def _run_env(fallback: Path, go: Path, profile: Path, env: dict[str, str], **options: str) -> AgentRun:
-    cmd = [tool("java"), "-Xverify:all", f"-javaagent:{agent_jar()}={agent_options(options.pop('cache', 'none'), profile, **options)}",
-           "-cp", str(fallback), MAIN, str(go)]
+    agent = f"-javaagent:{agent_jar()}={agent_options(options.pop('cache', 'none'), profile, **options)}"
+    cmd = [tool("java"), "-Xverify:all", agent, "-cp", str(fallback), MAIN, str(go)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, **env})
     return AgentRun(p.stdout, p.stderr, p.returncode, load_profile(str(profile)) if profile.exists() else None)
 
@@ -388,7 +391,8 @@ def test_java_contract_classes_pass_hotspot_and_asm_verifiers(fallback, edge, tm
     verdicts = contract_tool(out, fallback, edge)
     failed = {k: v for k, v in verdicts.items() if v.startswith("FAIL")}
     assert not failed, failed
-    assert verdicts["com/example/edge/Edge$Ann"].startswith("SKIP") and "annotation" in verdicts["com/example/edge/Edge$Ann"]
+    annotation = verdicts["com/example/edge/Edge$Ann"]
+    assert annotation.startswith("SKIP") and "annotation" in annotation
     assert sum(v == "OK" for v in verdicts.values()) >= 20
     runtime = [agent_jar()]
     for verify in (verify_jvm, verify_asm):
@@ -532,7 +536,8 @@ public class H2Main {
             for (int i = 0; i < 3000; i++) {
                 p.setInt(1, i); p.setString(2, "n" + (i % 37)); p.setDouble(3, i * 1.5); p.executeUpdate();
             }
-            ResultSet r = s.executeQuery("select name, count(*), sum(v) from t where id % 3 <> 1 group by name order by name");
+            ResultSet r = s.executeQuery(
+                "select name, count(*), sum(v) from t where id % 3 <> 1 group by name order by name");
             long h = 0;
             while (r.next()) h = h * 31 + (r.getString(1) + r.getInt(2) + r.getDouble(3)).hashCode();
             System.out.println("checksum " + h);
@@ -548,17 +553,23 @@ public class XalanMain {
     static final String XSL = "<xsl:stylesheet version='1.0' xmlns:xsl='http://www.w3.org/1999/XSL/Transform'>"
         + "<xsl:output method='xml' indent='yes'/>"
         + "<xsl:template match='/'><out><xsl:for-each select='//item'><xsl:sort select='@k' data-type='number'/>"
-        + "<r n='{position()}' s='{string-length(.)}'><xsl:value-of select='concat(translate(., &quot;abc&quot;, &quot;ABC&quot;), sum(//item[@k &lt; current()/@k]/@k))'/></r>"
+        + "<r n='{position()}' s='{string-length(.)}'>"
+        + "<xsl:value-of select='concat(translate(., &quot;abc&quot;, &quot;ABC&quot;), "
+        + "sum(//item[@k &lt; current()/@k]/@k))'/>"
+        + "</r>"
         + "</xsl:for-each></out></xsl:template></xsl:stylesheet>";
     public static void main(String[] args) throws Exception {
         StringBuilder xml = new StringBuilder("<root>");
-        for (int i = 0; i < 300; i++) xml.append("<item k='").append((i * 7919) % 1000).append("'>abc").append(i).append("</item>");
+        for (int i = 0; i < 300; i++)
+            xml.append("<item k='").append((i * 7919) % 1000).append("'>abc").append(i).append("</item>");
         xml.append("</root>");
-        TransformerFactory f = TransformerFactory.newInstance("org.apache.xalan.processor.TransformerFactoryImpl", null);
+        TransformerFactory f =
+            TransformerFactory.newInstance("org.apache.xalan.processor.TransformerFactoryImpl", null);
         Transformer t = f.newTransformer(new StreamSource(new StringReader(XSL)));
         StringWriter w = new StringWriter();
         t.transform(new StreamSource(new StringReader(xml.toString())), new StreamResult(w));
-        System.out.println(f.getClass().getName() + " checksum " + w.toString().hashCode() + " length " + w.toString().length());
+        System.out.println(f.getClass().getName() + " checksum " + w.toString().hashCode()
+            + " length " + w.toString().length());
     }
 }
 """,
@@ -574,7 +585,8 @@ public class XalanMain {
 ])
 def test_real_library_with_many_java_contracts_runs_unchanged(tmp_path, main, package, failing) -> None:
     jars = package_jars(package)
-    drivers = javac({f"{main}.java": DRIVERS[f"{main}.java"]}, tmp_path / "driver", "-cp", os.pathsep.join(map(str, jars)))
+    drivers = javac({f"{main}.java": DRIVERS[f"{main}.java"]}, tmp_path / "driver",
+                    "-cp", os.pathsep.join(map(str, jars)))
     cp = [drivers, *jars]
     plain = run_java(cp, main, jvm=())
     assert plain.returncode == 0 and "checksum" in plain.stdout, plain.stderr

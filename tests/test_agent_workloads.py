@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from jprewrite.agent.build import agent_jar
+
 from support.agent import agent_options
 from support.corpus import package_jars
 from support.oracle import diff_profiles
 from support.profiling import rewrite
-from test_exercise_workloads import _workload, bench  # noqa: F401  (fixture)
+from support.workloads import run_workload
+from test_exercise_workloads import bench  # noqa: F401  (fixture)
 
 
 def _agent_opts(cache: Path, profile: Path, **extra: str) -> str:
@@ -27,23 +29,25 @@ def _agent_opts(cache: Path, profile: Path, **extra: str) -> str:
 @pytest.mark.corpus
 def test_xalan_under_agent_equals_offline_rewrite_of_its_class_path(bench, tmp_path) -> None:  # noqa: F811
     package_jars("libxalan2-java")
-    cp = _workload(bench, "xalan", tmp_path / "cp", PRINT_CP="1")["_stdout"].split()
-    plain = _workload(bench, "xalan", tmp_path / "plain")
+    cp = run_workload(bench, "xalan", tmp_path / "cp", PRINT_CP="1")["_stdout"].split()
+    plain = run_workload(bench, "xalan", tmp_path / "plain")
     out = tmp_path / "offline"
     rewrite([Path(p) for p in cp], out, output_dir=True)
     offline_profile = tmp_path / "offline.json"
-    offline = _workload(bench, "xalan", tmp_path / "run-offline", BENCH_CP=":".join(str(out / Path(p).name) for p in cp),
-                        JAVA_OPTS=f"-Djprewrite.output={offline_profile}")
+    offline = run_workload(bench, "xalan", tmp_path / "run-offline",
+                           BENCH_CP=":".join(str(out / Path(p).name) for p in cp),
+                           JAVA_OPTS=f"-Djprewrite.output={offline_profile}")
     agent_profile = tmp_path / "agent.json"
-    agent = _workload(bench, "xalan", tmp_path / "run-agent", JAVA_OPTS=_agent_opts(tmp_path / "cache", agent_profile))
+    agent = run_workload(bench, "xalan", tmp_path / "run-agent",
+                         JAVA_OPTS=_agent_opts(tmp_path / "cache", agent_profile))
     assert plain["CHECKSUM"] == offline["CHECKSUM"] == agent["CHECKSUM"]
     a, b = json.loads(offline_profile.read_text()), json.loads(agent_profile.read_text())
     differences = diff_profiles(a, b)
     assert not differences, "\n".join(differences[:30])
     # warm: from the cache, same tree
     warm_profile = tmp_path / "warm.json"
-    warm = _workload(bench, "xalan", tmp_path / "run-warm",
-                     JAVA_OPTS=_agent_opts(tmp_path / "cache", warm_profile, python="/nonexistent/python"))
+    warm = run_workload(bench, "xalan", tmp_path / "run-warm",
+                        JAVA_OPTS=_agent_opts(tmp_path / "cache", warm_profile, python="/nonexistent/python"))
     assert warm["CHECKSUM"] == plain["CHECKSUM"]
     assert not diff_profiles(a, json.loads(warm_profile.read_text()))
 
@@ -57,9 +61,9 @@ def test_xalan_under_agent_equals_offline_rewrite_of_its_class_path(bench, tmp_p
 ])
 def test_workload_under_agent_same_output(bench, tmp_path, workload, package, generated) -> None:  # noqa: F811
     package_jars(package)
-    plain = _workload(bench, workload, tmp_path / "plain")
+    plain = run_workload(bench, workload, tmp_path / "plain")
     profile = tmp_path / "agent.json"
-    run = _workload(bench, workload, tmp_path / "agent", JAVA_OPTS=_agent_opts(tmp_path / "cache", profile))
+    run = run_workload(bench, workload, tmp_path / "agent", JAVA_OPTS=_agent_opts(tmp_path / "cache", profile))
     assert run["CHECKSUM"] == plain["CHECKSUM"]
     data = json.loads(profile.read_text())
     methods = set()

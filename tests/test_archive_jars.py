@@ -21,9 +21,19 @@ from types import SimpleNamespace
 import pytest
 
 from jprewrite.archive import jars, zipformat
-from jprewrite.archive.jars import (DEFLATED, STORED, DirectoryWriter, JarWriter, Manifest, open_container,
-                                   rewrite_container, write_directory, write_jar)
+from jprewrite.archive.jars import (
+    DEFLATED,
+    STORED,
+    DirectoryWriter,
+    JarWriter,
+    Manifest,
+    open_container,
+    rewrite_container,
+    write_directory,
+    write_jar,
+)
 from jprewrite.errors import ArchiveError, ClassFormatError
+
 from support.corpus import package_jars
 from support.jdk import tool
 
@@ -473,6 +483,7 @@ def test_malformed_manifest(tmp_path):
 def test_random_corruption_raises_only_archive_errors(built, tmp_path):
     """Damaged jars must produce located ArchiveErrors, never zlib/struct/Unicode/Index errors."""
     import random
+
     from jprewrite.errors import JprewriteError
     rng = random.Random(20240501)
     original = built.signed.read_bytes()

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from jprewrite.analysis.blocks import (CONTROL_OPCODES, MAY_THROW_OPCODES, backward_jump_targets,
+from jprewrite.classfile.opcodes import CONTROL_OPCODES, MAY_THROW_OPCODES
+from jprewrite.analysis.blocks import (backward_jump_targets,
                                        basic_blocks, ends_block, longest_paths, loop_headers, may_throw,
                                        omittable_checks, update_points)
 from jprewrite.archive.jdk_image import JdkImage, find_java_home

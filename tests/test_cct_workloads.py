@@ -17,7 +17,8 @@ import pytest
 
 from support.corpus import package_jars
 from support.profiling import rewrite
-from test_exercise_workloads import _workload, bench  # noqa: F401  (fixture)
+from support.workloads import run_workload
+from test_exercise_workloads import bench  # noqa: F401  (fixture)
 
 WORKLOADS = {   # workload -> (Debian package, a method prefix of the program that must be in the profile)
     "xalan": ("libxalan2-java", "org.apache.xalan."),
@@ -35,7 +36,7 @@ def rewritten(bench, tmp_path_factory):  # noqa: F811
     for package, _ in WORKLOADS.values():
         package_jars(package)
     tmp = tmp_path_factory.mktemp("cct-workloads")
-    class_paths = {w: _workload(bench, w, tmp / "cp", PRINT_CP="1")["_stdout"].split() for w in WORKLOADS}
+    class_paths = {w: run_workload(bench, w, tmp / "cp", PRINT_CP="1")["_stdout"].split() for w in WORKLOADS}
     jars = sorted({e for cp in class_paths.values() for e in cp if e.endswith(".jar")})
     dirs = sorted({e for cp in class_paths.values() for e in cp if not e.endswith(".jar")})
     out = tmp / "rewritten"
@@ -48,10 +49,10 @@ def rewritten(bench, tmp_path_factory):  # noqa: F811
 @pytest.mark.parametrize("workload", sorted(WORKLOADS))
 def test_rewritten_workload_same_output_and_profile(bench, rewritten, workload) -> None:  # noqa: F811
     class_paths, tmp = rewritten
-    plain = _workload(bench, workload, tmp / f"plain-{workload}")
+    plain = run_workload(bench, workload, tmp / f"plain-{workload}")
     profile = tmp / f"{workload}.json"
-    run = _workload(bench, workload, tmp / f"rewritten-{workload}", BENCH_CP=":".join(class_paths[workload]),
-                    JAVA_OPTS=f"-Xverify:all -Djprewrite.output={profile}")
+    run = run_workload(bench, workload, tmp / f"rewritten-{workload}", BENCH_CP=":".join(class_paths[workload]),
+                        JAVA_OPTS=f"-Xverify:all -Djprewrite.output={profile}")
     assert run["CHECKSUM"] == plain["CHECKSUM"]
     data = json.loads(profile.read_text())
     prefix = WORKLOADS[workload][1]

@@ -86,7 +86,7 @@ def test_decoded_attributes_round_trip(compiled) -> None:
         pool = cf.pool
         cf.attributes = [A.decode_attribute(a, pool, A.CLASS) for a in cf.attributes]
         for m in cf.fields + cf.methods:
-            m.attributes = [A.decode_attribute(a, pool, m.context, m._decode_context())
+            m.attributes = [A.decode_attribute(a, pool, m.context, m.decode_context())
                             for a in m.attributes]
             for a in m.attributes:
                 seen.add(type(a).__name__)

@@ -9,7 +9,6 @@ transformation; the checksum must equal the plain run's.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from support.corpus import package_jars
+from support.workloads import run_workload
 from test_exercise import exercise_jar
 
 SHARED_BENCH = Path(__file__).resolve().parent.parent.parent / "shared" / "bench"
@@ -41,26 +41,12 @@ def bench(tmp_path_factory) -> Path:
     return dst
 
 
-def _workload(bench: Path, name: str, work: Path, **env) -> dict[str, str]:
-    e = dict(os.environ, BENCH_WORK=str(work), **env)
-    r = subprocess.run(["bash", str(bench / "workloads" / f"{name}.sh")], capture_output=True, text=True,
-                       env=e, timeout=900)
-    out = {}
-    for line in r.stdout.splitlines():
-        key, _, value = line.partition(" ")
-        out[key] = value
-    if e.get("PRINT_CP") != "1":
-        assert out.get("RC") == "0", (r.stdout[-2000:], r.stderr[-3000:])
-    out["_stdout"] = r.stdout
-    return out
-
-
 @pytest.mark.corpus
 @pytest.mark.parametrize("workload, package", [("xalan", "libxalan2-java"), ("h2", "libh2-java")])
 def test_workload_output_unchanged_after_exercise(bench, tmp_path, workload, package) -> None:
     package_jars(package)
-    cp = _workload(bench, workload, tmp_path / "cp", PRINT_CP="1")["_stdout"].split()
-    plain = _workload(bench, workload, tmp_path / "plain")
+    cp = run_workload(bench, workload, tmp_path / "cp", PRINT_CP="1")["_stdout"].split()
+    plain = run_workload(bench, workload, tmp_path / "plain")
     rewritten = []
     total = 0
     for entry in cp:
@@ -76,6 +62,6 @@ def test_workload_output_unchanged_after_exercise(bench, tmp_path, workload, pac
         else:
             rewritten.append(entry)  # the workload's own driver classes
     assert total > 1000, total
-    exercised = _workload(bench, workload, tmp_path / "exercised", BENCH_CP=":".join(rewritten),
-                          JAVA_OPTS="-Xverify:all")
+    exercised = run_workload(bench, workload, tmp_path / "exercised", BENCH_CP=":".join(rewritten),
+                              JAVA_OPTS="-Xverify:all")
     assert exercised["CHECKSUM"] == plain["CHECKSUM"]

@@ -23,9 +23,9 @@ from jprewrite.archive.jdk_image import (
     COMPRESSED_MAGIC,
     IMAGE_MAGIC,
     JdkImage,
-    _hash,
     decompress_resource,
     find_java_home,
+    image_hash,
 )
 from jprewrite.errors import ArchiveError
 
@@ -452,7 +452,7 @@ def _perfect_hash(names: list[bytes]) -> tuple[list[int], list[int]]:
     count = len(names)
     buckets: dict[int, list[int]] = {}
     for i, name in enumerate(names):
-        buckets.setdefault(_hash(name) % count, []).append(i)
+        buckets.setdefault(image_hash(name) % count, []).append(i)
     slots: list[int | None] = [None] * count
     redirect = [0] * count
     for key, members in sorted(buckets.items(), key=lambda kv: -len(kv[1])):
@@ -460,7 +460,7 @@ def _perfect_hash(names: list[bytes]) -> tuple[list[int], list[int]]:
             continue
         seed = 1
         while True:
-            wanted = [_hash(names[m], seed) % count for m in members]
+            wanted = [image_hash(names[m], seed) % count for m in members]
             if len(set(wanted)) == len(wanted) and all(slots[w] is None for w in wanted):
                 break
             seed += 1
@@ -692,8 +692,8 @@ def test_empty_image_has_nothing(tmp_path):
 
 def test_hash_matches_image_strings_reader():
     # Values computed with jdk.internal.jimage.ImageStringsReader.hashCode.
-    assert _hash(b"") == 0x01000193
-    assert _hash(b"/java.base/java/lang/Object.class") == _java_hash("/java.base/java/lang/Object.class")
+    assert image_hash(b"") == 0x01000193
+    assert image_hash(b"/java.base/java/lang/Object.class") == _java_hash("/java.base/java/lang/Object.class")
 
 
 def _java_hash(text: str, seed: int = 0x01000193) -> int:
@@ -724,7 +724,7 @@ def jlinked(tmp_path_factory) -> dict[str, Path]:
                                      "--output", str(root / name)],
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
              for name, option in variants.items()}
-    for name, proc in procs.items():
+    for proc in procs.values():
         out, _ = proc.communicate(timeout=120)
         assert proc.returncode == 0, out.decode(errors="replace")
     return {name: root / name for name in variants}

@@ -1018,7 +1018,7 @@ def _entry_index(body, m) -> int:
             continue
         _, name, desc = m.pool.member_ref(item.operand)
         if name == "<init>":
-            st = flow_to(body, i, m.pool, m._class.name, m.descriptor, False, m.name)
+            st = flow_to(body, i, m.pool, m.owner.name, m.descriptor, False, m.name)
             if st.stack[-1 - len(parse_method_descriptor(desc).params)] is UninitializedThis:
                 return i + 1  # the <init> call on `this` ends the uninitialised part
     raise AssertionError(f"no super() in {m}")  # pragma: no cover

@@ -62,7 +62,8 @@ def test_the_gate_keeps_the_method_as_it_was_offline(jar, tmp_path, monkeypatch,
     assert jprewrite_main([str(jar), str(out), "--verify", "-v"]) == 0
     err = capsys.readouterr().err
     assert "verification gate rejected 1 instrumented methods" in err
-    assert [line for line in err.splitlines() if "com.example.gate.Main.g(I)I: rejected by the verification gate" in line]
+    rejected = "com.example.gate.Main.g(I)I: rejected by the verification gate"
+    assert [line for line in err.splitlines() if rejected in line]
     plain = run_java([jar], MAIN)
     r = run_java([out], MAIN, profile=tmp_path / "p.json")
     assert r.returncode == 0, r.stderr

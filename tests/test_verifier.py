@@ -163,9 +163,7 @@ def _code_map(cf: ClassFile) -> dict[tuple[str, str], bytes]:
 
 def _rewrite_and_verify(jar: Path, counting: str, step: int = 1, **options) -> tuple[int, list[VerifyProblem]]:
     from jprewrite.archive.jars import open_container
-    from jprewrite.instrument import AlreadyInstrumented, instrument_class
-    from jprewrite.instrument.options import InstrumentOptions
-    from jprewrite.instrument.plan import CctPlan
+    from jprewrite.instrument import AlreadyInstrumented, CctPlan, InstrumentOptions, instrument_class
 
     classes = _sample(jar, 1, 99)
     names = {read_class(d).name for _, d in classes}

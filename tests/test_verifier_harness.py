@@ -24,7 +24,7 @@ import pytest
 from jprewrite.classfile.model import read_class
 from support.corpus import package_jars
 from support.jdk import java_home, javac, tool
-from support.verifier import VerifierError, VerifyReport, _parse, verify_asm, verify_jvm
+from support.verifier import VerifierError, VerifyReport, parse_line, verify_asm, verify_jvm
 
 ILOAD_0, ALOAD_0 = 0x1A, 0x2A
 
@@ -318,12 +318,12 @@ def test_line_protocol_parsing():
              "MISSING a/C b/D", "SKIP java/lang/X boot", "FAIL a/E java.lang.VerifyError: bad | more",
              "FAIL a/B java.lang.VerifyError: fell back", "INITIALIZED a/F"]
     for line in lines:
-        assert _parse(line, r, verdicts) is None
+        assert parse_line(line, r, verdicts) is None
     assert r.ok == ["a/\u00e9 x"]
     assert r.failed == {"a/E": "java.lang.VerifyError: bad | more", "a/B": "java.lang.VerifyError: fell back"}
     assert r.missing == {"a/C": "b/D"} and r.skipped == {"java/lang/X": "boot"}
     assert r.initialized == ["a/F"] and list(r.duplicates) == ["a/B"]
-    assert _parse("SUMMARY ok=1 fail=2", r, verdicts) == {"ok": 1, "fail": 2}
+    assert parse_line("SUMMARY ok=1 fail=2", r, verdicts) == {"ok": 1, "fail": 2}
     with pytest.raises(AssertionError) as e:
         r.assert_clean()
     assert "a/B: java.lang.VerifyError: fell back" in str(e.value) and "static initialiser ran" in str(e.value)

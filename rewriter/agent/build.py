@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import JprewriteError
-from ..rewrite.runtime_build import _cache_root, _first_error, _javac, runtime_classes, runtime_source_dir
+from ..rewrite.runtime_build import cache_root, find_javac, first_error_line, runtime_classes, runtime_source_dir
 
 AGENT_RELEASE = "11"
 PREMAIN_CLASS = "jprewrite.agent.Agent"
@@ -63,7 +63,7 @@ def agent_jar() -> Path:
     ident = build_id()
     python = sys.executable or "python3"
     tag = hashlib.sha256(python.encode()).hexdigest()[:8]
-    path = _cache_root() / f"agent-{ident}-{tag}.jar"
+    path = cache_root() / f"agent-{ident}-{tag}.jar"
     with _lock:
         if not path.is_file():
             _build(path, ident, python)
@@ -83,14 +83,14 @@ def _build(path: Path, ident: str, python: str) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         out_dir.mkdir()
-        cmd = [_javac(), "--release", AGENT_RELEASE, "-g", "-nowarn", "-encoding", "UTF-8", "-implicit:none",
+        cmd = [find_javac(), "--release", AGENT_RELEASE, "-g", "-nowarn", "-encoding", "UTF-8", "-implicit:none",
                "-cp", str(rt_dir), "-d", str(out_dir), *map(str, sources)]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
         except OSError as e:
             raise JprewriteError(f"cannot run javac: {e.strerror or e}") from e
         if proc.returncode != 0:
-            raise JprewriteError(f"javac failed to compile the agent: {_first_error(proc.stderr or proc.stdout)}")
+            raise JprewriteError(f"javac failed to compile the agent: {first_error_line(proc.stderr or proc.stdout)}")
         entries = dict(runtime)
         entries.update({p.relative_to(out_dir).as_posix(): p.read_bytes()
                         for p in sorted(out_dir.rglob("*.class"))})

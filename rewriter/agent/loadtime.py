@@ -18,26 +18,20 @@ delegating ESI methods), because classes rewritten before it may already pass it
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from ..analysis.hierarchy import ClassHierarchy, summarize, summary_of
 from ..archive.jars import Container, open_container
 from ..archive.jdk_image import JdkImage
-from ..classfile.model import ClassFile, read_class
+from ..classfile.model import read_class
 from ..errors import JprewriteError
-from ..instrument.context import AlreadyInstrumented
-from ..instrument.options import InstrumentOptions, read_weights
-from ..instrument.pipeline import rewrite_class, verify_by_default
-from ..instrument.plan import CctPlan, ClassPatterns
-from ..instrument.support import HOLDER_SUFFIX, RUNTIME_PACKAGE
+from ..instrument import HOLDER_SUFFIX, RUNTIME_PACKAGE, CctPlan, ClassPatterns, ClassPipeline, FailurePolicy
 from .options import AgentOptions
+from .protocol import FAILED, REWRITTEN, UNCHANGED, Result
 from .speculation import NeedsQuery
 from .summaries import SummarizedContainer, summaries_directory
-from .protocol import FAILED, REWRITTEN, UNCHANGED, Result
 
 _PROXY = "java/lang/reflect/Proxy"
-# failure injection for tests of the fallbacks: class-name globs whose full / contract-only rewrite raises
-_FAIL_ENV, _FAIL_CONTRACT_ENV = "JPREWRITE_AGENT_FAIL", "JPREWRITE_AGENT_FAIL_CONTRACT"
 
 
 class _SeenClasses:
@@ -67,7 +61,8 @@ def _needs_query(name: str) -> bytes | None:
 
 
 def class_path_containers(class_path: str, warn: Callable[[str], None] | None = None) -> list[Container]:
-    """The containers of ``java.class.path``, each jar followed by its manifest ``Class-Path`` (as the JVM reads them)."""
+    """The containers of ``java.class.path``, each jar followed by its manifest ``Class-Path`` (as the JVM
+    reads them)."""
     out: list[Container] = []
     seen: set[str] = set()
 
@@ -110,10 +105,7 @@ class LoadTimeRewriter:
     def __init__(self, options: AgentOptions, java_home: str, class_path: str,
                  query: Callable[[str], bytes | None] | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
-        weights = read_weights(options.weights) if options.weights else None
-        self.cct_options = InstrumentOptions(counting=options.counting, allocations=options.allocations,
-                                      weights=weights, activation=options.activation)
-        self.verify = verify_by_default() if options.verify is None else options.verify
+        instrument_options = options.instrument_options()   # first: a bad weights file fails before any work
         self.patterns = ClassPatterns(options.includes, options.excludes)
         self.containers = class_path_containers(class_path, warn)
         cache_dir = summaries_directory()
@@ -125,6 +117,8 @@ class LoadTimeRewriter:
         self.failed: dict[str, str] = {}
         self.plan = CctPlan(self.hierarchy, self._may_instrument)
         self.plan.set_world(n for s in sources for n in s.names() if self.patterns(n))
+        self.pipeline = ClassPipeline(self.plan, instrument_options, on_failure=FailurePolicy.CONTRACT_ONLY,
+                                      verify=options.verify)
         self.rewritten = 0
 
     def _may_instrument(self, name: str) -> bool:
@@ -156,22 +150,18 @@ class LoadTimeRewriter:
         if name.startswith(RUNTIME_PACKAGE) or self._in_jdk_package(name):
             return Result(UNCHANGED)   # the JDK's own classes answer for these packages, never these bytes
         self._register(name, data, info)
-        if not self.plan.is_instrumented(name):
-            return Result(UNCHANGED)
-        try:
-            return self._instrument(name, data, contract_only=False, cf=cf)
-        except AlreadyInstrumented:
+        outcome = self.pipeline.run(data, cf)
+        if outcome.already_instrumented is not None:
             return Result(UNCHANGED, message="already rewritten by jprewrite")
-        except Exception as e:  # noqa: BLE001 - the class falls back to its contract
-            why = f"{type(e).__name__}: {e}"
-        try:
-            result = self._instrument(name, data, contract_only=True)
-            result.message = f"{why}; its bodies run unchanged behind delegating ESI methods"
-            return result
-        except Exception as e:  # noqa: BLE001
-            self.failed[name] = why
+        rewritten = outcome.rewritten
+        if rewritten is None:
+            if outcome.failure is None:   # the plan leaves it as it is
+                return Result(UNCHANGED)
+            self.failed[name] = outcome.failure   # the agent's Java contract stands in for it
             self.plan.forget(name)
-            return Result(FAILED, message=f"{why} (and its contract-only form failed too: {type(e).__name__}: {e})")
+            return Result(FAILED, message=outcome.note())
+        self.rewritten += 1
+        return Result(REWRITTEN, rewritten.data, dict(rewritten.report.extra_classes), message=outcome.note())
 
     def _register(self, name: str, data: bytes, info) -> None:
         """The JVM defines ``name`` from ``data``: it is part of the program from now on."""
@@ -227,19 +217,6 @@ class LoadTimeRewriter:
         out += [n for n in reversed(first) if n and n not in self.seen.classes]
         return [n for n in out if self.patterns(n) and not self._in_jdk_package(n)
                 and any(src.find_summary(n) is not None for src in self.sources)]
-
-    def _instrument(self, name: str, data: bytes, *, contract_only: bool, cf: ClassFile | None = None) -> Result:
-        injected = os.environ.get(_FAIL_CONTRACT_ENV if contract_only else _FAIL_ENV)
-        if injected and ClassPatterns(injected.split(":"))(name):
-            raise RuntimeError(f"failure injected by {_FAIL_CONTRACT_ENV if contract_only else _FAIL_ENV}")
-        rewritten = rewrite_class(data, self.plan, self.cct_options, contract_only=contract_only,
-                                  verify=self.verify, cf=cf)
-        self.rewritten += 1
-        message = ""
-        if rewritten.rejected:
-            message = ("stays uninstrumented in part: the verification gate rejected "
-                       + "; ".join(str(p) for p in rewritten.rejected) + " (kept as it was)")
-        return Result(REWRITTEN, rewritten.data, dict(rewritten.report.extra_classes), message=message)
 
     def close(self) -> None:
         try:

@@ -7,14 +7,39 @@ Both follow ``docs/agent.md``; :data:`KEYS` is the list both know.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..errors import JprewriteError
-from ..instrument.options import COUNTING_MODES
+from ..instrument import COUNTING_MODES, InstrumentOptions, instrument_options
 
 KEYS = ("output", "collapsed", "includes", "excludes", "counting", "allocations", "weights", "activation",
-        "cache", "python", "worker", "progress", "timeout", "verify")
-_BOOLEANS = ("allocations", "activation", "progress", "verify")
+        "cache", "python", "worker", "progress", "timeout", "verify",
+        "mode", "interval", "sampler", "sample-threads", "sample-waiting")
+_BOOLEANS = ("allocations", "activation", "progress", "verify", "sample-waiting")
+MODES = ("exact", "sample", "hybrid")
+SAMPLERS = ("safepoint", "partial", "incremental")
+_INTERVAL = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,9})?)(ms|us)")
+
+
+def interval_ns(text: str) -> int | None:
+    """Nanoseconds of ``10ms`` / ``0.5ms`` / ``100us`` (10us..60000ms), else None.
+
+    The same rule as the agent's ``AgentOptions.intervalNanos`` and the runtime's
+    ``SamplingConfig.parseInterval``: a run sampled at another rate than asked is a wrong run.
+    """
+    m = _INTERVAL.fullmatch(text)
+    if not m:
+        return None
+    number, unit = m.groups()
+    whole, _, frac = number.partition(".")
+    scale = 1_000_000 if unit == "ms" else 1_000
+    ns = int(whole) * scale + (int(frac) * scale // 10 ** len(frac) if frac else 0)
+    return ns if 10_000 <= ns <= 60_000_000_000 else None
+
+
+def _attr(key: str) -> str:
+    return key.replace("-", "_")
 
 
 @dataclass
@@ -33,14 +58,28 @@ class AgentOptions:
     progress: bool = True
     timeout: int = 120
     verify: bool | None = None   #: the verification gate; None: JPREWRITE_VERIFY, else off
+    mode: str = "exact"          #: exact, sample (yieldpoints only) or hybrid (exact tree + samples)
+    interval: str | None = None  #: sampling interval as given (``10ms``, ``100us``); None: 10ms
+    sampler: str | None = None   #: safepoint, partial or incremental; None: incremental
+    sample_threads: int | None = None   #: tickets per round; None: available processors
+    sample_waiting: bool | None = None  #: also sample blocked/waiting threads; None: false
+
+    def rewrites(self) -> bool:
+        """Whether classes are rewritten at all (sample mode's safepoint sampler needs no rewriting)."""
+        return not (self.mode == "sample" and self.sampler == "safepoint")
+
+    def instrument_options(self) -> InstrumentOptions:
+        """What the rewriting adds, from the keys that change it (reads the weights file)."""
+        return instrument_options(counting=self.counting, allocations=self.allocations, weights=self.weights,
+                                  activation=self.activation)
 
     def to_string(self) -> str:
         """The option string for ``-javaagent:jar=<this>`` (only what differs from the defaults)."""
         parts = []
         default = AgentOptions()
         for key in KEYS:
-            value = getattr(self, key)
-            if value == getattr(default, key):
+            value = getattr(self, _attr(key))
+            if value == getattr(default, _attr(key)):
                 continue
             if isinstance(value, bool):
                 value = "true" if value else "false"
@@ -76,7 +115,21 @@ def parse_options(text: str | None) -> AgentOptions:
         elif key in _BOOLEANS:
             if value not in ("true", "false"):
                 raise JprewriteError(f"agent option {key}={value!r}: expected true or false")
-            setattr(opts, key, value == "true")
+            setattr(opts, _attr(key), value == "true")
+        elif key in ("mode", "sampler"):
+            allowed = MODES if key == "mode" else SAMPLERS
+            if value not in allowed:
+                raise JprewriteError(f"agent option {key}={value!r}: expected one of {', '.join(allowed)}")
+            setattr(opts, key, value)
+        elif key == "interval":
+            if interval_ns(value) is None:
+                raise JprewriteError(f"agent option interval={value!r}: expected a time with a unit, ms or us, "
+                                     "from 10us to 60000ms (e.g. 10ms, 0.5ms, 100us)")
+            opts.interval = value
+        elif key == "sample-threads":
+            if not re.fullmatch(r"[0-9]{1,5}", value) or not 1 <= int(value) <= 4096:
+                raise JprewriteError(f"agent option sample-threads={value!r}: expected a whole number from 1 to 4096")
+            opts.sample_threads = int(value)
         elif key == "timeout":
             if not value.isdigit() or int(value) <= 0:
                 raise JprewriteError(f"agent option timeout={value!r}: expected a positive number of seconds")

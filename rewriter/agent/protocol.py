@@ -31,24 +31,24 @@ class Writer:
         self.kind = kind
         self.parts: list[bytes] = []
 
-    def u1(self, v: int) -> "Writer":
+    def u1(self, v: int) -> Writer:
         self.parts.append(struct.pack(">B", v))
         return self
 
-    def u2(self, v: int) -> "Writer":
+    def u2(self, v: int) -> Writer:
         self.parts.append(struct.pack(">H", v))
         return self
 
-    def u4(self, v: int) -> "Writer":
+    def u4(self, v: int) -> Writer:
         self.parts.append(struct.pack(">I", v))
         return self
 
-    def bytes_(self, data: bytes) -> "Writer":
+    def bytes_(self, data: bytes) -> Writer:
         self.parts.append(struct.pack(">I", len(data)))
         self.parts.append(bytes(data))
         return self
 
-    def str_(self, text: str) -> "Writer":
+    def str_(self, text: str) -> Writer:
         return self.bytes_(text.encode("utf-8", "surrogatepass"))
 
     def frame(self) -> bytes:
@@ -134,7 +134,7 @@ class Result:
         return w.str_(self.message).frame()
 
     @classmethod
-    def read(cls, r: Reader) -> tuple[int, "Result"]:
+    def read(cls, r: Reader) -> tuple[int, Result]:
         request_id = r.u4()
         status = r.u1()
         data = r.bytes_()

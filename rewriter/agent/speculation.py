@@ -22,7 +22,7 @@ import os
 import select
 import signal
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .protocol import Reader, Result, Writer
 

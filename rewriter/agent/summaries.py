@@ -59,7 +59,8 @@ class SummarizedContainer:
             st = os.stat(self.container.path)
         except OSError:
             return None
-        ident = f"{_FORMAT}:{CACHE_FORMAT_VERSION}:{os.path.realpath(self.container.path)}:{st.st_size}:{st.st_mtime_ns}"
+        path = os.path.realpath(self.container.path)
+        ident = f"{_FORMAT}:{CACHE_FORMAT_VERSION}:{path}:{st.st_size}:{st.st_mtime_ns}"
         return hashlib.sha256(ident.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
     def _load(self, cache_dir: Path | None) -> dict[str, tuple]:

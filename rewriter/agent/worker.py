@@ -16,10 +16,23 @@ from typing import BinaryIO, TextIO
 from ..errors import JprewriteError
 from . import speculation
 from .loadtime import LoadTimeRewriter
-from .speculation import Speculator
 from .options import parse_options
-from .protocol import (ANSWER, CLASS, ERROR, EXIT, FAILED, HELLO, QUERY, READY, VERSION, ProtocolError,
-                       Result, Writer, read_frame)
+from .protocol import (
+    ANSWER,
+    CLASS,
+    ERROR,
+    EXIT,
+    FAILED,
+    HELLO,
+    QUERY,
+    READY,
+    VERSION,
+    ProtocolError,
+    Result,
+    Writer,
+    read_frame,
+)
+from .speculation import Speculator
 
 PREFIX = "jprewrite agent: "
 

@@ -21,7 +21,7 @@ Default BBA (JP section 4)
 "only bytecodes that may change the control flow non-sequentially (i.e., jumps,
 branches, return of method or JVM subroutine, exception throwing) end a basic
 block. Method, constructor, or JVM subroutine invocations do not end basic
-blocks". Here a block ends after every instruction of :data:`CONTROL_OPCODES`
+blocks". Here a block ends after every instruction of :data:`jprewrite.classfile.opcodes.CONTROL_OPCODES`
 (conditional and unconditional branches, ``tableswitch``/``lookupswitch``,
 the ``*return`` instructions, ``athrow``, ``ret``) and before every branch or
 switch target and every exception-handler start. Invocations do not end
@@ -37,7 +37,7 @@ Precise BBA and the counting convention with exceptions
 JP's precise BBA "ends a basic block after each bytecode that either may change
 the control flow non-sequentially (as before), or may throw an exception". So
 here a precise block additionally ends *after* every instruction of
-:data:`MAY_THROW_OPCODES` (and after an ``ldc`` that may throw, see
+:data:`jprewrite.classfile.opcodes.MAY_THROW_OPCODES` (and after an ``ldc`` that may throw, see
 :func:`may_throw`): a may-throw instruction is always the *last* instruction of
 its precise block. With JP's counter update at the *start* of each block
 ("In the beginning of each basic block it inserts a code sequence that
@@ -98,12 +98,12 @@ edit of ``body.items`` invalidates the indices, never the labels.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import not_
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Literal
 
-from ..classfile import constants as C
 from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..editor.body import CodeBody, Label
@@ -111,76 +111,11 @@ from ..editor.body import CodeBody, Label
 __all__ = [
     "Block", "basic_blocks", "reachable_blocks", "loop_headers", "backward_jump_targets", "subroutine_entries",
     "update_points", "longest_paths", "omittable_checks", "may_throw", "ends_block",
-    "CONTROL_OPCODES", "MAY_THROW_OPCODES", "INVOKE_OPCODES", "RETURN_OPCODES",
-    "CONDITIONAL_BRANCH_OPCODES", "MODES",
+    "Mode", "MODES",
 ]
 
 Mode = Literal["default", "precise"]
 MODES = ("default", "precise")
-
-RETURN_OPCODES: frozenset[int] = frozenset(range(op.IRETURN, op.RETURN + 1))
-INVOKE_OPCODES: frozenset[int] = frozenset(
-    (op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.INVOKEINTERFACE, op.INVOKEDYNAMIC))
-CONDITIONAL_BRANCH_OPCODES: frozenset[int] = frozenset(
-    [*range(op.IFEQ, op.IF_ACMPNE + 1), op.IFNULL, op.IFNONNULL])
-_JSR_OPCODES = frozenset((op.JSR, op.JSR_W))
-_GOTO_OPCODES = frozenset((op.GOTO, op.GOTO_W))
-
-#: Instructions that end a block in both modes: they may transfer control
-#: elsewhere than to the next instruction (branches, jsr, switches, returns,
-#: athrow, ret).
-CONTROL_OPCODES: frozenset[int] = frozenset(
-    op.BRANCH_OPCODES | op.SWITCH_OPCODES | RETURN_OPCODES | {op.ATHROW, op.RET})
-
-#: Instructions that may throw an exception, from JVMS 6.5 (their "Linking
-#: Exceptions" and "Run-time Exceptions" paragraphs). A precise block ends
-#: after each of them.
-#:
-#: * array loads ``[ibfdlacs]aload``: NullPointerException,
-#:   ArrayIndexOutOfBoundsException;
-#: * array stores ``[ibfdlacs]astore``: the same, and ArrayStoreException for
-#:   ``aastore``;
-#: * ``arraylength``: NullPointerException;
-#: * ``idiv``, ``irem``, ``ldiv``, ``lrem``: ArithmeticException (``fdiv``,
-#:   ``frem``, ``ddiv``, ``drem`` never throw);
-#: * ``getfield``, ``putfield``: field resolution errors, NullPointerException;
-#: * ``getstatic``, ``putstatic``: resolution errors, class initialisation
-#:   (ExceptionInInitializerError, NoClassDefFoundError, anything the
-#:   initialiser throws);
-#: * ``invokevirtual``, ``invokespecial``, ``invokestatic``,
-#:   ``invokeinterface``, ``invokedynamic``: resolution errors, class
-#:   initialisation, NullPointerException, AbstractMethodError,
-#:   IncompatibleClassChangeError, UnsatisfiedLinkError, BootstrapMethodError,
-#:   and whatever the callee throws;
-#: * ``new``: resolution errors, InstantiationError, class initialisation;
-#: * ``newarray``: NegativeArraySizeException; ``anewarray``,
-#:   ``multianewarray``: resolution errors, NegativeArraySizeException;
-#: * ``checkcast``: resolution errors, ClassCastException; ``instanceof``:
-#:   resolution errors;
-#: * ``monitorenter``: NullPointerException; ``monitorexit``:
-#:   NullPointerException, IllegalMonitorStateException;
-#: * ``athrow``: the thrown object, NullPointerException,
-#:   IllegalMonitorStateException;
-#: * ``ireturn`` ... ``return``: IllegalMonitorStateException (structured
-#:   locking); these end blocks anyway;
-#: * ``ldc_w``/``ldc``/``ldc2_w``: only for a Class, MethodType, MethodHandle or
-#:   dynamic constant (resolution, bootstrap errors) -- decided by
-#:   :func:`may_throw` from the constant pool, all ``ldc`` s when none is given;
-#: * ``breakpoint``, ``impdep1``, ``impdep2``: meaning unknown, assumed to throw.
-#:
-#: Not listed, never throwing by the specification: constants, local loads and
-#: stores, ``iinc``, stack and arithmetic instructions other than the four
-#: integer divisions, conversions, comparisons, branches, switches, ``jsr``,
-#: ``ret``, ``nop``.
-MAY_THROW_OPCODES: frozenset[int] = frozenset(
-    [*range(op.IALOAD, op.SALOAD + 1), *range(op.IASTORE, op.SASTORE + 1),
-     op.ARRAYLENGTH, op.IDIV, op.IREM, op.LDIV, op.LREM,
-     op.GETFIELD, op.PUTFIELD, op.GETSTATIC, op.PUTSTATIC, *INVOKE_OPCODES,
-     op.NEW, op.NEWARRAY, op.ANEWARRAY, op.MULTIANEWARRAY, op.CHECKCAST, op.INSTANCEOF,
-     op.MONITORENTER, op.MONITOREXIT, op.ATHROW, *RETURN_OPCODES,
-     op.BREAKPOINT, op.IMPDEP1, op.IMPDEP2])
-
-_LDC_OPCODES = frozenset((op.LDC, op.LDC_W, op.LDC2_W))
 
 # opcode -> what it does to blocks (tables of 256, indexed by opcode)
 _END, _BRANCH, _SWITCH, _LDC = 1, 2, 3, 4
@@ -189,11 +124,11 @@ _END, _BRANCH, _SWITCH, _LDC = 1, 2, 3, 4
 def _ends_table(precise: bool) -> bytes:
     t = bytearray(256)
     if precise:
-        for o in MAY_THROW_OPCODES:
+        for o in op.MAY_THROW_OPCODES:
             t[o] = _END
-        for o in _LDC_OPCODES:
+        for o in op.LDC_OPCODES:
             t[o] = _LDC
-    for o in CONTROL_OPCODES:
+    for o in op.CONTROL_OPCODES:
         t[o] = _END
     for o in op.BRANCH_OPCODES:
         t[o] = _BRANCH
@@ -204,9 +139,6 @@ def _ends_table(precise: bool) -> bytes:
 
 _ENDS_DEFAULT = _ends_table(False)
 _ENDS_PRECISE = _ends_table(True)
-#: Constant kinds whose ``ldc`` never throws (JVMS 5.4.3: nothing to resolve
-#: that can fail; a String literal only allocates).
-_SAFE_LDC_TAGS = frozenset((C.INTEGER, C.FLOAT, C.LONG, C.DOUBLE, C.STRING))
 
 
 def may_throw(insn, pool: ConstantPool | None = None) -> bool:
@@ -216,13 +148,13 @@ def may_throw(insn, pool: ConstantPool | None = None) -> bool:
     one more block boundary, never a wrong count).
     """
     o = insn.opcode
-    if o in MAY_THROW_OPCODES:
+    if o in op.MAY_THROW_OPCODES:
         return True
-    if o in _LDC_OPCODES:
+    if o in op.LDC_OPCODES:
         if pool is None:
             return True
         try:
-            return pool.tag(insn.operand) not in _SAFE_LDC_TAGS
+            return pool.tag(insn.operand) not in op.SAFE_LDC_TAGS
         except Exception:  # noqa: BLE001 -- a bad index fails at resolution: it throws
             return True
     return False
@@ -230,7 +162,7 @@ def may_throw(insn, pool: ConstantPool | None = None) -> bool:
 
 def ends_block(insn, mode: Mode, pool: ConstantPool | None = None) -> bool:
     """Whether a block of ``mode`` ends after ``insn`` (whatever follows it)."""
-    if insn.opcode in CONTROL_OPCODES:
+    if insn.opcode in op.CONTROL_OPCODES:
         return True
     return mode == "precise" and may_throw(insn, pool)
 
@@ -387,7 +319,7 @@ def basic_blocks(body: CodeBody, mode: Mode = "default", *,
     # -- 4. normal edges
     branches = op.BRANCH_OPCODES
     switches = op.SWITCH_OPCODES
-    control = CONTROL_OPCODES
+    control = op.CONTROL_OPCODES
     jsr_calls: list[tuple[int, int, int | None]] = []  # (calling block, subroutine block, return block)
     rets: list[int] = []
     for b, blk in enumerate(blocks):
@@ -397,9 +329,9 @@ def basic_blocks(body: CodeBody, mode: Mode = "default", *,
         succ: list[int]
         if o in branches:
             target = block_of[label_ord[insn.operand]]
-            if o in _GOTO_OPCODES:
+            if o in op.GOTO_OPCODES:
                 succ = [target]
-            elif o in _JSR_OPCODES:
+            elif o in op.JSR_OPCODES:
                 succ = [target]
                 blocks[target].is_subroutine = True
                 jsr_calls.append((b, target, b + 1 if b + 1 < nb else None))
@@ -735,7 +667,7 @@ def omittable_checks(body: CodeBody, blocks: Sequence[Block], loop_checks: Itera
         b = stack.pop()
         blk = blocks[b]
         for x in items[blk.start:blk.end]:
-            if not isinstance(x, Label) and x.opcode in INVOKE_OPCODES:
+            if not isinstance(x, Label) and x.opcode in op.INVOKE_OPCODES:
                 return set()
         for v in blk.all_successors():
             if v not in seen and v not in loops:

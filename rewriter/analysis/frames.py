@@ -23,20 +23,31 @@ callable it needs when it widens a conditional branch.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from ..classfile import opcodes as op
 from ..classfile.frames import Frame, Object
-from . import typeflow as tf
-from .typeflow import (ENDS_FLOW, FrameUnknown, InferenceReport, State, TypeflowError, TypeMerger,
-                       execute, flow_to, frame_from_state, infer_states,
-                       labels_needing_frames, state_assignable, state_from_frame)
+from .typeflow import (
+    THROWABLE,
+    FrameUnknown,
+    InferenceReport,
+    State,
+    TypeflowError,
+    TypeMerger,
+    execute,
+    flow_to,
+    frame_from_state,
+    infer_states,
+    initial_state,
+    is_label,
+    labels_needing_frames,
+    state_assignable,
+    state_from_frame,
+)
 
 __all__ = ["FrameCompletion", "complete_frames", "check_frames", "frame_after_provider",
            "labels_needing_frames"]
-
-_STORES = tf._STORES
 
 
 @dataclass
@@ -64,7 +75,7 @@ def _runs(body) -> tuple[dict, dict]:
     run_of: dict = {}
     start = -1
     for i, item in enumerate(items):
-        if tf._is_label(item):
+        if is_label(item):
             if start < 0:
                 start = i
             run_of[item] = start
@@ -118,12 +129,12 @@ def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_clas
         return fs
 
     handlers = []
-    pos = {item: i for i, item in enumerate(items) if tf._is_label(item)}
+    pos = {item: i for i, item in enumerate(items) if is_label(item)}
     for h in body.handlers:
         s, e = pos.get(h.start), pos.get(h.end)
         if s is None or e is None or s >= e:
             continue
-        exc = Object(pool.class_name(h.catch_type)) if h.catch_type else Object(tf.THROWABLE)
+        exc = Object(pool.class_name(h.catch_type)) if h.catch_type else Object(THROWABLE)
         handlers.append((s, e, h.handler, exc))
 
     def check_handlers(i: int, st: State, when: str) -> None:
@@ -139,11 +150,11 @@ def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_clas
                     problems.append(f"item {i}: locals {when} ({st.locals}) not assignable to "
                                     f"handler {hl!r} frame {hs.locals}")
 
-    state: State | None = tf.initial_state(this_class, method_name, descriptor, is_static)
+    state: State | None = initial_state(this_class, method_name, descriptor, is_static)
     for i, item in enumerate(items):
         if len(problems) >= limit:
             break
-        if tf._is_label(item):
+        if is_label(item):
             if run_of[item] != i:
                 continue  # only the first label of a run carries the position's frame
             fs = frame_states.get(i)
@@ -163,7 +174,7 @@ def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_clas
         except TypeflowError as e:
             problems.append(f"item {i}: {e.message}")
             break
-        if handlers and (o in _STORES or o == op.INVOKESPECIAL):
+        if handlers and (o in op.ANY_STORE_OPCODES or o == op.INVOKESPECIAL):
             check_handlers(i, state, "after")
         if o in op.BRANCH_OPCODES:
             fs = target(item.operand, "branch", i)
@@ -174,7 +185,7 @@ def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_clas
                 fs = target(t, "switch", i)
                 if fs is not None and not state_assignable(merger, state, fs):
                     problems.append(f"item {i}: switch state {state} not assignable to frame {fs}")
-        if o in ENDS_FLOW:
+        if o in op.UNCONDITIONAL_OPCODES:
             state = None
     return problems[:limit]
 
@@ -278,7 +289,7 @@ def frame_after_provider(body, *, pool, this_class: str, method_name: str, descr
             st = states[k].copy()
             for j in range(k, i):
                 item = body.items[j]
-                if not tf._is_label(item):
+                if not is_label(item):
                     st = execute(st, item, pool, this_class, new_label=item)
             return st
 

@@ -31,13 +31,24 @@ import marshal
 import os
 import struct
 import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Protocol, Union
+from typing import Protocol
 
+from ..classfile.model import (
+    ACC_ABSTRACT,
+    ACC_FINAL,
+    ACC_INTERFACE,
+    ACC_NATIVE,
+    ACC_PRIVATE,
+    ACC_PROTECTED,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    ACC_VARARGS,
+    read_class,
+)
 from ..errors import JprewriteError
-from ..classfile.model import (ACC_ABSTRACT, ACC_FINAL, ACC_INTERFACE, ACC_NATIVE, ACC_PRIVATE,
-                               ACC_PROTECTED, ACC_PUBLIC, ACC_STATIC, ACC_VARARGS, read_class)
 
 __all__ = [
     "OBJECT", "CACHE_FORMAT_VERSION", "ClassSource", "MemberInfo", "ClassInfo", "summarize", "summary_of",
@@ -60,7 +71,7 @@ class _Readable(Protocol):
 class ClassSource(Protocol):
     """Anything that can give a class by internal name: its bytes, an entry with ``read()``, or None."""
 
-    def find_class(self, internal_name: str) -> Union[bytes, _Readable, None]: ...
+    def find_class(self, internal_name: str) -> bytes | _Readable | None: ...
 
     # optional: ``find_summary(internal_name)`` -> a ClassInfo.to_tuple() tuple or None, asked first
 
@@ -113,10 +124,6 @@ class ClassInfo:
     def is_interface(self) -> bool:
         return bool(self.access & ACC_INTERFACE)
 
-    @property
-    def is_array(self) -> bool:
-        return self.name.startswith("[")
-
     def declared_method(self, name: str, descriptor: str) -> MemberInfo | None:
         for m in self.methods:
             if m.name == name and m.descriptor == descriptor:
@@ -136,7 +143,7 @@ class ClassInfo:
                 tuple((f.name, f.descriptor, f.access) for f in self.fields))
 
     @classmethod
-    def from_tuple(cls, t: tuple, from_jdk: bool) -> "ClassInfo":
+    def from_tuple(cls, t: tuple, from_jdk: bool) -> ClassInfo:
         """Inverse of :meth:`to_tuple`; ValueError if ``t`` is not such a tuple (e.g. a damaged cache)."""
         if not _valid_summary(t):
             raise ValueError("not a class summary")
@@ -384,7 +391,7 @@ class ClassHierarchy:
             cache = JdkSummaryCache(build_id) if isinstance(build_id, str) and build_id else None
         self.cache: JdkSummaryCache | None = cache if isinstance(cache, JdkSummaryCache) else None
 
-    def __enter__(self) -> "ClassHierarchy":
+    def __enter__(self) -> ClassHierarchy:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -441,9 +448,9 @@ class ClassHierarchy:
                 return None
             if isinstance(cached, tuple):
                 try:
-                    info = ClassInfo.from_tuple(cached, True)
-                    if info.name == name:
-                        return info
+                    summary = ClassInfo.from_tuple(cached, True)
+                    if summary.name == name:
+                        return summary
                 except ValueError:
                     pass
                 cache.forget(name)   # damaged entry: read the image again

@@ -112,22 +112,45 @@ What is not checked (known gaps)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, cast
 
 from ..classfile import constants as C
 from ..classfile import opcodes as op
 from ..classfile.attributes import CODE, decode_attribute
 from ..classfile.code import CodeAttribute, StackMapTable
 from ..classfile.descriptors import parse_method_descriptor
-from ..classfile.frames import (Double, Float, Integer, Long, Null, Object, Top, Uninitialized,
-                                UninitializedThis, VType, decode_stack_map_table, initial_frame_locals,
-                                vtype_of_descriptor)
+from ..classfile.frames import (
+    Double,
+    Float,
+    Integer,
+    Long,
+    Null,
+    Object,
+    Top,
+    Uninitialized,
+    UninitializedThis,
+    VType,
+    decode_stack_map_table,
+    initial_frame_locals,
+    vtype_of_descriptor,
+)
 from ..classfile.instructions import decode_instructions
-from ..classfile.model import (ACC_ABSTRACT, ACC_FINAL, ACC_NATIVE, ACC_PRIVATE, ACC_PROTECTED, ACC_PUBLIC,
-                               ACC_STATIC, ACC_SYNCHRONIZED, ClassFile, Method)
+from ..classfile.model import (
+    ACC_ABSTRACT,
+    ACC_FINAL,
+    ACC_NATIVE,
+    ACC_PRIVATE,
+    ACC_PROTECTED,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    ACC_SYNCHRONIZED,
+    ClassFile,
+    Method,
+)
 from ..errors import JprewriteError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -177,6 +200,7 @@ class _Half(VType):
     """
 
     __slots__ = ("_name",)
+    _name: str
 
     def __init__(self, name: str) -> None:
         object.__setattr__(self, "_name", name)
@@ -193,6 +217,7 @@ class _ReturnAddress(VType):
     """What jsr pushes (inference only: no frame can hold it); ``target`` names the subroutine."""
 
     __slots__ = ("target",)
+    target: int
 
     def __init__(self, target: int) -> None:
         object.__setattr__(self, "target", target)
@@ -218,7 +243,7 @@ class _AnyRef(VType):
 
 
 _ANYREF = _AnyRef()
-_SECOND = {Long: _LONG2, Double: _DOUBLE2}
+_SECOND: dict[object, _Half] = {Long: _LONG2, Double: _DOUBLE2}
 
 
 def _show(t: object) -> str:
@@ -373,8 +398,11 @@ class _Types:
         sub = self.is_subclass(src, dst)
         return True if sub is None else sub  # lenient when the source's chain is cut
 
-    def assignable(self, src: object, dst: object) -> bool:
-        """JVMS isAssignable(src, dst) for verification types (slot entries)."""
+    def assignable(self, src: Any, dst: Any) -> bool:
+        """JVMS isAssignable(src, dst) for verification types (slot entries).
+
+        (Any for the type checker only: slot entries include the checker's own types, and ``dst`` is
+        narrowed through ``type(dst)`` once, which the checker cannot follow.)"""
         if src is dst or dst is Top:
             return True
         tdst = type(dst)
@@ -418,7 +446,7 @@ class _Types:
             return _ANYREF
         if ia or ib:
             return Object(OBJECT)
-        chain = []
+        chain: list[str] = []
         name: str | None = a
         while name is not None and len(chain) < 512:
             chain.append(name)
@@ -484,49 +512,29 @@ def _kind(ops: Iterable[int], kind: int, arg: object = None) -> None:
         _ARG[o] = arg
 
 
-# fixed primitive effects: (types popped, top first; entries pushed)
-_kind([op.NOP], K_SIMPLE, ((), ()))
-_kind([op.ACONST_NULL], K_SIMPLE, ((), (Null,)))
-_kind(range(op.ICONST_M1, op.ICONST_5 + 1), K_SIMPLE, ((), (_I,)))
-_kind([op.BIPUSH, op.SIPUSH], K_SIMPLE, ((), (_I,)))
-_kind([op.LCONST_0, op.LCONST_1], K_SIMPLE, ((), _LS))
-_kind([op.FCONST_0, op.FCONST_1, op.FCONST_2], K_SIMPLE, ((), (_F,)))
-_kind([op.DCONST_0, op.DCONST_1], K_SIMPLE, ((), _DS))
-_kind([op.IADD, op.ISUB, op.IMUL, op.IDIV, op.IREM, op.ISHL, op.ISHR, op.IUSHR, op.IAND, op.IOR,
-       op.IXOR], K_SIMPLE, ((_I, _I), (_I,)))
-_kind([op.LADD, op.LSUB, op.LMUL, op.LDIV, op.LREM, op.LAND, op.LOR, op.LXOR], K_SIMPLE, (_LP + _LP, _LS))
-_kind([op.LSHL, op.LSHR, op.LUSHR], K_SIMPLE, ((_I,) + _LP, _LS))
-_kind([op.FADD, op.FSUB, op.FMUL, op.FDIV, op.FREM], K_SIMPLE, ((_F, _F), (_F,)))
-_kind([op.DADD, op.DSUB, op.DMUL, op.DDIV, op.DREM], K_SIMPLE, (_DP + _DP, _DS))
-_kind([op.INEG, op.I2B, op.I2C, op.I2S], K_SIMPLE, ((_I,), (_I,)))
-_kind([op.LNEG], K_SIMPLE, (_LP, _LS))
-_kind([op.FNEG], K_SIMPLE, ((_F,), (_F,)))
-_kind([op.DNEG], K_SIMPLE, (_DP, _DS))
-_kind([op.I2L], K_SIMPLE, ((_I,), _LS))
-_kind([op.I2F], K_SIMPLE, ((_I,), (_F,)))
-_kind([op.I2D], K_SIMPLE, ((_I,), _DS))
-_kind([op.L2I], K_SIMPLE, (_LP, (_I,)))
-_kind([op.L2F], K_SIMPLE, (_LP, (_F,)))
-_kind([op.L2D], K_SIMPLE, (_LP, _DS))
-_kind([op.F2I], K_SIMPLE, ((_F,), (_I,)))
-_kind([op.F2L], K_SIMPLE, ((_F,), _LS))
-_kind([op.F2D], K_SIMPLE, ((_F,), _DS))
-_kind([op.D2I], K_SIMPLE, (_DP, (_I,)))
-_kind([op.D2L], K_SIMPLE, (_DP, _LS))
-_kind([op.D2F], K_SIMPLE, (_DP, (_F,)))
-_kind([op.LCMP], K_SIMPLE, (_LP + _LP, (_I,)))
-_kind([op.FCMPL, op.FCMPG], K_SIMPLE, ((_F, _F), (_I,)))
-_kind([op.DCMPL, op.DCMPG], K_SIMPLE, (_DP + _DP, (_I,)))
+def _slot_form(values: str, top_first: bool) -> tuple:
+    """Stack entries of the values of an opcodes.SIGNATURES string (a long or double is two)."""
+    out: list = []
+    for v in values:
+        t = op.VALUE_TYPES[v]
+        out.extend((t, _SECOND[t]) if t in _SECOND else (t,))
+    return tuple(reversed(out)) if top_first else tuple(out)
+
+
+# fixed primitive effects: (types popped, top first; entries pushed), for every signature of
+# primitive (and null) values only; the kinds set below take over the opcodes they check
+# otherwise (loads, stores, branches, returns, switches, iinc, ret).
+for _o, (_pops, _pushes) in op.SIGNATURES.items():
+    if all(v in op.VALUE_TYPES for v in _pops + _pushes):
+        _kind([_o], K_SIMPLE, (_slot_form(_pops, True), _slot_form(_pushes, False)))
 # loads and stores: (type, slot or -1 for the operand, second half or None)
-for _t, _second, (_load, _load0, _store, _store0) in zip(
-        (Integer, Long, Float, Double), (None, _LONG2, None, _DOUBLE2),
-        ((op.ILOAD, op.ILOAD_0, op.ISTORE, op.ISTORE_0), (op.LLOAD, op.LLOAD_0, op.LSTORE, op.LSTORE_0),
-         (op.FLOAD, op.FLOAD_0, op.FSTORE, op.FSTORE_0), (op.DLOAD, op.DLOAD_0, op.DSTORE, op.DSTORE_0))):
-    _kind([_load], K_LOAD, (_t, -1, _second))
-    _kind([_store], K_STORE, (_t, -1, _second))
-    for _k in range(4):
-        _kind([_load0 + _k], K_LOAD, (_t, _k, _second))
-        _kind([_store0 + _k], K_STORE, (_t, _k, _second))
+for _general in (op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE):
+    _t = op.LOCAL_TYPES[_general]
+    _kind([_general], K_STORE if _general in op.STORE_OPCODES else K_LOAD, (_t, -1, _SECOND.get(_t)))
+for _short, (_general, _k) in op.SHORT_FORMS.items():
+    if _general in op.LOCAL_TYPES:
+        _t = op.LOCAL_TYPES[_general]
+        _kind([_short], K_STORE if _general in op.STORE_OPCODES else K_LOAD, (_t, _k, _SECOND.get(_t)))
 _kind([op.ALOAD], K_ALOAD, -1)
 _kind([op.ASTORE], K_ASTORE, -1)
 for _k in range(4):
@@ -538,8 +546,8 @@ _kind([op.GETSTATIC], K_GETSTATIC)
 _kind([op.PUTSTATIC], K_PUTSTATIC)
 _kind([op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.INVOKEINTERFACE], K_INVOKE)
 _kind([op.INVOKEDYNAMIC], K_INVOKEDYNAMIC)
-_kind(range(op.IFEQ, op.IFLE + 1), K_IF, (_I,))
-_kind(range(op.IF_ICMPEQ, op.IF_ICMPLE + 1), K_IF, (_I, _I))
+for _o in (*range(op.IFEQ, op.IFLE + 1), *range(op.IF_ICMPEQ, op.IF_ICMPLE + 1)):
+    _kind([_o], K_IF, _slot_form(op.SIGNATURES[_o][0], True))
 _kind([op.IF_ACMPEQ, op.IF_ACMPNE], K_IFREF, 2)
 _kind([op.IFNULL, op.IFNONNULL], K_IFREF, 1)
 _kind([op.GOTO, op.GOTO_W], K_GOTO)
@@ -556,10 +564,10 @@ for _o, _arg in ((op.IALOAD, ("I", (_I,))), (op.BALOAD, ("BZ", (_I,))), (op.CALO
                  (op.SALOAD, ("S", (_I,))), (op.LALOAD, ("J", _LS)), (op.FALOAD, ("F", (_F,))),
                  (op.DALOAD, ("D", _DS))):
     _kind([_o], K_ARRLOAD, _arg)
-for _o, _arg in ((op.IASTORE, ("I", (_I,))), (op.BASTORE, ("BZ", (_I,))), (op.CASTORE, ("C", (_I,))),
-                 (op.SASTORE, ("S", (_I,))), (op.LASTORE, ("J", _LP)), (op.FASTORE, ("F", (_F,))),
-                 (op.DASTORE, ("D", _DP))):
-    _kind([_o], K_ARRSTORE, _arg)
+for _o, _store_arg in ((op.IASTORE, ("I", (_I,))), (op.BASTORE, ("BZ", (_I,))), (op.CASTORE, ("C", (_I,))),
+                       (op.SASTORE, ("S", (_I,))), (op.LASTORE, ("J", _LP)), (op.FASTORE, ("F", (_F,))),
+                       (op.DASTORE, ("D", _DP))):
+    _kind([_o], K_ARRSTORE, _store_arg)
 _kind([op.AALOAD], K_AALOAD)
 _kind([op.AASTORE], K_AASTORE)
 _kind([op.POP, op.POP2, op.DUP, op.DUP_X1, op.DUP_X2, op.DUP2, op.DUP2_X1, op.DUP2_X2, op.SWAP], K_STACKOP)
@@ -576,20 +584,15 @@ _kind([op.MULTIANEWARRAY], K_MULTI)
 _kind([op.TABLESWITCH, op.LOOKUPSWITCH], K_SWITCH)
 _kind([op.JSR, op.JSR_W, op.RET], K_SUBROUTINE)
 _kind([op.WIDE], K_WIDE)
-#: instructions after which control does not fall through to the next one
-_ENDS = tuple(o in op.UNCONDITIONAL_OPCODES or o in (op.JSR, op.JSR_W) for o in range(256))
-
-_NEWARRAY = {op.T_BOOLEAN: "[Z", op.T_CHAR: "[C", op.T_FLOAT: "[F", op.T_DOUBLE: "[D",
-             op.T_BYTE: "[B", op.T_SHORT: "[S", op.T_INT: "[I", op.T_LONG: "[J"}
-_STORES = frozenset(o for o in range(256) if _KIND[o] in (K_STORE, K_ASTORE))
-_JSR = frozenset((op.JSR, op.JSR_W))
-_SUBROUTINE = frozenset((op.JSR, op.JSR_W, op.RET))
-_CONDITIONAL = frozenset((*range(op.IFEQ, op.IF_ACMPNE + 1), op.IFNULL, op.IFNONNULL))
-_LDC_TYPES = {C.INTEGER: (Integer,), C.FLOAT: (Float,), C.STRING: (Object("java/lang/String"),),
-              C.CLASS: (Object("java/lang/Class"),),
-              C.METHOD_TYPE: (Object("java/lang/invoke/MethodType"),),
-              C.METHOD_HANDLE: (Object("java/lang/invoke/MethodHandle"),)}
-_LDC2_TYPES = {C.LONG: _LS, C.DOUBLE: _DS}
+#: instructions after which control does not fall through to the next one (jsr: not until ret)
+_ENDS = tuple(o in op.UNCONDITIONAL_OPCODES or o in op.JSR_OPCODES for o in range(256))
+_STORES = op.ANY_STORE_OPCODES
+_JSR = op.JSR_OPCODES
+_SUBROUTINE = op.SUBROUTINE_OPCODES
+_CONDITIONAL = op.CONDITIONAL_BRANCH_OPCODES
+_NEWARRAY = op.NEWARRAY_DESCRIPTORS
+_LDC_TYPES = {tag: (t,) for tag, t in op.LDC_TYPES.items() if t not in _SECOND}
+_LDC2_TYPES = {tag: (t, _SECOND[t]) for tag, t in op.LDC_TYPES.items() if t in _SECOND}
 _MEMBER_TAGS = (C.FIELDREF, C.METHODREF, C.INTERFACE_METHODREF)
 _DEBUG_TABLES = frozenset(("LineNumberTable", "LocalVariableTable", "LocalVariableTypeTable"))
 
@@ -823,7 +826,7 @@ class _Checker:
         must = self.must_start
         lvt: set[tuple[int, int, int, int]] = set()
         lvtt: set[tuple[int, int, int, int]] = set()
-        tables = []
+        tables: list[Any] = []  # (StackMapTable or RawAttribute)
         self.stack_map_tables = tables
         for a in code.attributes:
             kind = pool.utf8(a.name_index)
@@ -832,7 +835,7 @@ class _Checker:
                     tables.append(a)
                 continue
             try:
-                rows = decode_attribute(a, pool, CODE).rows
+                rows = cast(Any, decode_attribute(a, pool, CODE)).rows  # (AttributeError: not a table)
             except (JprewriteError, AttributeError) as err:
                 raise _Fail(-1, f"{kind}: {getattr(err, 'message', err)}") from None
             if kind == "LineNumberTable":
@@ -876,16 +879,13 @@ class _Checker:
             raise _Fail(-1, "more than one StackMapTable attribute")
         if tables:
             smt = tables[0]
-            data = None
-            if isinstance(smt, StackMapTable):
-                # Frames the assembler has just set are what will be encoded; taking them avoids
-                # decoding (and re-encoding) a table that is still bytes.
-                raw_frames = smt.frames_if_decoded
-                if raw_frames is None:
-                    data = smt.data
+            # Frames the assembler has just set are what will be encoded; taking them avoids
+            # decoding (and re-encoding) a table that is still bytes.
+            decoded = smt.frames_if_decoded if isinstance(smt, StackMapTable) else None
+            if decoded is not None:
+                raw_frames = decoded
             else:
                 data = smt.data
-            if data is not None:
                 initial = initial_frame_locals(self.this, self.name, self.desc, self.is_static)
                 try:
                     raw_frames = decode_stack_map_table(data, pool, initial, self.code_length)
@@ -964,7 +964,7 @@ class _Checker:
                 bits[off] = 1
         return bits
 
-    def _frame_boundary(self, pc: int, m: object, no_cf: bool, stack: list, locals_: list) -> bool:
+    def _frame_boundary(self, pc: int, m: Any, no_cf: bool, stack: list, locals_: list) -> bool:
         """An instruction with a frame (or one after no fall-through): match, then continue from the frame."""
         self.hver = -1  # the handlers covering this instruction may differ from the previous one's
         if m is None or m is _MUST_START:
@@ -1027,6 +1027,7 @@ class _Checker:
             if h.problem is not None:
                 raise _Fail(pc, h.problem)
             f = h.frame
+            assert f is not None  # (a handler without a frame has a problem, raised above)
             for i, t in f.checks:
                 c = locals_[i]
                 if c is not t and not assignable(c, t):
@@ -1329,13 +1330,13 @@ class _Checker:
             if not _is_ref_or_uninit(v):
                 bad(o, v, "a reference")
         elif k == K_NEWARRAY:
-            name = _NEWARRAY.get(code[pc + 1])
-            if name is None:
+            array = _NEWARRAY.get(code[pc + 1])
+            if array is None:
                 raise _Fail(pc, f"newarray: bad array type code {code[pc + 1]}")
             v = stack.pop()
             if v is not Integer:
                 bad(o, v, Integer)
-            stack.append(Object(name))
+            stack.append(Object(array))
         elif k == K_ANEWARRAY:
             name = self._class_operand(o, (code[pc + 1] << 8) | code[pc + 2])
             if name.startswith("[" * 255):

@@ -34,11 +34,21 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
-from typing import Self, Union
+from typing import BinaryIO, Self, Union
 
 from ..errors import ArchiveError, ClassFormatError
-from .zipformat import (DEFLATED, FLAG_UTF8, STORED, ZipReader, ZipRecord, ZipWriter, pread_fn, read_fully,
-                        dos_datetime, find_end_record)
+from .zipformat import (
+    DEFLATED,
+    FLAG_UTF8,
+    STORED,
+    ZipReader,
+    ZipRecord,
+    ZipWriter,
+    dos_datetime,
+    find_end_record,
+    pread_fn,
+    read_fully,
+)
 
 __all__ = [
     "open_container", "Container", "ZipContainer", "DirectoryContainer", "ClassFileContainer",
@@ -150,7 +160,8 @@ class Attributes(MutableMapping[str, str]):
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key.lower() in self._data
 
-    def _snapshot(self) -> tuple[tuple[str, str], ...]:
+    def snapshot(self) -> tuple[tuple[str, str], ...]:
+        """(name as spelled, value) in order: what :attr:`Manifest.is_modified` compares."""
         return tuple(self._data.values())
 
     def __repr__(self) -> str:
@@ -180,7 +191,7 @@ class Manifest:
     # -- parsing
 
     @classmethod
-    def parse(cls, data: bytes, *, path: str | None = None, entry: str | None = MANIFEST_NAME) -> "Manifest":
+    def parse(cls, data: bytes, *, path: str | None = None, entry: str | None = MANIFEST_NAME) -> Manifest:
         """Parse manifest bytes with the JDK's rules; ArchiveError (with byte offset) if malformed.
 
         Continuation lines are joined as bytes before decoding, because older
@@ -256,7 +267,7 @@ class Manifest:
     # -- state and output
 
     def _state(self) -> object:
-        return (self.main._snapshot(), tuple((n, a._snapshot()) for n, a in self.sections.items()), self.newline)
+        return (self.main.snapshot(), tuple((n, a.snapshot()) for n, a in self.sections.items()), self.newline)
 
     @property
     def is_modified(self) -> bool:
@@ -272,13 +283,13 @@ class Manifest:
         main = list(self.main.items())
         main.sort(key=lambda kv: kv[0].lower() != "manifest-version")  # stable: version first, as the JDK
         for key, value in main:
-            out += _wrap72(f"{key}: {value}".encode("utf-8"), nl)
+            out += _wrap72(f"{key}: {value}".encode(), nl)
         out += nl
         for name, attrs in self.sections.items():
-            out += _wrap72(f"Name: {name}".encode("utf-8"), nl)
+            out += _wrap72(f"Name: {name}".encode(), nl)
             for key, value in attrs.items():
                 if key.lower() != "name":
-                    out += _wrap72(f"{key}: {value}".encode("utf-8"), nl)
+                    out += _wrap72(f"{key}: {value}".encode(), nl)
             out += nl
         return bytes(out)
 
@@ -339,7 +350,7 @@ class Entry:
 
     __slots__ = ("name", "container", "is_dir", "is_class", "release", "class_name")
 
-    def __init__(self, name: str, container: "Container") -> None:
+    def __init__(self, name: str, container: Container) -> None:
         self.name = name
         self.container = container
         self.is_dir = name.endswith("/")
@@ -393,14 +404,14 @@ class ZipEntry(Entry):
 
     __slots__ = ("record",)
 
-    def __init__(self, record: ZipRecord, container: "ZipContainer") -> None:
+    def __init__(self, record: ZipRecord, container: ZipContainer) -> None:
         super().__init__(record.name, container)
         self.record = record
 
     def read(self) -> bytes:
         container = self.container
         assert isinstance(container, ZipContainer)
-        return container._open_reader().read(self.record)
+        return container.open_reader().read(self.record)
 
     @property
     def date_time(self) -> tuple[int, int, int, int, int, int]:
@@ -428,7 +439,7 @@ class FileEntry(Entry):
 
     __slots__ = ("fs_path", "_mtime", "_size")
 
-    def __init__(self, name: str, container: "Container", fs_path: str, mtime: float, size: int) -> None:
+    def __init__(self, name: str, container: Container, fs_path: str, mtime: float, size: int) -> None:
         super().__init__(name, container)
         self.fs_path = fs_path
         self._mtime = mtime
@@ -461,9 +472,6 @@ class FileEntry(Entry):
 
 # =========================================================================== containers
 
-_UNSET = object()
-
-
 class Container:
     """Entries of a jar, directory or class file, in their original order, with lookups.
 
@@ -478,7 +486,8 @@ class Container:
         self._by_name: dict[str, Entry] = {}
         self._base_classes: dict[str, Entry] | None = None
         self._versioned_classes: dict[str, list[tuple[int, Entry]]] = {}
-        self._manifest: object = _UNSET
+        self._manifest: Manifest | None = None
+        self._manifest_read = False
         self._signature_files: tuple[str, ...] | None = None
 
     def _set_entries(self, entries: list[Entry]) -> None:
@@ -553,10 +562,11 @@ class Container:
 
     def manifest(self) -> Manifest | None:
         """The parsed manifest (cached), or None; ArchiveError if it is malformed."""
-        if self._manifest is _UNSET:
+        if not self._manifest_read:
             e = self.manifest_entry()
             self._manifest = None if e is None else Manifest.parse(e.read(), path=self.path, entry=e.name)
-        return self._manifest  # type: ignore[return-value]
+            self._manifest_read = True
+        return self._manifest
 
     @property
     def is_multi_release(self) -> bool:
@@ -610,7 +620,8 @@ class ZipContainer(Container):
         self._set_entries([ZipEntry(rec, self) for rec in self._reader.records])
         self._preamble: bytes | None = None
 
-    def _open_reader(self) -> ZipReader:
+    def open_reader(self) -> ZipReader:
+        """The reader of the open file (entries and the jar writer's raw copies read through it)."""
         if self._reader is None:
             raise ValueError(f"{self.path}: container is closed")
         return self._reader
@@ -622,7 +633,7 @@ class ZipContainer(Container):
     @property
     def preamble(self) -> bytes:
         if self._preamble is None:
-            self._preamble = self._open_reader().read_preamble()
+            self._preamble = self.open_reader().read_preamble()
         return self._preamble
 
     def close(self) -> None:
@@ -833,9 +844,9 @@ def _temp_name(parent: str, target: str, suffix: str) -> str:
     return os.path.join(parent, f".{base}.{secrets.token_hex(4)}{suffix}")
 
 
-def _discard_file(stream: object, tmp: str) -> None:
+def _discard_file(stream: BinaryIO, tmp: str) -> None:
     try:
-        stream.close()  # type: ignore[attr-defined]
+        stream.close()
     except Exception:
         pass
     try:
@@ -1069,7 +1080,7 @@ class JarWriter(_Output):
         if isinstance(entry, ZipEntry):
             container = entry.container
             assert isinstance(container, ZipContainer)
-            self._zip.copy_raw(container._open_reader(), entry.record)
+            self._zip.copy_raw(container.open_reader(), entry.record)
         else:
             self._put(entry, entry.read(), _NO_CHANGES, claimed=True)
 
@@ -1084,7 +1095,7 @@ class JarWriter(_Output):
         meta = _Meta(date_time, compress_type, comment, external_attr)
         self._guard(lambda: self._put(entry_or_name, data, meta))
 
-    def _put(self, entry_or_name: Entry | str, data: bytes, meta: "_Meta", claimed: bool = False) -> None:
+    def _put(self, entry_or_name: Entry | str, data: bytes, meta: _Meta, claimed: bool = False) -> None:
         local_extra = b""
         if isinstance(entry_or_name, Entry):
             entry = entry_or_name
@@ -1098,7 +1109,7 @@ class JarWriter(_Output):
                 template = entry.record
                 container = entry.container
                 assert isinstance(container, ZipContainer)
-                local_extra = container._open_reader().local_header(template).extra
+                local_extra = container.open_reader().local_header(template).extra
             else:
                 template = _new_record(entry.name, entry.date_time, entry.compress_type, entry.comment,
                                        entry.external_attr, self.out_path)
@@ -1304,7 +1315,8 @@ class DirectoryWriter(_Output):
                 os.fsync(f.fileno())
         if date_time is not None:
             try:
-                t = time.mktime(tuple(date_time) + (0, 0, -1))  # type: ignore[arg-type]
+                year, month, day, hour, minute, second = date_time
+                t = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
                 os.utime(target, (t, t))
             except (OverflowError, ValueError, OSError):
                 pass

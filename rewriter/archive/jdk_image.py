@@ -16,7 +16,7 @@ detected from the magic number; the JDK writes the platform's native order)::
     strings     NUL-terminated modified UTF-8
     resources   content; OFFSET attributes are relative to here
 
-A name is found with one perfect-hash probe (see :func:`_hash`) and then
+A name is found with one perfect-hash probe (see :func:`image_hash`) and then
 verified against the entry's own module/parent/base/extension strings, so
 misses never need a scan. Besides ``/module/path`` resources, the image holds
 directory entries ``/modules/...`` and ``/packages/<pkg.name>`` whose content
@@ -43,6 +43,7 @@ import threading
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 from jprewrite.errors import ArchiveError
 
@@ -124,7 +125,7 @@ def _require_modules_file(home: Path, origin: str) -> None:
 # Hashing and strings
 # --------------------------------------------------------------------------
 
-def _hash(data: bytes, seed: int = HASH_MULTIPLIER) -> int:
+def image_hash(data: bytes, seed: int = HASH_MULTIPLIER) -> int:
     """ImageStringsReader.hashCode over the modified UTF-8 bytes of a name.
 
     The seed is the initial value; the multiplier is always 0x01000193. Java
@@ -171,7 +172,7 @@ def _printable(data: bytes) -> str:
 
 def _full_name(module: bytes, parent: bytes, base: bytes, extension: bytes) -> bytes:
     """Rebuild a resource name the way ImageLocation.getFullName does."""
-    parts = []
+    parts: list[bytes] = []
     if module:
         parts += (b"/", module, b"/")
     if parent:
@@ -215,11 +216,13 @@ def decompress_resource(data: bytes, *, byte_order: str, strings: StringsProvide
         try:
             name = strings(name_offset)
         except ArchiveError as exc:
-            raise exc.located(path=path, entry=entry)
+            exc.located(path=path, entry=entry)
+            raise
         try:
             data = _run_decompressor(name, data, size, strings)
         except ArchiveError as exc:
-            raise exc.located(path=path, entry=entry)
+            exc.located(path=path, entry=entry)
+            raise
         except (IndexError, ValueError, struct.error, zlib.error) as exc:
             raise ArchiveError(f"corrupt {_printable(name)!r} compressed resource: {exc}",
                                path=path, entry=entry) from None
@@ -537,12 +540,12 @@ class _Index:
         count = self.table_length
         if count == 0:
             return None
-        slot = _hash(name) % count
+        slot = image_hash(name) % count
         redirect = self.redirect[slot]
         if redirect < 0:
             index = -1 - redirect
         elif redirect > 0:
-            index = _hash(name, redirect) % count
+            index = image_hash(name, redirect) % count
         else:
             return None
         if index >= count:
@@ -630,7 +633,7 @@ class JdkImage:
             raise ArchiveError("no such file or directory", path=str(location))
         self.path = modules
         self._lock = threading.Lock()
-        self._file = None
+        self._file: BinaryIO | None = None
         self._index: _Index | None = None
         self._closed = False
         self._package_modules: dict[str, str | None] = {}
@@ -639,7 +642,7 @@ class JdkImage:
 
     # -- lifetime -----------------------------------------------------------
 
-    def __enter__(self) -> "JdkImage":
+    def __enter__(self) -> JdkImage:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -25,8 +25,9 @@ import os
 import struct
 import threading
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO, Callable
+from typing import BinaryIO
 
 from ..errors import ArchiveError
 
@@ -109,7 +110,7 @@ class ZipRecord:
     z64_fields: tuple[bool, bool, bool, bool] = (False, False, False, False)
     record_offset: int = -1
 
-    def evolve(self, **changes: object) -> "ZipRecord":
+    def evolve(self, **changes: object) -> ZipRecord:
         """A copy with some fields changed (much cheaper than dataclasses.replace; called per entry)."""
         new = ZipRecord(self.name, self.raw_name, self.create_version, self.create_system, self.extract_version,
                         self.flag_bits, self.compress_type, self.dos_time, self.dos_date, self.crc,

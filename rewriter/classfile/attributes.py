@@ -14,8 +14,9 @@ attribute on a field is not a Code attribute to the JVM, so it stays raw here.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable, Iterable
 from itertools import chain
-from typing import Callable, Iterable
+from typing import Any
 
 from ..errors import ClassFormatError
 from .constants import ConstantPool
@@ -64,11 +65,11 @@ class Attribute:
     def encode_body(self, pool: ConstantPool) -> bytes:
         raise NotImplementedError
 
-    # Optional, for the attributes that are on nearly every member: a classmethod
-    # ``_decode_body(name_index, data, offset, pool, ctx)`` that decodes a whole,
-    # well-formed body without a _Reader (cheaper: no reader object, no per-field
-    # method calls) and returns None for anything else, in which case ``decode``
-    # runs as usual and words the error. See decode_attribute.
+    # Optional, for the attributes that are on nearly every member: a public classmethod
+    # ``decode_body(name_index, data, offset, pool, ctx)`` beside ``decode`` that decodes a
+    # whole, well-formed body without a Reader (cheaper: no reader object, no per-field
+    # method calls) and returns None for anything else, in which case ``decode`` runs as
+    # usual and words the error. register() picks it up; see decode_attribute.
 
     def encode(self, pool: ConstantPool) -> bytes:
         body = self.encode_body(pool)
@@ -92,8 +93,12 @@ class RawAttribute(Attribute):
         return f"RawAttribute(#{self.name_index}, {len(self.data)} bytes)"
 
 
-class _Reader:
-    """Bounds-checked big-endian reads over one attribute body."""
+class Reader:
+    """Bounds-checked big-endian reads over one attribute body (what ``decode`` methods get).
+
+    ``pos`` is the read position in ``data``; a read past the end raises
+    :class:`ClassFormatError` naming the attribute and the file offset.
+    """
 
     __slots__ = ("data", "pos", "base", "what")
 
@@ -103,7 +108,8 @@ class _Reader:
         self.base = base  # file offset of data[0], or -1 if unknown
         self.what = what
 
-    def _need(self, n: int) -> None:
+    def need(self, n: int) -> None:
+        """Raise ClassFormatError unless ``n`` more bytes can be read."""
         if self.pos + n > len(self.data):
             raise ClassFormatError(f"{self.what} attribute is truncated", offset=self.file_offset)
 
@@ -111,13 +117,13 @@ class _Reader:
     def file_offset(self) -> int | None:
         return self.base + self.pos if self.base >= 0 else None
 
-    # The reads check bounds inline rather than through _need: they run for every
+    # The reads check bounds inline rather than through need(): they run for every
     # field of every decoded attribute, and a method call per read was measurable.
     def u1(self) -> int:
         pos = self.pos
         data = self.data
         if pos >= len(data):
-            self._need(1)
+            self.need(1)
         self.pos = pos + 1
         return data[pos]
 
@@ -125,21 +131,21 @@ class _Reader:
         pos = self.pos
         data = self.data
         if pos + 2 > len(data):
-            self._need(2)
+            self.need(2)
         self.pos = pos + 2
         return (data[pos] << 8) | data[pos + 1]
 
     def u4(self) -> int:
         pos = self.pos
         if pos + 4 > len(self.data):
-            self._need(4)
+            self.need(4)
         self.pos = pos + 4
         return _U4.unpack_from(self.data, pos)[0]
 
     def take(self, n: int) -> bytes:
         pos = self.pos
         if pos + n > len(self.data):
-            self._need(n)
+            self.need(n)
         self.pos = pos + n
         return bytes(self.data[pos:pos + n])
 
@@ -147,7 +153,7 @@ class _Reader:
         n = self.u2()
         pos = self.pos
         if pos + 2 * n > len(self.data):
-            self._need(2 * n)
+            self.need(2 * n)
         self.pos = pos + 2 * n
         return list(struct.unpack_from(f">{n}H", self.data, pos))
 
@@ -167,12 +173,12 @@ class _U2Attribute(Attribute):
         self.index = index
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "_U2Attribute":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> _U2Attribute:
         return cls(name_index, r.u2())
 
     @classmethod
-    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> "_U2Attribute | None":
+    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> _U2Attribute | None:
         if len(data) != 2:
             return None
         a = _new(cls)
@@ -212,12 +218,12 @@ class _U2ListAttribute(Attribute):
         self.indices = indices
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "_U2ListAttribute":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> _U2ListAttribute:
         return cls(name_index, r.u2_list())
 
     @classmethod
-    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> "_U2ListAttribute | None":
+    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> _U2ListAttribute | None:
         n = len(data)
         if n < 2 or n != 2 + 2 * ((data[0] << 8) | data[1]):
             return None
@@ -255,7 +261,7 @@ class EnclosingMethod(Attribute):
         self.method_index = method_index  # 0 when not enclosed by a method
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "EnclosingMethod":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> EnclosingMethod:
         return cls(name_index, r.u2(), r.u2())
 
     def encode_body(self, pool: ConstantPool) -> bytes:
@@ -273,13 +279,13 @@ class _TableAttribute(Attribute):
         self.rows = rows
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "_TableAttribute":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> _TableAttribute:
         n = r.u2()
         k = cls.row_fields
         pos = r.pos
         size = 2 * k * n
         if pos + size > len(r.data):
-            r._need(size)
+            r.need(size)
         it = iter(_u2s(k * n).unpack_from(r.data, pos))
         r.pos = pos + size
         # zip over k references to one iterator yields consecutive k-tuples, built in C:
@@ -288,8 +294,8 @@ class _TableAttribute(Attribute):
         return cls(name_index, list(zip(*(it,) * k)))
 
     @classmethod
-    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> "_TableAttribute | None":
+    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> _TableAttribute | None:
         k = cls.row_fields
         n = len(data)
         if n < 2 or n != 2 + 2 * k * ((data[0] << 8) | data[1]):
@@ -350,7 +356,7 @@ class MethodParameters(Attribute):
         self.parameters = parameters
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "MethodParameters":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> MethodParameters:
         n = r.u1()
         return cls(name_index, [(r.u2(), r.u2()) for _ in range(n)])
 
@@ -372,7 +378,7 @@ class BootstrapMethods(Attribute):
         self.methods = methods
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "BootstrapMethods":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> BootstrapMethods:
         n = r.u2()
         methods = []
         for _ in range(n):
@@ -388,7 +394,7 @@ class BootstrapMethods(Attribute):
 
 
 # --------------------------------------------------------------------------- annotations
-def _skip_element_value(r: _Reader) -> None:
+def _skip_element_value(r: Reader) -> None:
     tag = r.u1()
     if tag in b"BCDFIJSZsc":
         r.u2()
@@ -404,14 +410,14 @@ def _skip_element_value(r: _Reader) -> None:
         raise ClassFormatError(f"{r.what}: unknown element_value tag {tag!r}", offset=r.file_offset)
 
 
-def _skip_annotation(r: _Reader) -> None:
+def _skip_annotation(r: Reader) -> None:
     r.u2()
     for _ in range(r.u2()):
         r.u2()
         _skip_element_value(r)
 
 
-def _read_annotation(r: _Reader) -> bytes:
+def _read_annotation(r: Reader) -> bytes:
     """One annotation structure, kept as its bytes (type index first)."""
     start = r.pos
     _skip_annotation(r)
@@ -432,7 +438,7 @@ class ParameterAnnotations(Attribute):
         self.parameters = parameters
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "ParameterAnnotations":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> ParameterAnnotations:
         n = r.u1()
         params = []
         for _ in range(n):
@@ -505,8 +511,9 @@ _TARGET_LAYOUT: dict[int, tuple[int, ...]] = {
 }
 
 
-def _read_type_annotation(r: _Reader) -> TypeAnnotation:
+def _read_type_annotation(r: Reader) -> TypeAnnotation:
     t = r.u1()
+    info: list[tuple[int, int, int]] | tuple[int, ...]
     if t in (0x40, 0x41):
         info = [(r.u2(), r.u2(), r.u2()) for _ in range(r.u2())]
     else:
@@ -529,7 +536,7 @@ class TypeAnnotations(Attribute):
         self.annotations = annotations
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "TypeAnnotations":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> TypeAnnotations:
         return cls(name_index, [_read_type_annotation(r) for _ in range(r.u2())])
 
     def encode_body(self, pool: ConstantPool) -> bytes:
@@ -565,7 +572,7 @@ class Record(Attribute):
         self.components = components
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "Record":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> Record:
         comps = []
         for _ in range(r.u2()):
             name, desc = r.u2(), r.u2()
@@ -599,7 +606,7 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool,
     attrs: list[Attribute] = []
     if not count:
         return attrs, pos
-    tags = pool._tags
+    tags = pool.tags
     ntags = len(tags)
     unpack = _HI.unpack_from
     append = attrs.append
@@ -655,7 +662,7 @@ def encode_attribute_list(attrs: Iterable[Attribute], pool: ConstantPool) -> byt
     return b"".join(parts)
 
 
-Decoder = Callable[[int, _Reader, ConstantPool, object], Attribute]
+Decoder = Callable[[int, Reader, ConstantPool, object], Attribute]
 
 # name -> (contexts where decoded, decoder). Code and StackMapTable are registered by code.py.
 # Change it through register() only: decode_attribute reads the per-context copy below.
@@ -679,15 +686,15 @@ def register(name: str, contexts: Iterable[str], decoder: Decoder) -> None:
     # together with that class's own decode.
     owner = getattr(decoder, "__self__", None)
     fast = None
-    if isinstance(owner, type) and _defined_in(owner, "_decode_body") is _defined_in(owner, "decode"):
-        fast = owner._decode_body  # type: ignore[attr-defined]
+    if isinstance(owner, type) and _defined_in(owner, "decode_body") is _defined_in(owner, "decode"):
+        fast = owner.decode_body  # type: ignore[attr-defined]
     for table in _DECODERS_IN.values():
         table.pop(name, None)
     for context in contexts:
         _DECODERS_IN.setdefault(context, {})[name] = (fast, decoder)
 
 
-for _cls, _ctx in [
+_BUILT_IN: list[tuple[Any, tuple[str, ...]]] = [  # (attribute class, where it is decoded)
     (ConstantValue, (FIELD,)),
     (Signature, (CLASS, FIELD, METHOD, RECORD_COMPONENT)),
     (SourceFile, (CLASS,)),
@@ -707,7 +714,8 @@ for _cls, _ctx in [
     (RuntimeVisibleTypeAnnotations, (CLASS, FIELD, METHOD, CODE, RECORD_COMPONENT)),
     (RuntimeInvisibleTypeAnnotations, (CLASS, FIELD, METHOD, CODE, RECORD_COMPONENT)),
     (Record, (CLASS,)),
-]:
+]
+for _cls, _ctx in _BUILT_IN:
     register(_cls.name, _ctx, _cls.decode)
 
 
@@ -724,12 +732,8 @@ def decode_attribute(attr: Attribute, pool: ConstantPool, context: str, ctx: obj
         decoded = fast(attr.name_index, attr.data, attr.offset, pool, ctx)
         if decoded is not None:
             return decoded
-    r = _Reader(attr.data, attr.offset, name)
+    r = Reader(attr.data, attr.offset, name)
     decoded = decoder(attr.name_index, r, pool, ctx)
     if r.pos != len(r.data):
         r.done()  # raises
     return decoded
-
-
-def attribute_name(attr: Attribute, pool: ConstantPool) -> str:
-    return pool.utf8(attr.name_index)

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 from ..errors import ClassFormatError
 from . import attributes as attrs
-from .attributes import Attribute, _Reader, encode_attribute_list, read_attribute_list
+from .attributes import Attribute, Reader, encode_attribute_list, read_attribute_list
 from .constants import ConstantPool
+
 # Imported here, not inside the methods that use them: an import statement costs about
 # a microsecond even when the module is loaded, and these run for every method.
-from .frames import _initial_locals, decode_stack_map_table, encode_stack_map_table
-from .instructions import decode_instructions, encode_instructions
+from .frames import Frame, decode_stack_map_table, encode_stack_map_table, initial_locals
+from .instructions import Instruction, decode_instructions, encode_instructions
 
 _U2 = struct.Struct(">H")
 _HANDLER = struct.Struct(">HHHH")
@@ -86,10 +87,10 @@ class CodeAttribute(Attribute):
         self.attributes = attributes
         self.context = context
         self.code_offset = code_offset  # file offset of code[0], for error messages
-        self._instructions = None
+        self._instructions: list[Instruction] | None = None
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "CodeAttribute":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> CodeAttribute:
         if r.pos + 8 <= len(r.data):  # the usual case: one unpack for the fixed header
             max_stack, max_locals, length = _HHI.unpack_from(r.data, r.pos)
             r.pos += 8
@@ -103,7 +104,7 @@ class CodeAttribute(Attribute):
         n = r.u2()
         handlers = []
         if n:
-            r._need(8 * n)
+            r.need(8 * n)
             data = r.data
             for _ in range(n):
                 start, end, handler, catch = _HANDLER.unpack_from(data, r.pos)
@@ -121,9 +122,9 @@ class CodeAttribute(Attribute):
         return cls(name_index, max_stack, max_locals, code, handlers, attributes, context, code_offset)
 
     @classmethod
-    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> "CodeAttribute | None":
-        """``decode`` for a well-formed body, without a _Reader; None sends anything else there.
+    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> CodeAttribute | None:
+        """``decode`` for a well-formed body, without a Reader; None sends anything else there.
 
         One of these per method with code: reading the body in one straight pass
         (one unpack for the header, no per-field method calls) is worth the duplication.
@@ -179,6 +180,15 @@ class CodeAttribute(Attribute):
                 raise
         return self._instructions
 
+    def drop_instructions(self) -> None:
+        """Forget the decoded instructions: the attribute writes its original code bytes again.
+
+        Why: the disassembler hands the decoded instruction objects over to an editable
+        body (many are taken over as they are); dropping them here means editing that body
+        can never change this attribute.
+        """
+        self._instructions = None
+
     def code_bytes(self) -> bytes:
         """The code array: re-encoded from the instructions if they were decoded."""
         if self._instructions is not None:
@@ -227,16 +237,16 @@ class StackMapTable(Attribute):
         self.data = data
         self.context = context
         self.offset = offset
-        self._frames = None
+        self._frames: list[Frame] | None = None
 
     @classmethod
-    def decode(cls, name_index: int, r: _Reader, pool: ConstantPool, ctx: object) -> "StackMapTable":
+    def decode(cls, name_index: int, r: Reader, pool: ConstantPool, ctx: object) -> StackMapTable:
         data = r.take(len(r.data))
         return cls(name_index, data, ctx if isinstance(ctx, CodeContext) else None, r.base)
 
     @classmethod
-    def _decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> "StackMapTable":
+    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
+                     ctx: object) -> StackMapTable:
         return cls(name_index, data, ctx if isinstance(ctx, CodeContext) else None, offset)
 
     def frames(self, pool: ConstantPool) -> list:
@@ -245,7 +255,7 @@ class StackMapTable(Attribute):
             c = self.context
             if c is None:
                 raise ClassFormatError("StackMapTable outside a method's Code attribute")
-            initial = _initial_locals(c.class_name, c.method_name, c.descriptor, c.is_static)
+            initial = initial_locals(c.class_name, c.method_name, c.descriptor, c.is_static)
             try:
                 self._frames = decode_stack_map_table(self.data, pool, initial, c.code_length)
             except ClassFormatError as e:
@@ -268,7 +278,7 @@ class StackMapTable(Attribute):
             return self.data
         c = self.context
         # (a list: the encoder compares it with each frame's locals, which are lists)
-        initial = (list(_initial_locals(c.class_name, c.method_name, c.descriptor, c.is_static))
+        initial = (list(initial_locals(c.class_name, c.method_name, c.descriptor, c.is_static))
                    if c is not None else None)
         return encode_stack_map_table(self._frames, pool, initial)
 

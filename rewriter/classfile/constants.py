@@ -17,7 +17,8 @@ pool and so should ``jprewrite check``.
 from __future__ import annotations
 
 import struct
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..errors import ClassFormatError
 from . import mutf8
@@ -113,7 +114,13 @@ class Constant:
 
 
 class Utf8(Constant):
-    __slots__ = ("raw", "_value")
+    """A string constant, kept as its raw modified-UTF-8 bytes (what it encodes back to).
+
+    ``decoded`` is the string once decoded (None until :attr:`value` or the pool's
+    bulk decoder first needs it); read :attr:`value`, which decodes on demand.
+    """
+
+    __slots__ = ("raw", "decoded")
     tag = UTF8
 
     def __init__(self, value: str | None = None, *, raw: bytes | None = None) -> None:
@@ -124,13 +131,13 @@ class Utf8(Constant):
             if len(raw) > 0xFFFF:
                 raise ValueError("Utf8 constant longer than 65535 bytes")
         self.raw = raw
-        self._value = value
+        self.decoded = value
 
     @property
     def value(self) -> str:
-        if self._value is None:
-            self._value = mutf8.decode(self.raw)
-        return self._value
+        if self.decoded is None:
+            self.decoded = mutf8.decode(self.raw)
+        return self.decoded
 
     def key(self) -> tuple:
         return (UTF8, self.raw)
@@ -166,7 +173,7 @@ class Float(Constant):
         self.bits = bits
 
     @classmethod
-    def of(cls, value: float) -> "Float":
+    def of(cls, value: float) -> Float:
         return cls(struct.unpack(">I", struct.pack(">f", value))[0])
 
     @property
@@ -208,7 +215,7 @@ class Double(Constant):
         self.bits = bits
 
     @classmethod
-    def of(cls, value: float) -> "Double":
+    def of(cls, value: float) -> Double:
         return cls(struct.unpack(">Q", struct.pack(">d", value))[0])
 
     @property
@@ -351,9 +358,9 @@ class MethodHandle(Constant):
         return b"\x0f" + bytes((self.kind,)) + _U2.pack(self.index)
 
 
-_ONE_REF_CLASSES = {CLASS: ClassRef, STRING: String, METHOD_TYPE: MethodType, MODULE: Module,
+_ONE_REF_CLASSES: dict[int, type[_OneRef]] = {CLASS: ClassRef, STRING: String, METHOD_TYPE: MethodType, MODULE: Module,
                     PACKAGE: Package}
-_TWO_REF_CLASSES = {FIELDREF: Fieldref, METHODREF: Methodref,
+_TWO_REF_CLASSES: dict[int, type[_TwoRef]] = {FIELDREF: Fieldref, METHODREF: Methodref,
                     INTERFACE_METHODREF: InterfaceMethodref, NAME_AND_TYPE: NameAndType,
                     DYNAMIC: Dynamic, INVOKE_DYNAMIC: InvokeDynamic}
 
@@ -361,14 +368,14 @@ _TWO_REF_CLASSES = {FIELDREF: Fieldref, METHODREF: Methodref,
 # hot loops do one list index instead of dict lookups or chains of comparisons).
 _K_OTHER, _K_UTF8, _K_ONE_REF, _K_TWO_REF = range(4)
 _KIND_BY_TAG: list[int] = [_K_OTHER] * 256
-_CLASS_BY_TAG: list[type | None] = [None] * 256
+_CLASS_BY_TAG: list[Any] = [None] * 256  # (a _OneRef or _TwoRef subclass, or None)
 _KIND_BY_TAG[UTF8] = _K_UTF8
-for _tag, _cls in _ONE_REF_CLASSES.items():
+for _tag, _one in _ONE_REF_CLASSES.items():
     _KIND_BY_TAG[_tag] = _K_ONE_REF
-    _CLASS_BY_TAG[_tag] = _cls
-for _tag, _cls in _TWO_REF_CLASSES.items():
+    _CLASS_BY_TAG[_tag] = _one
+for _tag, _two in _TWO_REF_CLASSES.items():
     _KIND_BY_TAG[_tag] = _K_TWO_REF
-    _CLASS_BY_TAG[_tag] = _cls
+    _CLASS_BY_TAG[_tag] = _two
 # Size after the tag byte, -1 for unknown tags (Utf8: the length field only).
 _SIZE_BY_TAG: list[int] = [-1] * 256
 for _tag, _size in _FIXED_SIZE.items():
@@ -384,7 +391,7 @@ for _tag, _fields in _REF_RULES.items():
         _WANT2[_tag] = _fields[1][0]
 _WANT1[DYNAMIC] = _WANT1[INVOKE_DYNAMIC] = 0  # first field: a BootstrapMethods index
 _WANT2[DYNAMIC] = _WANT2[INVOKE_DYNAMIC] = NAME_AND_TYPE
-del _tag, _cls, _size, _fields
+del _tag, _one, _two, _size, _fields
 
 
 class ConstantPool:
@@ -394,26 +401,31 @@ class ConstantPool:
     second slot of a Long/Double is unusable and reads as an error.
     """
 
-    def __init__(self) -> None:
-        self._data: bytes = b""
-        self._base = 0  # offset of the pool's first entry inside _data (for error offsets)
-        self._end = 0
-        self._offsets: list[int] = [0]  # offset of each entry's tag byte in _data; -1 = unusable
-        self._tags: list[int] = [0]
-        self._cache: list[Constant | None] = [None]
-        self._original_count = 1  # entries below this come from _data
+    def __init__(self, data: bytes = b"", base: int = 0, end: int = 0,
+                 offsets: list[int] | None = None, tags: list[int] | None = None) -> None:
+        """An empty pool; or, as :meth:`parse` makes it, the pool that ``data[base:end]`` holds,
+        whose entries start at ``offsets`` and have ``tags`` (its references are validated)."""
+        self._data: bytes = data
+        self._base = base  # offset of the pool's first entry inside _data (for error offsets)
+        self._end = end
+        self._offsets: list[int] = offsets if offsets is not None else [0]  # tag byte offsets; -1 = unusable
+        self._tags: list[int] = tags if tags is not None else [0]
+        count = len(self._tags)
+        self._cache: list[Constant | None] = [None] * count
+        self._original_count = count  # entries below this come from _data
         self._dirty = False  # an original entry was replaced: re-encode all
         self._index: dict[tuple, int] | None = None
+        if tags is not None:
+            self._validate()
 
     # ----------------------------------------------------------------- reading
     @classmethod
-    def parse(cls, data: bytes, offset: int) -> "ConstantPool":
+    def parse(cls, data: bytes, offset: int) -> ConstantPool:
         """Read the pool starting at ``data[offset]`` (the constant_pool_count).
 
         Only tags and offsets are recorded (one tight loop, sizes from a table
         indexed by the tag), then the references are validated.
         """
-        pool = cls()
         if type(data) is not bytes:  # entries slice _data and must get (hashable) bytes
             data = bytes(data)
         n = len(data)
@@ -422,9 +434,7 @@ class ConstantPool:
         count = (data[offset] << 8) | data[offset + 1]
         if count == 0:
             raise ClassFormatError("constant_pool_count is 0", offset=offset)
-        pos = offset + 2
-        pool._data = data
-        pool._base = pos
+        pos = base = offset + 2
         offsets = [-1] * count
         tags = [0] * count
         sizes = _SIZE_BY_TAG
@@ -459,13 +469,7 @@ class ConstantPool:
                 raise ClassFormatError(f"truncated Utf8 constant #{i}", offset=offsets[i]) from None
             raise ClassFormatError(f"truncated constant pool (entry #{i} of {count - 1})",
                                    offset=pos) from None
-        pool._end = pos
-        pool._offsets = offsets
-        pool._tags = tags
-        pool._cache = [None] * count
-        pool._original_count = count
-        pool._validate()
-        return pool
+        return cls(data, base, pos, offsets, tags)
 
     def _validate(self) -> None:
         """Check every reference inside the pool (JVMS 4.4): index in range and of the right kind.
@@ -570,8 +574,8 @@ class ConstantPool:
         for i in range(1, len(tags)):
             c = cache[i]
             if c is not None:
-                if type(c) is Utf8_ and c._value is None:  # added or replaced by raw bytes
-                    c._value = decode(c.raw)
+                if type(c) is Utf8_ and c.decoded is None:  # added or replaced by raw bytes
+                    c.decoded = decode(c.raw)
                 continue
             tag = tags[i]
             if tag == 0:
@@ -583,7 +587,7 @@ class ConstantPool:
                 c = new(Utf8_)
                 c.raw = raw
                 # ASCII without NUL (nearly every name) decodes in C; the rest is checked.
-                c._value = raw.decode("ascii") if raw.isascii() and 0 not in raw else decode(raw)
+                c.decoded = raw.decode("ascii") if raw.isascii() and 0 not in raw else decode(raw)
             elif kind == K_TWO:
                 c = new(classes[tag])
                 c.first, c.second = u2u2(data, pos + 1)
@@ -596,6 +600,20 @@ class ConstantPool:
             cache[i] = c
 
     # ----------------------------------------------------------------- queries
+    @property
+    def tags(self) -> list[int]:
+        """The tag of every entry by index (0 for index 0 and the second slot of Long/Double).
+
+        The pool's own list, for readers that check many indices in a loop (member and
+        attribute names while a class is read): do not change it.
+        """
+        return self._tags
+
+    @property
+    def end_offset(self) -> int:
+        """Offset just past the pool in the bytes it was parsed from (0 for a new pool)."""
+        return self._end
+
     def __len__(self) -> int:
         return len(self._tags)
 
@@ -634,7 +652,7 @@ class ConstantPool:
             if i > 0:
                 c = self._cache[i]
                 if type(c) is Utf8:
-                    v = c._value
+                    v = c.decoded
                     if v is not None:
                         return v
         except (TypeError, IndexError):

@@ -20,7 +20,7 @@ from ..errors import ClassFormatError
 
 __all__ = [
     "MethodDescriptor", "parse_method_descriptor", "parse_field_descriptor",
-    "is_valid_field_descriptor", "type_size", "class_name_of", "is_reference",
+    "is_valid_field_descriptor", "type_size", "class_name_of", "is_reference", "array_of",
     "MAX_ARRAY_DIMENSIONS",
 ]
 
@@ -151,3 +151,10 @@ def class_name_of(desc: str) -> str:
     if desc.startswith("["):
         return desc
     raise ClassFormatError(f"{desc!r} is not a reference type descriptor")
+
+
+def array_of(name: str) -> str:
+    """The descriptor of an array whose elements are of class ``name`` (an internal name, or an
+    array descriptor for a multi-dimensional array): ``java/lang/String`` -> ``[Ljava/lang/String;``,
+    ``[I`` -> ``[[I``. (Constant-pool Class entries name arrays by descriptor, classes by name.)"""
+    return "[" + name if name.startswith("[") else f"[L{name};"

@@ -25,8 +25,9 @@ and :class:`Uninitialized` (the offset of its ``new`` instruction).
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Iterable, Protocol, Sequence
+from typing import Protocol
 
 from ..errors import ClassFormatError
 from .descriptors import parse_method_descriptor
@@ -34,7 +35,7 @@ from .descriptors import parse_method_descriptor
 __all__ = [
     "VType", "Top", "Integer", "Float", "Double", "Long", "Null", "UninitializedThis",
     "Object", "Uninitialized", "Frame", "ClassPool",
-    "decode_stack_map_table", "encode_stack_map_table", "initial_frame_locals",
+    "decode_stack_map_table", "encode_stack_map_table", "initial_frame_locals", "initial_locals",
     "vtype_of_descriptor", "frame_kind_name",
     "SAME_LOCALS_1_STACK_ITEM_EXTENDED", "SAME_FRAME_EXTENDED", "FULL_FRAME",
 ]
@@ -122,7 +123,7 @@ class Object(VType):
 
     def __eq__(self, other: object) -> bool:
         if type(other) is Object:
-            return self.name == other.name  # type: ignore[attr-defined]
+            return self.name == other.name
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -148,7 +149,7 @@ class Uninitialized(VType):
 
     def __eq__(self, other: object) -> bool:
         if type(other) is Uninitialized:
-            a, b = self.offset, other.offset  # type: ignore[attr-defined]
+            a, b = self.offset, other.offset
             # In editable code the site is the `new` instruction object: identity, not value.
             return a == b if type(a) is int and type(b) is int else a is b
         return NotImplemented
@@ -184,12 +185,12 @@ class Frame:
     def __eq__(self, other: object) -> bool:
         if type(other) is not Frame:
             return NotImplemented
-        return (self.offset == other.offset and self.kind == other.kind  # type: ignore[attr-defined]
-                and self.locals == other.locals and self.stack == other.stack)  # type: ignore[attr-defined]
+        return (self.offset == other.offset and self.kind == other.kind
+                and self.locals == other.locals and self.stack == other.stack)
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
-    def same_types(self, other: "Frame") -> bool:
+    def same_types(self, other: Frame) -> bool:
         """Same offset, locals and stack; the kind it is written as does not matter."""
         return self.offset == other.offset and self.locals == other.locals and self.stack == other.stack
 
@@ -243,14 +244,16 @@ def initial_frame_locals(class_name: str, method_name: str, descriptor: str,
     ``this`` is UninitializedThis in a constructor (except java/lang/Object's,
     which has no super constructor to call), else Object(class_name).
     """
-    return list(_initial_locals(class_name, method_name, descriptor, is_static))
+    return list(initial_locals(class_name, method_name, descriptor, is_static))
 
 
 @lru_cache(maxsize=1024)
-def _initial_locals(class_name: str, method_name: str, descriptor: str,
-                    is_static: bool) -> tuple[VType, ...]:
-    """initial_frame_locals, cached: a StackMapTable asks for it when decoded and again
-    when encoded, and the types are immutable, so the same tuple serves both."""
+def initial_locals(class_name: str, method_name: str, descriptor: str,
+                   is_static: bool) -> tuple[VType, ...]:
+    """:func:`initial_frame_locals` as a shared, cached tuple (do not build on it: copy it).
+
+    Why: a StackMapTable asks for it when decoded and again when encoded, and the
+    types are immutable, so the same tuple serves both."""
     locals_: list[VType] = []
     if not is_static:
         if method_name == "<init>" and class_name != "java/lang/Object":

@@ -18,6 +18,9 @@ Most instructions have at most one operand, kept in ``operand``:
 * ABSOLUTE branch target offset (if*, goto, goto_w, jsr, jsr_w, ifnull, ifnonnull),
 * signed immediate (bipush, sipush), or the newarray type code.
 
+In a method body being edited (:mod:`jprewrite.editor`) a branch operand is that layer's
+``Label`` instead of an offset, hence ``operand``'s loose type.
+
 The few with more operands are subclasses with named fields:
 :class:`Iinc`, :class:`InvokeInterface`, :class:`InvokeDynamic`,
 :class:`MultiANewArray`, :class:`TableSwitch`, :class:`LookupSwitch`.
@@ -38,16 +41,41 @@ instruction starts), because writing it would produce a malformed class.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable, Sequence
 from operator import attrgetter
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ..errors import ClassFormatError
 from .opcodes import (
-    FMT_BRANCH, FMT_BRANCH_W, FMT_BYTE, FMT_CP1, FMT_CP2, FMT_IINC, FMT_INVALID,
-    FMT_INVOKEDYNAMIC, FMT_INVOKEINTERFACE, FMT_LOCAL, FMT_LOOKUPSWITCH, FMT_MULTIANEWARRAY,
-    FMT_NEWARRAY, FMT_NONE, FMT_SHORT, FMT_TABLESWITCH, FMT_WIDE, FORMATS, IINC,
-    INVOKEDYNAMIC, INVOKEINTERFACE, LENGTHS, LOOKUPSWITCH, MULTIANEWARRAY, TABLESWITCH, WIDE,
-    WIDENABLE, opcode_name,
+    FMT_BRANCH,
+    FMT_BRANCH_W,
+    FMT_BYTE,
+    FMT_CP1,
+    FMT_CP2,
+    FMT_IINC,
+    FMT_INVALID,
+    FMT_INVOKEDYNAMIC,
+    FMT_INVOKEINTERFACE,
+    FMT_LOCAL,
+    FMT_LOOKUPSWITCH,
+    FMT_MULTIANEWARRAY,
+    FMT_NEWARRAY,
+    FMT_NONE,
+    FMT_SHORT,
+    FMT_TABLESWITCH,
+    FMT_WIDE,
+    FORMATS,
+    IINC,
+    INVOKEDYNAMIC,
+    INVOKEINTERFACE,
+    JUMP_OPCODES,
+    LENGTHS,
+    LOOKUPSWITCH,
+    MULTIANEWARRAY,
+    TABLESWITCH,
+    WIDE,
+    WIDENABLE,
+    opcode_name,
 )
 
 __all__ = [
@@ -70,7 +98,7 @@ class Instruction:
     __slots__ = ("offset", "opcode", "operand", "wide")
     _FIELDS: tuple[str, ...] = ("offset", "opcode", "operand", "wide")
 
-    def __init__(self, offset: int, opcode: int, operand: int | None = None, wide: bool = False) -> None:
+    def __init__(self, offset: int, opcode: int, operand: Any = None, wide: bool = False) -> None:
         self.offset = offset
         self.opcode = opcode
         self.operand = operand
@@ -356,7 +384,7 @@ def decode_instructions(code: bytes) -> list[Instruction]:
             else:
                 insn = _decode_other(code, pos, op)
                 append(insn)
-                if op in _JUMPING:
+                if op in JUMP_OPCODES:
                     jumps.append(insn)
                 # fixed-size opcodes from the table; switches and wide forms (0 there) computed
                 pos += lengths[op] or instruction_length(insn, pos)
@@ -366,10 +394,6 @@ def decode_instructions(code: bytes) -> list[Instruction]:
     if jumps:
         _check_targets(out, jumps, n)
     return out
-
-
-_JUMPING = frozenset(op for op in range(256)
-                     if FORMATS[op] in (FMT_BRANCH, FMT_BRANCH_W, FMT_TABLESWITCH, FMT_LOOKUPSWITCH))
 
 
 def _decode_other(code: bytes, pos: int, op: int) -> Instruction:
@@ -437,7 +461,7 @@ def _decode_switch(code: bytes, pos: int, op: int) -> Instruction:
 def _targets_of(insn: Instruction) -> Sequence[int]:
     if isinstance(insn, (TableSwitch, LookupSwitch)):
         return [insn.default, *insn.targets]
-    return (insn.operand,)  # type: ignore[return-value]
+    return (insn.operand,)
 
 
 _offset_of = attrgetter("offset")
@@ -541,7 +565,7 @@ def encode_instructions(insns: Iterable[Instruction]) -> bytes:
                 pos += 3
             else:
                 _encode_other(buf, insn, pos, op)
-                if op in _JUMPING:
+                if op in JUMP_OPCODES:
                     jumps.append(insn)
                 pos = len(buf)
     except (struct.error, TypeError, AttributeError, IndexError, ValueError) as e:

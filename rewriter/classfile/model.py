@@ -16,9 +16,8 @@ from operator import attrgetter
 
 from ..errors import ClassFormatError, JprewriteError, UnsupportedVersionError
 from . import attributes as attrs
-from . import code as _code  # noqa: F401  (registers Code and StackMapTable decoders)
 from .attributes import Attribute, encode_attribute_list, read_attribute_list
-from .code import CodeAttribute, CodeContext, code_context  # noqa: F401  (CodeContext: re-export)
+from .code import CodeAttribute, CodeContext, code_context  # (also registers the Code and StackMapTable decoders)
 from .constants import ConstantPool
 
 MAGIC = 0xCAFEBABE
@@ -51,7 +50,7 @@ _HEADER = struct.Struct(">IHH")
 _MEMBER = struct.Struct(">HHH")
 
 
-class _ClassCore:
+class ClassCore:
     """What the members of a class read from it: the pool and the header fields.
 
     Why it exists: a member needs its class's pool and name, and a member that
@@ -62,7 +61,7 @@ class _ClassCore:
     at this core instead, which points at no member, so a class's objects are
     freed by reference counting as soon as the ClassFile is dropped. The
     ClassFile itself is reachable from the core through a weak reference (see
-    :attr:`Member._class`); its header attributes are stored here.
+    :attr:`Member.owner`); its header attributes are stored here.
     """
 
     __slots__ = ("pool", "minor", "major", "access", "this_class", "super_class", "owner")
@@ -94,38 +93,34 @@ class _ClassCore:
 class Member:
     """A field or method: access flags, name and descriptor indices, attributes.
 
-    ``owner`` is the ClassFile the member belongs to; the member keeps that
-    class's :class:`_ClassCore` (not the ClassFile: see there why).
+    ``core`` is the :class:`ClassCore` of the class the member belongs to (not the
+    ClassFile: see there why); :attr:`owner` gives the ClassFile.
     """
 
-    __slots__ = ("access", "name_index", "descriptor_index", "attributes", "_owner")
+    __slots__ = ("access", "name_index", "descriptor_index", "attributes", "core")
     context: str = ""
 
     def __init__(self, access: int, name_index: int, descriptor_index: int,
-                 attributes: list[Attribute], owner: "ClassFile | None" = None) -> None:
+                 attributes: list[Attribute], owner: ClassFile | ClassCore | None = None) -> None:
         self.access = access
         self.name_index = name_index
         self.descriptor_index = descriptor_index
         self.attributes = attributes
-        self._owner = owner._core if isinstance(owner, ClassFile) else owner
+        self.core: ClassCore | None = owner.core if isinstance(owner, ClassFile) else owner
 
     @property
-    def _class(self) -> "ClassFile | _ClassCore | None":
+    def owner(self) -> ClassFile | ClassCore | None:
         """The owning ClassFile; if that has been dropped, its core (same pool and header)."""
-        o = self._owner
-        if type(o) is _ClassCore:
-            cf = o.owner() if o.owner is not None else None
-            return cf if cf is not None else o
-        return o
-
-    @_class.setter
-    def _class(self, owner: "ClassFile | None") -> None:
-        self._owner = owner._core if isinstance(owner, ClassFile) else owner
+        core = self.core
+        if core is not None:
+            cf = core.owner() if core.owner is not None else None
+            return cf if cf is not None else core
+        return None
 
     @property
     def pool(self) -> ConstantPool:
-        assert self._owner is not None
-        return self._owner.pool
+        assert self.core is not None
+        return self.core.pool
 
     @property
     def name(self) -> str:
@@ -135,7 +130,9 @@ class Member:
     def descriptor(self) -> str:
         return self.pool.utf8(self.descriptor_index)
 
-    def _decode_context(self) -> object:
+    def decode_context(self) -> object:
+        """What decoding this member's attributes needs to know about it (None for a field;
+        a method's :class:`CodeContext`, built from its current name and descriptor)."""
         return None
 
     def attribute(self, name: str) -> Attribute | None:
@@ -143,7 +140,7 @@ class Member:
         pool = self.pool
         for i, a in enumerate(self.attributes):
             if pool.utf8(a.name_index) == name:
-                d = attrs.decode_attribute(a, pool, self.context, self._decode_context())
+                d = attrs.decode_attribute(a, pool, self.context, self.decode_context())
                 self.attributes[i] = d
                 return d
         return None
@@ -151,7 +148,7 @@ class Member:
     def decode_all(self) -> None:
         attributes = self.attributes
         pool = self.pool
-        ctx = self._decode_context()
+        ctx = self.decode_context()
         context = self.context
         decode = attrs.decode_attribute
         for i, a in enumerate(attributes):
@@ -175,11 +172,11 @@ class Method(Member):
     __slots__ = ()
     context = attrs.METHOD
 
-    def _decode_context(self) -> object:
-        owner = self._owner
-        assert owner is not None
-        pool = owner.pool
-        return code_context(owner.name, pool.utf8(self.name_index), pool.utf8(self.descriptor_index),
+    def decode_context(self) -> CodeContext:
+        core = self.core
+        assert core is not None
+        pool = core.pool
+        return code_context(core.name, pool.utf8(self.name_index), pool.utf8(self.descriptor_index),
                             bool(self.access & ACC_STATIC))
 
     def code(self) -> CodeAttribute | None:
@@ -191,11 +188,11 @@ class Method(Member):
 def _core_field(name: str, doc: str) -> property:
     core_get = attrgetter(name)
 
-    def get(self: "ClassFile"):
-        return core_get(self._core)
+    def get(self: ClassFile):
+        return core_get(self.core)
 
-    def set(self: "ClassFile", value) -> None:
-        setattr(self._core, name, value)
+    def set(self: ClassFile, value) -> None:
+        setattr(self.core, name, value)
 
     return property(get, set, doc=doc)
 
@@ -203,7 +200,7 @@ def _core_field(name: str, doc: str) -> property:
 class ClassFile:
     """One class file. Indices refer to ``pool``; helpers give names.
 
-    The header fields and the pool live in a :class:`_ClassCore` shared with the
+    The header fields and the pool live in a :class:`ClassCore` shared with the
     members (so that members need no reference back to the ClassFile); they read
     and write as plain attributes.
     """
@@ -216,7 +213,7 @@ class ClassFile:
     super_class = _core_field("super_class", "Index of the superclass's CONSTANT_Class, 0 for none.")
 
     def __init__(self) -> None:
-        self._core = core = _ClassCore()
+        self.core = core = ClassCore()  # the pool and the header, shared with the members
         core.owner = weakref.ref(self)
         self.interface_indices: list[int] = []
         self.fields: list[Field] = []
@@ -226,7 +223,7 @@ class ClassFile:
 
     def __setstate__(self, state: dict) -> None:  # (copy and pickle)
         self.__dict__.update(state)
-        core = self._core
+        core = self.core
         if core.owner is None or core.owner() is None:  # a copied core, not a shallow copy's shared one
             core.owner = weakref.ref(self)
 
@@ -320,7 +317,7 @@ def read_class(data: bytes, *, check_version: bool = True) -> ClassFile:
     cf = ClassFile()
     cf.minor, cf.major = minor, major
     cf.pool = pool = ConstantPool.parse(data, 8)
-    pos = pool._end
+    pos = pool.end_offset
     if pos + 8 > n:
         raise ClassFormatError("truncated after the constant pool", offset=pos)
     cf.access, cf.this_class, cf.super_class, icount = struct.unpack_from(">HHHH", data, pos)
@@ -344,22 +341,23 @@ def read_class(data: bytes, *, check_version: bool = True) -> ClassFile:
 
 
 def _expect_class(pool: ConstantPool, index: int, what: str, offset: int) -> None:
-    tags = pool._tags
+    tags = pool.tags
     if not 0 < index < len(tags) or tags[index] != 7:
         raise ClassFormatError(f"{what} index #{index} is not a Class constant", offset=offset)
 
 
-def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type, owner: ClassFile):
+def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type[Member],
+                  owner: ClassFile) -> tuple[list, int]:
     n = len(data)
     if pos + 2 > n:
         raise ClassFormatError(f"truncated before {kind.__name__.lower()}s_count", offset=pos)
     count = (data[pos] << 8) | data[pos + 1]
     pos += 2
-    tags = pool._tags
+    tags = pool.tags
     ntags = len(tags)
     members = []
     unpack = _MEMBER.unpack_from
-    core = owner._core
+    core = owner.core
     new = object.__new__
     for _ in range(count):
         if pos + 6 > n:
@@ -372,11 +370,11 @@ def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type, owner: 
             raise ClassFormatError(
                 f"{kind.__name__.lower()} descriptor index #{desc_index} is not a Utf8", offset=pos + 4)
         attributes, pos = read_attribute_list(data, pos + 6, pool)
-        m = new(kind)  # what kind(access, name_index, desc_index, attributes, owner) does
+        m: Member = new(kind)  # what kind(access, name_index, desc_index, attributes, owner) does
         m.access = access
         m.name_index = name_index
         m.descriptor_index = desc_index
         m.attributes = attributes
-        m._owner = core
+        m.core = core
         members.append(m)
     return members, pos

@@ -6,9 +6,19 @@ of comparisons. Unassigned opcodes (203-253) have name ``None`` and format
 :data:`FMT_INVALID`; ``breakpoint`` (202) and ``impdep1/2`` (254, 255) are
 reserved for debuggers and JVM internals but are *assigned*, so the codec
 keeps them when they occur (some tools leave them in class files).
+
+The second half is the one home of the *per-opcode facts* the layers above
+read: which instructions branch, end the flow, return, invoke, may throw, load
+or store locals, and what each does to the operand stack (:data:`SIGNATURES`,
+:data:`STACK_EFFECTS`). The editor (``max_stack``), the type flow, the basic
+blocks and the verifier all take their facts from here; where a hot loop wants
+its own dispatch table, it derives it from these at import time.
 """
 
 from __future__ import annotations
+
+from . import constants as _cp
+from .frames import Double, Float, Integer, Long, Null, Object, VType
 
 # ----------------------------------------------------------------- opcodes
 NOP = 0
@@ -298,14 +308,6 @@ LENGTHS: tuple[int, ...] = tuple(
 #: Opcodes that may follow ``wide`` (JVMS 6.5.wide).
 WIDENABLE: frozenset[int] = frozenset(op for op in range(256) if FORMATS[op] in (FMT_LOCAL, FMT_IINC))
 
-#: Opcodes whose operand is a branch target (2- or 4-byte offset), jsr included.
-BRANCH_OPCODES: frozenset[int] = frozenset(
-    op for op in range(256) if FORMATS[op] in (FMT_BRANCH, FMT_BRANCH_W))
-SWITCH_OPCODES: frozenset[int] = frozenset((TABLESWITCH, LOOKUPSWITCH))
-#: Instructions after which control never falls through to the next one.
-UNCONDITIONAL_OPCODES: frozenset[int] = frozenset(
-    (GOTO, GOTO_W, TABLESWITCH, LOOKUPSWITCH, IRETURN, LRETURN, FRETURN, DRETURN, ARETURN,
-     RETURN, ATHROW, RET))
 
 # newarray type codes (JVMS Table 6.5.newarray-A)
 T_BOOLEAN = 4
@@ -327,3 +329,217 @@ def opcode_name(opcode: int) -> str:
     """Mnemonic of ``opcode``, or ``<unknown N>`` for unassigned bytes (for messages)."""
     name = OPCODE_NAMES[opcode] if 0 <= opcode < 256 else None
     return name if name is not None else f"<unknown {opcode}>"
+
+
+# ======================================================================= per-opcode facts
+# Kinds of instructions. Symbolic code bodies (the editor's) use only the general forms of
+# loads, stores, goto, jsr and ldc; the sets still list every form, for concrete code.
+
+#: ``goto`` and ``goto_w``.
+GOTO_OPCODES: frozenset[int] = frozenset((GOTO, GOTO_W))
+#: ``jsr`` and ``jsr_w``: calls of a JVM subroutine (class files before version 50).
+JSR_OPCODES: frozenset[int] = frozenset((JSR, JSR_W))
+#: ``jsr``, ``jsr_w`` and ``ret``: a return address cannot be written in a frame.
+SUBROUTINE_OPCODES: frozenset[int] = JSR_OPCODES | {RET}
+#: The two-way branches ``if*`` (a taken edge and a fall-through).
+CONDITIONAL_BRANCH_OPCODES: frozenset[int] = frozenset((*range(IFEQ, IF_ACMPNE + 1), IFNULL, IFNONNULL))
+#: Opcodes whose operand is a branch target (2- or 4-byte offset), jsr included.
+BRANCH_OPCODES: frozenset[int] = frozenset(
+    op for op in range(256) if FORMATS[op] in (FMT_BRANCH, FMT_BRANCH_W))
+SWITCH_OPCODES: frozenset[int] = frozenset((TABLESWITCH, LOOKUPSWITCH))
+#: Instructions whose operands name code positions: branches, jsr and switches.
+JUMP_OPCODES: frozenset[int] = BRANCH_OPCODES | SWITCH_OPCODES
+#: ``ireturn`` ... ``return``.
+RETURN_OPCODES: frozenset[int] = frozenset(range(IRETURN, RETURN + 1))
+#: Instructions after which control never falls through to the next one ("ends the flow"):
+#: goto, switches, returns, athrow, ret. (``jsr`` does come back, after ``ret``.)
+UNCONDITIONAL_OPCODES: frozenset[int] = GOTO_OPCODES | SWITCH_OPCODES | RETURN_OPCODES | {ATHROW, RET}
+#: Instructions that may transfer control elsewhere than to the next instruction: every
+#: branch (jsr included), switch, return, athrow and ret. They end a basic block.
+CONTROL_OPCODES: frozenset[int] = BRANCH_OPCODES | SWITCH_OPCODES | RETURN_OPCODES | {ATHROW, RET}
+#: The method invocations, ``invokedynamic`` included (its call site invokes a method).
+INVOKE_OPCODES: frozenset[int] = frozenset(
+    (INVOKEVIRTUAL, INVOKESPECIAL, INVOKESTATIC, INVOKEINTERFACE, INVOKEDYNAMIC))
+#: Field access: ``getstatic``, ``putstatic``, ``getfield``, ``putfield``.
+FIELD_OPCODES: frozenset[int] = frozenset((GETSTATIC, PUTSTATIC, GETFIELD, PUTFIELD))
+#: ``ldc``, ``ldc_w``, ``ldc2_w``.
+LDC_OPCODES: frozenset[int] = frozenset((LDC, LDC_W, LDC2_W))
+
+#: Instructions that may throw an exception, from JVMS 6.5 (their "Linking Exceptions" and
+#: "Run-time Exceptions" paragraphs). A precise basic block ends after each of them.
+#:
+#: * array loads ``[ibfdlacs]aload``: NullPointerException, ArrayIndexOutOfBoundsException;
+#: * array stores ``[ibfdlacs]astore``: the same, and ArrayStoreException for ``aastore``;
+#: * ``arraylength``: NullPointerException;
+#: * ``idiv``, ``irem``, ``ldiv``, ``lrem``: ArithmeticException (``fdiv``, ``frem``,
+#:   ``ddiv``, ``drem`` never throw);
+#: * ``getfield``, ``putfield``: field resolution errors, NullPointerException;
+#: * ``getstatic``, ``putstatic``: resolution errors, class initialisation
+#:   (ExceptionInInitializerError, NoClassDefFoundError, anything the initialiser throws);
+#: * ``invokevirtual``, ``invokespecial``, ``invokestatic``, ``invokeinterface``,
+#:   ``invokedynamic``: resolution errors, class initialisation, NullPointerException,
+#:   AbstractMethodError, IncompatibleClassChangeError, UnsatisfiedLinkError,
+#:   BootstrapMethodError, and whatever the callee throws;
+#: * ``new``: resolution errors, InstantiationError, class initialisation;
+#: * ``newarray``: NegativeArraySizeException; ``anewarray``, ``multianewarray``: resolution
+#:   errors, NegativeArraySizeException;
+#: * ``checkcast``: resolution errors, ClassCastException; ``instanceof``: resolution errors;
+#: * ``monitorenter``: NullPointerException; ``monitorexit``: NullPointerException,
+#:   IllegalMonitorStateException;
+#: * ``athrow``: the thrown object, NullPointerException, IllegalMonitorStateException;
+#: * ``ireturn`` ... ``return``: IllegalMonitorStateException (structured locking);
+#: * ``breakpoint``, ``impdep1``, ``impdep2``: meaning unknown, assumed to throw.
+#:
+#: ``ldc``/``ldc_w``/``ldc2_w`` throw only for a Class, MethodType, MethodHandle or dynamic
+#: constant (resolution, bootstrap errors), which depends on the constant: see
+#: :data:`SAFE_LDC_TAGS` (and ``jprewrite.analysis.blocks.may_throw``). Never throwing by the
+#: specification: constants, local loads and stores, ``iinc``, stack and arithmetic
+#: instructions other than the four integer divisions, conversions, comparisons, branches,
+#: switches, ``jsr``, ``ret``, ``nop``.
+MAY_THROW_OPCODES: frozenset[int] = frozenset(
+    [*range(IALOAD, SALOAD + 1), *range(IASTORE, SASTORE + 1),
+     ARRAYLENGTH, IDIV, IREM, LDIV, LREM, *FIELD_OPCODES, *INVOKE_OPCODES,
+     NEW, NEWARRAY, ANEWARRAY, MULTIANEWARRAY, CHECKCAST, INSTANCEOF,
+     MONITORENTER, MONITOREXIT, ATHROW, *RETURN_OPCODES, BREAKPOINT, IMPDEP1, IMPDEP2])
+#: Constant-pool tags whose ``ldc`` never throws (JVMS 5.4.3: nothing to resolve that can
+#: fail; a String literal only allocates).
+SAFE_LDC_TAGS: frozenset[int] = frozenset((_cp.INTEGER, _cp.FLOAT, _cp.LONG, _cp.DOUBLE, _cp.STRING))
+
+#: Conditional branch -> the branch taken exactly when it is not (what the assembler jumps
+#: over a ``goto_w`` with when a branch has to be widened).
+INVERSE_BRANCHES: dict[int, int] = {
+    IFEQ: IFNE, IFNE: IFEQ, IFLT: IFGE, IFGE: IFLT, IFGT: IFLE, IFLE: IFGT,
+    IF_ICMPEQ: IF_ICMPNE, IF_ICMPNE: IF_ICMPEQ, IF_ICMPLT: IF_ICMPGE, IF_ICMPGE: IF_ICMPLT,
+    IF_ICMPGT: IF_ICMPLE, IF_ICMPLE: IF_ICMPGT, IF_ACMPEQ: IF_ACMPNE, IF_ACMPNE: IF_ACMPEQ,
+    IFNULL: IFNONNULL, IFNONNULL: IFNULL,
+}
+
+# ------------------------------------------------------------------ locals
+#: The general (operand-carrying) loads ``iload`` ... ``aload``.
+LOAD_OPCODES: frozenset[int] = frozenset(range(ILOAD, ALOAD + 1))
+#: The general stores ``istore`` ... ``astore``.
+STORE_OPCODES: frozenset[int] = frozenset(range(ISTORE, ASTORE + 1))
+#: The instructions that name a local in their operand and that ``wide`` may widen, ``iinc``
+#: aside: the general loads and stores, and ``ret``.
+LOCAL_SLOT_OPCODES: frozenset[int] = LOAD_OPCODES | STORE_OPCODES | {RET}
+#: Shortcut form (``iload_0`` ... ``astore_3``) -> (general opcode, slot).
+SHORT_FORMS: dict[int, tuple[int, int]] = {
+    first + 4 * kind + slot: (base + kind, slot)
+    for base, first in ((ILOAD, ILOAD_0), (ISTORE, ISTORE_0)) for kind in range(5) for slot in range(4)}
+#: General load/store -> its slot-0 shortcut (``aload`` -> ``aload_0``; add the slot, 0-3).
+SHORT_FORM_BASE: dict[int, int] = {general: short for short, (general, slot) in SHORT_FORMS.items()
+                                   if slot == 0}
+#: Every store into a local, shortcut forms included (``iinc`` aside: it keeps the type).
+ANY_STORE_OPCODES: frozenset[int] = STORE_OPCODES | frozenset(
+    short for short, (general, _) in SHORT_FORMS.items() if general in STORE_OPCODES)
+#: Loads and stores of a long or double: they touch two local slots.
+TWO_SLOT_LOCAL_OPCODES: frozenset[int] = frozenset((LLOAD, DLOAD, LSTORE, DSTORE))
+#: General primitive load/store -> the verification type it moves (``aload``/``astore`` move
+#: whatever reference the local or the stack holds, so they are not here).
+LOCAL_TYPES: dict[int, VType] = {ILOAD: Integer, LLOAD: Long, FLOAD: Float, DLOAD: Double,
+                                 ISTORE: Integer, LSTORE: Long, FSTORE: Float, DSTORE: Double}
+
+# ---------------------------------------------------------- operand stack
+#: One letter per value in :data:`SIGNATURES`: I, J, F, D the primitive (int covers boolean,
+#: byte, char and short on the stack), A a reference, N null, R a return address (jsr),
+#: T a value whose type the instruction's operand names (a field, a constant).
+VALUE_TYPES: dict[str, VType] = {"I": Integer, "J": Long, "F": Float, "D": Double, "N": Null}
+
+
+def _signatures() -> dict[int, tuple[str, str]]:
+    sig: dict[int, tuple[str, str]] = {}
+
+    def put(ops, pops: str, pushes: str) -> None:
+        for o in ops:
+            sig[o] = (pops, pushes)
+
+    put([NOP, GOTO, GOTO_W, RETURN, IINC, RET], "", "")
+    put([ACONST_NULL], "", "N")
+    put([*range(ICONST_M1, ICONST_5 + 1), BIPUSH, SIPUSH], "", "I")
+    put([LCONST_0, LCONST_1], "", "J")
+    put([FCONST_0, FCONST_1, FCONST_2], "", "F")
+    put([DCONST_0, DCONST_1], "", "D")
+    put([LDC, LDC_W, LDC2_W], "", "T")
+    for k, t in enumerate("IJFDA"):
+        put([ILOAD + k, *range(ILOAD_0 + 4 * k, ILOAD_0 + 4 * k + 4)], "", t)
+        put([ISTORE + k, *range(ISTORE_0 + 4 * k, ISTORE_0 + 4 * k + 4)], t, "")
+        put([IRETURN + k], t, "")
+    for k, t in enumerate("IJFDAIII"):  # i l f d a b c s
+        put([IALOAD + k], "AI", t)
+        put([IASTORE + k], "AI" + t, "")
+    for k, t in enumerate("IJFD"):
+        put([IADD + k, ISUB + k, IMUL + k, IDIV + k, IREM + k], t + t, t)
+        put([INEG + k], t, t)
+    for k, t in enumerate("IJ"):
+        put([ISHL + k, ISHR + k, IUSHR + k], t + "I", t)
+        put([IAND + k, IOR + k, IXOR + k], t + t, t)
+    conversions = {I2L: ("I", "J"), I2F: ("I", "F"), I2D: ("I", "D"), L2I: ("J", "I"), L2F: ("J", "F"),
+                   L2D: ("J", "D"), F2I: ("F", "I"), F2L: ("F", "J"), F2D: ("F", "D"), D2I: ("D", "I"),
+                   D2L: ("D", "J"), D2F: ("D", "F"), I2B: ("I", "I"), I2C: ("I", "I"), I2S: ("I", "I")}
+    for o, (source, result) in conversions.items():
+        put([o], source, result)
+    put([LCMP], "JJ", "I")
+    put([FCMPL, FCMPG], "FF", "I")
+    put([DCMPL, DCMPG], "DD", "I")
+    put(range(IFEQ, IFLE + 1), "I", "")
+    put(range(IF_ICMPEQ, IF_ICMPLE + 1), "II", "")
+    put([IF_ACMPEQ, IF_ACMPNE], "AA", "")
+    put([IFNULL, IFNONNULL], "A", "")
+    put([JSR, JSR_W], "", "R")
+    put([TABLESWITCH, LOOKUPSWITCH], "I", "")
+    put([GETSTATIC], "", "T")
+    put([PUTSTATIC], "T", "")
+    put([GETFIELD], "A", "T")
+    put([PUTFIELD], "AT", "")
+    put([NEW], "", "A")
+    put([NEWARRAY, ANEWARRAY], "I", "A")
+    put([ARRAYLENGTH], "A", "I")
+    put([ATHROW, MONITORENTER, MONITOREXIT], "A", "")
+    put([CHECKCAST], "A", "A")
+    put([INSTANCEOF], "A", "I")
+    return sig
+
+
+#: opcode -> (values popped, values pushed), bottom of the stack first, one letter per value
+#: (:data:`VALUE_TYPES`), JVMS 6.5's "Operand Stack" lines: ``iadd`` is ``("II", "I")``,
+#: ``lshl`` ``("JI", "J")``, ``lastore`` ``("AIJ", "")``. Every opcode whose effect is a fixed
+#: list of values is here; not: the invocations and ``multianewarray`` (the operand decides
+#: how many), the ``pop``/``dup``/``swap`` family (they work on slots, whatever the types:
+#: see :data:`DUP_FORMS`), ``wide``, ``breakpoint`` and ``impdep1/2``.
+SIGNATURES: dict[int, tuple[str, str]] = _signatures()
+
+#: ``dup`` family -> (slots copied from the top, slots they are copied below).
+DUP_FORMS: dict[int, tuple[int, int]] = {DUP: (1, 0), DUP_X1: (1, 1), DUP_X2: (1, 2),
+                                         DUP2: (2, 0), DUP2_X1: (2, 1), DUP2_X2: (2, 2)}
+
+
+def _stack_effects() -> tuple[tuple[int, int] | None, ...]:
+    def slots(values: str) -> int:
+        return sum(2 if v in "JD" else 1 for v in values)
+
+    effects: list[tuple[int, int] | None] = [None] * 256
+    for o, (pops, pushes) in SIGNATURES.items():
+        if "T" not in pops and "T" not in pushes:
+            effects[o] = (slots(pops), slots(pushes))
+    for o, (copied, under) in DUP_FORMS.items():
+        effects[o] = (copied + under, 2 * copied + under)
+    effects[POP], effects[POP2], effects[SWAP] = (1, 0), (2, 0), (2, 2)
+    return tuple(effects)
+
+
+#: opcode -> (operand-stack slots popped, slots pushed) where that does not depend on the
+#: operand (long and double take two slots), else None: ``ldc``, field access, invocations,
+#: ``multianewarray``, ``wide`` and the unassigned opcodes.
+STACK_EFFECTS: tuple[tuple[int, int] | None, ...] = _stack_effects()
+
+#: ``newarray`` type code -> the array's descriptor.
+NEWARRAY_DESCRIPTORS: dict[int, str] = {
+    T_BOOLEAN: "[Z", T_CHAR: "[C", T_FLOAT: "[F", T_DOUBLE: "[D", T_BYTE: "[B", T_SHORT: "[S",
+    T_INT: "[I", T_LONG: "[J"}
+#: Constant-pool tag -> what ``ldc`` of such a constant pushes (a dynamic constant pushes
+#: the type of its descriptor, so it is not here).
+LDC_TYPES: dict[int, VType] = {
+    _cp.INTEGER: Integer, _cp.FLOAT: Float, _cp.LONG: Long, _cp.DOUBLE: Double,
+    _cp.STRING: Object("java/lang/String"), _cp.CLASS: Object("java/lang/Class"),
+    _cp.METHOD_TYPE: Object("java/lang/invoke/MethodType"),
+    _cp.METHOD_HANDLE: Object("java/lang/invoke/MethodHandle")}

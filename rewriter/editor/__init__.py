@@ -7,12 +7,15 @@ instructions into it; :func:`write_body` assembles it back into the method.
 from __future__ import annotations
 
 from ..classfile.model import Method
-from .assembler import AssemblyError, CodeTooLargeError, FrameAfter, assemble, layout
-from .body import CodeBody, Handler, Label, LocalVariable
-from .disassembler import disassemble
+from .assembler import MAX_CODE_LENGTH, AssemblyError, CodeTooLargeError, FrameAfter, assemble, layout
+from .body import CodeBody, Handler, Item, Label, LocalVariable, branch_targets
+from .disassembler import disassemble, disassemble_code
+from .params import insert_parameter, shift_body
+from .stack import stack_effect
 
-__all__ = ["CodeBody", "Handler", "Label", "LocalVariable", "disassemble", "assemble", "layout", "write_body",
-           "CodeTooLargeError", "AssemblyError"]
+__all__ = ["CodeBody", "Handler", "Label", "LocalVariable", "Item", "branch_targets", "disassemble",
+           "disassemble_code", "assemble", "layout", "write_body", "FrameAfter", "MAX_CODE_LENGTH",
+           "CodeTooLargeError", "AssemblyError", "insert_parameter", "shift_body", "stack_effect"]
 
 
 def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None = None) -> None:
@@ -22,13 +25,13 @@ def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None
     Code attribute. Raises :class:`CodeTooLargeError` (and leaves the method unchanged) when it
     does not fit.
     """
-    owner = method._class
+    owner = method.owner
     assert owner is not None
     old = method.code()
     name_index = old.name_index if old is not None else owner.pool.add_utf8("Code")
     new = assemble(body, owner.pool, frames=owner.major >= 50, frame_after=frame_after,
                    name_index=name_index, attribute_order=body.attribute_order)
-    new.context = method._decode_context()  # type: ignore[assignment]  # follows descriptor changes
+    new.context = method.decode_context()  # follows descriptor changes
     for nested in new.attributes:
         if hasattr(nested, "context"):
             nested.context = new.context  # the StackMapTable's implicit first frame

@@ -21,18 +21,16 @@ from __future__ import annotations
 
 import copy
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 from ..classfile import attributes as A
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute, ExceptionHandler, StackMapTable
 from ..classfile.constants import ConstantPool
 from ..classfile.frames import Frame, Uninitialized
-from ..classfile.instructions import (Iinc, Instruction, LookupSwitch, TableSwitch, encode_instructions,
-                                      switch_padding)
+from ..classfile.instructions import Iinc, Instruction, LookupSwitch, TableSwitch, encode_instructions, switch_padding
 from ..errors import JprewriteError
-from .body import WIDE_SLOT_OPCODES, CodeBody, Label
-from .stack import _FIXED as _FIXED_EFFECTS
+from .body import CodeBody, Label
 from .stack import stack_effect
 
 MAX_CODE_LENGTH = 65535
@@ -46,34 +44,20 @@ class AssemblyError(JprewriteError):
     """The body cannot be written (a label not placed, a frame that is needed but unknown...)."""
 
 
-_INVERTED = {
-    op.IFEQ: op.IFNE, op.IFNE: op.IFEQ, op.IFLT: op.IFGE, op.IFGE: op.IFLT, op.IFGT: op.IFLE,
-    op.IFLE: op.IFGT, op.IF_ICMPEQ: op.IF_ICMPNE, op.IF_ICMPNE: op.IF_ICMPEQ,
-    op.IF_ICMPLT: op.IF_ICMPGE, op.IF_ICMPGE: op.IF_ICMPLT, op.IF_ICMPGT: op.IF_ICMPLE,
-    op.IF_ICMPLE: op.IF_ICMPGT, op.IF_ACMPEQ: op.IF_ACMPNE, op.IF_ACMPNE: op.IF_ACMPEQ,
-    op.IFNULL: op.IFNONNULL, op.IFNONNULL: op.IFNULL,
-}
-_SHORTCUT_BASE = {op.ILOAD: op.ILOAD_0, op.LLOAD: op.LLOAD_0, op.FLOAD: op.FLOAD_0, op.DLOAD: op.DLOAD_0,
-                  op.ALOAD: op.ALOAD_0, op.ISTORE: op.ISTORE_0, op.LSTORE: op.LSTORE_0,
-                  op.FSTORE: op.FSTORE_0, op.DSTORE: op.DSTORE_0, op.ASTORE: op.ASTORE_0}
-_CATEGORY2 = frozenset((op.LLOAD, op.DLOAD, op.LSTORE, op.DSTORE))
-_ENDS_FLOW = frozenset((op.GOTO, op.GOTO_W, op.ATHROW, op.RET, op.TABLESWITCH, op.LOOKUPSWITCH,
-                        op.IRETURN, op.LRETURN, op.FRETURN, op.DRETURN, op.ARETURN, op.RETURN))
-
 FrameAfter = Callable[[int], Frame]
 
 
 def _size(insn: Instruction, pos: int, long: bool) -> int:
     o = insn.opcode
-    if o in WIDE_SLOT_OPCODES:
+    if o in op.LOCAL_SLOT_OPCODES:
         slot = insn.operand
-        if slot <= 3 and o != op.RET:  # type: ignore[operator]
+        if slot <= 3 and o != op.RET:
             return 1
-        return 2 if slot <= 255 else 4  # type: ignore[operator]
+        return 2 if slot <= 255 else 4
     if o == op.IINC:
         return 3 if insn.operand <= 255 and -128 <= insn.increment <= 127 else 6  # type: ignore
     if o == op.LDC:
-        return 2 if insn.operand <= 255 else 3  # type: ignore[operator]
+        return 2 if insn.operand <= 255 else 3
     if o in op.BRANCH_OPCODES:
         if not long:
             return 3
@@ -130,28 +114,28 @@ def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> tuple[lis
             continue
         pos = positions[i]
         o = item.opcode
-        if o in WIDE_SLOT_OPCODES:
+        if o in op.LOCAL_SLOT_OPCODES:
             slot = item.operand
-            end = slot + (2 if o in _CATEGORY2 else 1)  # type: ignore[operator]
+            end = slot + (2 if o in op.TWO_SLOT_LOCAL_OPCODES else 1)
             if end > top:
                 top = end
-            if slot <= 3 and o != op.RET:  # type: ignore[operator]
-                out.append(Instruction(pos, _SHORTCUT_BASE[o] + slot))  # type: ignore[operator]
+            if slot <= 3 and o != op.RET:
+                out.append(Instruction(pos, op.SHORT_FORM_BASE[o] + slot))
             else:
-                out.append(Instruction(pos, o, slot, wide=slot > 255))  # type: ignore[operator]
+                out.append(Instruction(pos, o, slot, wide=slot > 255))
         elif o == op.IINC:
-            if item.operand + 1 > top:  # type: ignore[operator]
-                top = item.operand + 1  # type: ignore[operator]
+            if item.operand + 1 > top:
+                top = item.operand + 1
             inc = item.increment  # type: ignore[attr-defined]
             if not -32768 <= inc <= 32767:
                 raise AssemblyError(f"iinc increment {inc} does not fit in 16 bits")
-            out.append(Iinc(pos, item.operand, inc,  # type: ignore[arg-type]
-                            wide=not (item.operand <= 255 and -128 <= inc <= 127)))  # type: ignore
+            out.append(Iinc(pos, item.operand, inc,
+                            wide=not (item.operand <= 255 and -128 <= inc <= 127)))
         elif o == op.LDC:
-            out.append(Instruction(pos, op.LDC if item.operand <= 255 else op.LDC_W,  # type: ignore
+            out.append(Instruction(pos, op.LDC if item.operand <= 255 else op.LDC_W,
                                    item.operand))
         elif o in op.BRANCH_OPCODES:
-            target = item.operand.offset  # type: ignore[union-attr]
+            target = item.operand.offset
             if i not in long:
                 out.append(Instruction(pos, o, target))
             elif o in (op.GOTO, op.GOTO_W):
@@ -159,7 +143,7 @@ def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> tuple[lis
             elif o in (op.JSR, op.JSR_W):
                 out.append(Instruction(pos, op.JSR_W, target))
             else:
-                out.append(Instruction(pos, _INVERTED[o], pos + 8))
+                out.append(Instruction(pos, op.INVERSE_BRANCHES[o], pos + 8))
                 out.append(Instruction(pos + 3, op.GOTO_W, target))
         elif o == op.TABLESWITCH:
             out.append(TableSwitch(pos, item.default.offset, item.low,  # type: ignore[attr-defined]
@@ -180,7 +164,7 @@ def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> tuple[lis
     return out, top
 
 
-_EFFECTS: "weakref.WeakKeyDictionary[ConstantPool, dict]" = weakref.WeakKeyDictionary()
+_EFFECTS: weakref.WeakKeyDictionary[ConstantPool, dict] = weakref.WeakKeyDictionary()
 
 
 def _effects_cache(pool: ConstantPool) -> dict:
@@ -213,7 +197,8 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
         next_insn[i] = nxt
     index_of_label = {id(item): i for i, item in enumerate(items) if isinstance(item, Label)}
     effects = _effects_cache(pool)
-    fixed = _FIXED_EFFECTS
+    fixed = op.STACK_EFFECTS
+    ends_flow = op.UNCONDITIONAL_OPCODES
 
     depth_at: dict[int, int] = {}
     work: list[tuple[int, int]] = [(next_insn[0], 0)]
@@ -234,7 +219,7 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
             depth_at[i] = depth
             insn = items[i]
             o = insn.opcode  # type: ignore[union-attr]
-            eff = fixed.get(o)
+            eff = fixed[o]
             if eff is None:
                 key = (o, insn.operand if o != op.MULTIANEWARRAY else (insn.operand, insn.dims))  # type: ignore
                 eff = effects.get(key)
@@ -252,7 +237,7 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
             elif o == op.TABLESWITCH or o == op.LOOKUPSWITCH:
                 for t in (insn.default, *insn.targets):  # type: ignore[union-attr]
                     work.append((next_insn[index_of_label[id(t)]], after))
-            if o in _ENDS_FLOW:
+            if o in ends_flow:
                 break
             depth = after
             i = next_insn[i + 1]
@@ -287,14 +272,16 @@ def assemble(body: CodeBody, pool: ConstantPool, *, frames: bool,
                                              h.catch_type))
     attrs: dict[str, A.Attribute] = {}
     if body.lines or "LineNumberTable" in body.attribute_order:
-        rows = [(lab.offset, line) for lab, line in body.lines if lab.offset >= 0]  # javac's order kept
-        attrs["LineNumberTable"] = A.LineNumberTable(pool.add_utf8("LineNumberTable"), rows)
+        lines: list[tuple[int, ...]] = [(lab.offset, line) for lab, line in body.lines
+                                        if lab.offset >= 0]  # javac's order kept
+        attrs["LineNumberTable"] = A.LineNumberTable(pool.add_utf8("LineNumberTable"), lines)
     for name, table in (("LocalVariableTable", body.local_variables),
                         ("LocalVariableTypeTable", body.local_variable_types)):
         if table or name in body.attribute_order:
             cls = A.LocalVariableTable if name == "LocalVariableTable" else A.LocalVariableTypeTable
-            rows = [(v.start.offset, v.end.offset - v.start.offset, v.name_index, v.descriptor_index, v.slot)
-                    for v in table if 0 <= v.start.offset <= v.end.offset]
+            rows: list[tuple[int, ...]] = [
+                (v.start.offset, v.end.offset - v.start.offset, v.name_index, v.descriptor_index, v.slot)
+                for v in table if 0 <= v.start.offset <= v.end.offset]
             attrs[name] = cls(pool.add_utf8(name), rows)
     if frames:
         frame_list = _frames(body, positions, long, frame_after)
@@ -312,7 +299,6 @@ def assemble(body: CodeBody, pool: ConstantPool, *, frames: bool,
     ordered.extend(body.other_attributes)
     result = CodeAttribute(name_index if name_index is not None else pool.add_utf8("Code"),
                            compute_max_stack(body, pool), max_locals, code, handlers, ordered)
-    result.max_stack = max(result.max_stack, 0)
     return result
 
 
@@ -360,6 +346,7 @@ def _type_annotations(body: CodeBody, pool: ConstantPool) -> dict[str, A.Attribu
     for ref in body.code_annotations:
         ta = ref.annotation
         t = ta.target_type
+        info: list[tuple[int, int, int]] | tuple
         if t in (0x40, 0x41):
             info = [(s.offset, e.offset - s.offset, slot) for s, e, slot in ref.targets if s.offset >= 0]
             if not info:

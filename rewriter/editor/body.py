@@ -26,10 +26,11 @@ must not change which instruction the type names).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Union
 
 from ..classfile import opcodes as op
+from ..classfile.attributes import TypeAnnotation
 from ..classfile.frames import Frame, Uninitialized
 from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
 
@@ -51,7 +52,7 @@ class Label:
         return f"{self.name}@{self.offset}" if self.offset >= 0 else self.name
 
 
-Item = Union[Instruction, Label]
+Item = Instruction | Label
 
 
 @dataclass(slots=True)
@@ -85,47 +86,14 @@ class CodeAnnotationRef:
     """
 
     attribute_name_index: int
-    annotation: object  # attributes.TypeAnnotation (target_info replaced when assembled)
+    annotation: TypeAnnotation  # (its target_info is replaced when assembled)
     targets: list
-
-
-# Shortcut load/store opcodes -> (general opcode, slot)
-_SHORT_LOCALS: dict[int, tuple[int, int]] = {}
-for _base, _first in ((op.ILOAD, op.ILOAD_0), (op.ISTORE, op.ISTORE_0)):
-    for _kind in range(5):
-        for _slot in range(4):
-            _SHORT_LOCALS[_first + 4 * _kind + _slot] = (_base + _kind, _slot)
-
-LOAD_OPCODES = frozenset(range(op.ILOAD, op.ALOAD + 1))
-STORE_OPCODES = frozenset(range(op.ISTORE, op.ASTORE + 1))
-WIDE_SLOT_OPCODES = LOAD_OPCODES | STORE_OPCODES | {op.RET}
-
-
-def normalize_local(insn: Instruction) -> Instruction:
-    """Return ``insn`` with shortcut forms (``aload_0``...) spelled as the general opcode."""
-    general = _SHORT_LOCALS.get(insn.opcode)
-    if general is not None:
-        return Instruction(-1, general[0], general[1])
-    return insn
-
-
-def slot_size(opcode: int) -> int:
-    """Local slots a load/store of this opcode touches (long and double take two)."""
-    return 2 if opcode in (op.LLOAD, op.DLOAD, op.LSTORE, op.DSTORE) else 1
-
-
-def is_branch(insn: Instruction) -> bool:
-    return insn.opcode in op.BRANCH_OPCODES
-
-
-def is_switch(insn: Instruction) -> bool:
-    return insn.opcode in (op.TABLESWITCH, op.LOOKUPSWITCH)
 
 
 def branch_targets(insn: Instruction) -> list[Label]:
     """Labels an instruction may jump to (not counting fall-through)."""
     if insn.opcode in op.BRANCH_OPCODES:
-        return [insn.operand]  # type: ignore[list-item]
+        return [insn.operand]
     if insn.opcode == op.TABLESWITCH or insn.opcode == op.LOOKUPSWITCH:
         return [insn.default, *insn.targets]  # type: ignore[attr-defined]
     return []
@@ -151,19 +119,13 @@ class CodeBody:
     other_attributes: list = field(default_factory=list)  # unknown Code attributes, carried as is
     max_locals: int = 0
     max_stack: int = 0
-    # names of the attributes to write (indices into the pool), created on demand by the assembler
-    has_stack_map: bool = False
+    has_stack_map: bool = False  # the disassembled method had a StackMapTable
     attribute_order: list = field(default_factory=list)  # nested attribute names, original order
 
     # ------------------------------------------------------------ navigation
     def instructions(self) -> Iterator[Instruction]:
         for item in self.items:
             if not isinstance(item, Label):
-                yield item
-
-    def labels(self) -> Iterator[Label]:
-        for item in self.items:
-            if isinstance(item, Label):
                 yield item
 
     def index_of(self, item: Item) -> int:
@@ -176,12 +138,6 @@ class CodeBody:
     def insert(self, index: int, new_items: list[Item]) -> None:
         """Splice ``new_items`` in before ``items[index]``."""
         self.items[index:index] = new_items
-
-    def insert_before(self, anchor: Item, new_items: list[Item]) -> None:
-        self.insert(self.index_of(anchor), new_items)
-
-    def insert_after(self, anchor: Item, new_items: list[Item]) -> None:
-        self.insert(self.index_of(anchor) + 1, new_items)
 
     def new_local(self, size: int = 1) -> int:
         """A fresh local slot (two for long/double) above every slot in use."""
@@ -199,14 +155,14 @@ class CodeBody:
         """
         for insn in self.instructions():
             o = insn.opcode
-            if (o in WIDE_SLOT_OPCODES or o == op.IINC) and insn.operand >= from_slot:  # type: ignore[operator]
-                insn.operand += by  # type: ignore[operator]
+            if (o in op.LOCAL_SLOT_OPCODES or o == op.IINC) and insn.operand >= from_slot:
+                insn.operand += by
         for table in (self.local_variables, self.local_variable_types):
             for row in table:
                 if row.slot >= from_slot:
                     row.slot += by
         for ref in self.code_annotations:
-            if ref.annotation.target_type in (0x40, 0x41):  # type: ignore[attr-defined]
+            if ref.annotation.target_type in (0x40, 0x41):
                 ref.targets = [(s, e, slot + by if slot >= from_slot else slot)
                                for s, e, slot in ref.targets]
         self.max_locals += by
@@ -216,9 +172,9 @@ class CodeBody:
 def symbolic_copy(insn: Instruction, label_at) -> Instruction:
     """A symbolic copy of a concrete instruction; ``label_at(offset)`` gives labels."""
     o = insn.opcode
-    if o in _SHORT_LOCALS:
-        base, slot = _SHORT_LOCALS[o]
-        return Instruction(-1, base, slot)
+    short = op.SHORT_FORMS.get(o)
+    if short is not None:
+        return Instruction(-1, short[0], short[1])
     if o in op.BRANCH_OPCODES:
         general = {op.GOTO_W: op.GOTO, op.JSR_W: op.JSR}.get(o, o)
         return Instruction(-1, general, label_at(insn.operand))

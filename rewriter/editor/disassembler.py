@@ -13,8 +13,7 @@ from ..classfile.code import CodeAttribute, StackMapTable
 from ..classfile.constants import ConstantPool
 from ..classfile.model import Method
 from ..errors import ClassFormatError
-from .body import (CodeAnnotationRef, CodeBody, Handler, Label, LocalVariable, frame_with_labels,
-                   symbolic_copy)
+from .body import CodeAnnotationRef, CodeBody, Handler, Label, LocalVariable, frame_with_labels, symbolic_copy
 
 
 def disassemble(method: Method) -> CodeBody:
@@ -43,7 +42,7 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
     symbolic = [symbolic_copy(insn, label_at) for insn in insns]
     # The body now owns the decoded instructions (many are taken over as they are): the Code
     # attribute goes back to its bytes, so editing the body can never change the original method.
-    code._instructions = None
+    code.drop_instructions()
     symbolic_at = {insn.offset: sym for insn, sym in zip(insns, symbolic)}
 
     def new_at(offset: int):

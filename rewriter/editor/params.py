@@ -70,7 +70,7 @@ def shift_body(body: CodeBody, slot: int, size: int, vtype: VType, pool=None) ->
     moved: int | None = None
     if slot > 0:
         wide_at_boundary = [insn for insn in body.instructions()
-                            if insn.opcode in _CATEGORY2 and insn.operand == slot - 1]
+                            if insn.opcode in op.TWO_SLOT_LOCAL_OPCODES and insn.operand == slot - 1]
         if wide_at_boundary:
             moved = body.max_locals
             body.max_locals += 2
@@ -84,9 +84,6 @@ def shift_body(body: CodeBody, slot: int, size: int, vtype: VType, pool=None) ->
     for label, frame in list(body.frames.items()):
         body.frames[label] = Frame(frame.offset, _insert_local(frame.locals, slot, size, vtype, moved),
                                    frame.stack, None)
-
-
-_CATEGORY2 = frozenset((op.LLOAD, op.DLOAD, op.LSTORE, op.DSTORE))
 
 
 def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType,
@@ -112,7 +109,7 @@ def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType,
     while len(slots) < slot:
         slots.append(Top)
     new = slots[:slot] + [vtype] + ([FILL] if size == 2 else []) + slots[slot:]
-    if wide is not None:
+    if wide is not None and moved is not None:  # (wide is only set when moved is given)
         while len(new) < moved:
             new.append(Top)
         new[moved:moved + 2] = [wide, FILL]

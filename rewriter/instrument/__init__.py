@@ -12,13 +12,24 @@ editor on real code.
 from .context import AlreadyInstrumented, ClassReport
 from .exercise import ExerciseStats, exercise_class
 from .instrumenter import instrument_class
-from .options import COUNTING_MODES, InstrumentOptions, read_weights
+from .options import COUNTING_MODES, InstrumentOptions, instrument_options, read_weights
+from .pipeline import (
+    ClassOutcome,
+    ClassPipeline,
+    FailurePolicy,
+    GateError,
+    RewrittenClass,
+    rewrite_class,
+    verify_by_default,
+)
 from .plan import CallAction, CctPlan, ClassPatterns
 from .runtime_api import RUNTIME_API, RuntimeMember, contract_table
 from .support import HOLDER_SUFFIX, RUNTIME_PACKAGE, esi_descriptor, esi_name
 
 __all__ = [
     "AlreadyInstrumented", "ClassReport", "instrument_class", "InstrumentOptions", "COUNTING_MODES",
-    "read_weights", "CallAction", "CctPlan", "ClassPatterns", "RUNTIME_API", "RuntimeMember", "contract_table",
+    "read_weights", "instrument_options", "ClassPipeline", "ClassOutcome", "FailurePolicy", "GateError",
+    "RewrittenClass", "rewrite_class", "verify_by_default", "CallAction", "CctPlan", "ClassPatterns",
+    "RUNTIME_API", "RuntimeMember", "contract_table",
     "HOLDER_SUFFIX", "RUNTIME_PACKAGE", "esi_name", "esi_descriptor", "ExerciseStats", "exercise_class",
 ]

@@ -13,6 +13,7 @@ from ..classfile.frames import Double, Frame, Long, Object, Top, initial_frame_l
 from ..classfile.model import ACC_STATIC, Method
 from ..editor import Label
 from ..editor.body import CodeBody
+from . import codegen as G
 from .context import ClassContext
 from .emit import FrameNeeds
 from .support import NODE
@@ -49,7 +50,7 @@ def activation_code(ctx: ClassContext, node: int, blk, amount: int, check: bool,
         return out
     frame = None
     if ctx.strategy.frames:
-        frame = _frame_before(body, blk.start)
+        frame = G.frame_before(body, blk.start)
         if frame is None and blk.index != 0:
             return out          # no frame to give the skip label (cannot happen with javac)
         if frame is None:
@@ -66,14 +67,3 @@ def _entry_frame(ctx: ClassContext, method: Method, node: int) -> Frame:
     if node >= slots:   # OSI bodies: the node and the saved slot (node + 1) are locals
         locals_ = locals_ + [Top] * (node - slots) + [Object(NODE), Object(NODE)]
     return Frame(-1, locals_, [])
-
-
-def _frame_before(body: CodeBody, index: int) -> Frame | None:
-    """The frame at the run of labels just before ``body.items[index]``, if any."""
-    i = index - 1
-    while i >= 0 and isinstance(body.items[i], Label):
-        frame = body.frames.get(body.items[i])
-        if frame is not None:
-            return frame
-        i -= 1
-    return None

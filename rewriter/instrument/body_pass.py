@@ -90,12 +90,12 @@ def instrument_body(ctx: ClassContext, method: Method, body: CodeBody, node: int
             site += part_calls.get(id(item), 0) if part_calls else 0
             p.out.append(item)
         elif dead[i]:
-            if opc in B.INVOKE_OPCODES:
+            if opc in op.INVOKE_OPCODES:
                 site += 1   # sites are numbered in code order, dead ones included
-            elif opc in B.RETURN_OPCODES:
+            elif opc in op.RETURN_OPCODES:
                 p.dead_returns.add(id(item))
             p.out.append(item)
-        elif opc in B.INVOKE_OPCODES:
+        elif opc in op.INVOKE_OPCODES:
             _call(p, item, i, site, temps, init_done, position, original_handlers)
             site += 1
         else:
@@ -112,7 +112,8 @@ def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list, bytearray]:
     """The live blocks that get counters (none without counting or activation), and a dead-item map."""
     opts = ctx.options
     counting = opts.counting != "none" or opts.weights is not None
-    blocks = B.basic_blocks(body, opts.counting if opts.counting != "none" else "default", pool=ctx.pool)
+    mode: B.Mode = "precise" if opts.counting == "precise" else "default"
+    blocks = B.basic_blocks(body, mode, pool=ctx.cf.pool)
     live = B.reachable_blocks(blocks)
     dead = bytearray(len(body.items))
     for b in blocks:

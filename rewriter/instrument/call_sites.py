@@ -87,7 +87,8 @@ def _pass(ctx: ClassContext, insn: Instruction, pre: list, node: int, site: int,
     if insn.opcode == op.INVOKESPECIAL and name != "<init>" and resolved_owner != ctx.name:
         site_push = G.push_int(pool, UNKNOWN_SITE)   # a super call selected its method: no override check
     ref = pool.add_methodref(owner, esi_name(name), esi_descriptor(desc), interface=interface)
-    if insn.opcode == op.INVOKEINTERFACE:
+    call: Instruction
+    if isinstance(insn, InvokeInterface):
         call = InvokeInterface(-1, ref, insn.count + 2)
     else:
         call = Instruction(-1, insn.opcode, ref)

@@ -84,7 +84,8 @@ def after_initialisation(this_class: str, method_name: str, descriptor: str, bod
 
 def with_local(locals_: list, slot: int, vtype) -> list:
     """Frame locals (one entry per type) with ``vtype`` at ``slot``; entries from ``slot`` on are dropped."""
-    out, used = [], 0
+    out: list = []
+    used = 0
     for t in locals_:
         if used >= slot:
             break
@@ -101,3 +102,16 @@ def define_local_in_frames(body: CodeBody, slot: int, vtype) -> None:
         frame.locals = with_local(frame.locals, slot, vtype)
         frame.kind = None
 
+
+def frame_before(body: CodeBody, index: int) -> Frame | None:
+    """The frame at the run of labels just before ``body.items[index]``, if any."""
+    i = index - 1
+    while i >= 0:
+        item = body.items[i]
+        if not isinstance(item, Label):
+            break
+        frame = body.frames.get(item)
+        if frame is not None:
+            return frame
+        i -= 1
+    return None

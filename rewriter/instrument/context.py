@@ -32,13 +32,15 @@ class AlreadyInstrumented(Exception):
 class ClassReport:
     """What happened to one class (summed over a run by the jar layer)."""
 
-    esi: int = 0
-    n2b: int = 0
-    b2n: int = 0
-    osi: int = 0
-    delegators: int = 0
+    esi: int = 0            #: ESI twins of methods with a body
+    n2b: int = 0            #: N2B wrappers (one per ESI twin)
+    b2n: int = 0            #: B2N methods of native methods
+    osi: int = 0            #: constructors and static initialisers instrumented in place
+    delegators: int = 0     #: delegating ESIs (abstract methods, methods kept as they were)
     split: int = 0          #: methods split into outlined parts to fit in 64 KB
-    blocks: int = 0
+    blocks: int = 0         #: basic blocks that got a counter
+    sampled: int = 0        #: methods given yieldpoints in place (sample mode)
+    yieldpoints: int = 0    #: yieldpoints written (hybrid and sample modes)
     call_sites: Counter = field(default_factory=Counter)
     not_instrumented: list[str] = field(default_factory=list)   #: "Class.m(desc): why"
     extra_classes: dict[str, bytes] = field(default_factory=dict)  #: new classes to write beside it
@@ -47,7 +49,7 @@ class ClassReport:
     emitted: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
 
     def add(self, other: ClassReport) -> None:
-        for name in ("esi", "n2b", "b2n", "osi", "delegators", "split", "blocks"):
+        for name in ("esi", "n2b", "b2n", "osi", "delegators", "split", "blocks", "sampled", "yieldpoints"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.call_sites.update(other.call_sites)
         self.not_instrumented += other.not_instrumented

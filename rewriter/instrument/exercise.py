@@ -32,10 +32,18 @@ from ..analysis.hierarchy import ClassHierarchy
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor, type_size
-from ..classfile.frames import Frame, Integer, Object, Top, initial_frame_locals
+from ..classfile.frames import Frame, Integer, Object, Top, VType, initial_frame_locals
 from ..classfile.instructions import Iinc, Instruction
-from ..classfile.model import (ACC_ABSTRACT, ACC_BRIDGE, ACC_NATIVE, ACC_STATIC,
-                               ACC_SYNTHETIC, ACC_VARARGS, ClassFile, Method)
+from ..classfile.model import (
+    ACC_ABSTRACT,
+    ACC_BRIDGE,
+    ACC_NATIVE,
+    ACC_STATIC,
+    ACC_SYNTHETIC,
+    ACC_VARARGS,
+    ClassFile,
+    Method,
+)
 from ..editor import CodeTooLargeError, Handler, Label, disassemble, write_body
 from ..editor.body import CodeBody
 from ..editor.params import insert_parameter
@@ -56,7 +64,7 @@ class ExerciseStats:
 
 
 def exercise_class(cf: ClassFile, hierarchy: ClassHierarchy | None = None, *, twins: bool = True,
-                   mode: str = "default", stats: ExerciseStats | None = None) -> ExerciseStats:
+                   mode: B.Mode = "default", stats: ExerciseStats | None = None) -> ExerciseStats:
     """Apply (a)-(d) to every method of ``cf`` with code. Methods that would grow past 64 KB stay as they were."""
     stats = stats or ExerciseStats()
     hierarchy = hierarchy or ClassHierarchy()
@@ -142,7 +150,7 @@ def _make_delegator(cf: ClassFile, m: Method, twin: Method, md) -> None:
 
 
 # ------------------------------------------------------------------------------ (b)-(d)
-def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: str,
+def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: B.Mode,
                      stats: ExerciseStats) -> None:
     pool = cf.pool
     body = disassemble(m)
@@ -174,7 +182,7 @@ def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: 
     for index, code in sorted(inserts, key=lambda x: -x[0]):
         body.insert(index, code)
     # entry: initialise C, then the entry check
-    entry = [Instruction(-1, op.ICONST_0), Instruction(-1, op.ISTORE, counter)]
+    entry: list[Instruction | Label] = [Instruction(-1, op.ICONST_0), Instruction(-1, op.ISTORE, counter)]
     entry += _check(pool, counter, entry_frame if with_frames else None, body)
     stats.checks += 1
     body.insert(0, entry)
@@ -188,7 +196,8 @@ def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: 
         body.items += [end, handler, Iinc(-1, counter, 1), Instruction(-1, op.ATHROW)]
         body.handlers.append(Handler(start, end, handler, 0))
         if with_frames:
-            body.frames[handler] = Frame(-1, [Top] * counter + [Integer], [Object("java/lang/Throwable")])
+            locals_: list[VType] = [Top] * counter
+            body.frames[handler] = Frame(-1, locals_ + [Integer], [Object("java/lang/Throwable")])
         stats.handlers += 1
     if with_frames:
         complete_frames(body, pool=pool, hierarchy=hierarchy, this_class=cf.name, method_name=m.name,

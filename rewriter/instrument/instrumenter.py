@@ -16,8 +16,18 @@ from __future__ import annotations
 
 from ..classfile import opcodes as op
 from ..classfile.instructions import Instruction
-from ..classfile.model import (ACC_ABSTRACT, ACC_MODULE, ACC_NATIVE, ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC,
-                               ACC_SYNTHETIC, ClassFile, Field, Method)
+from ..classfile.model import (
+    ACC_ABSTRACT,
+    ACC_MODULE,
+    ACC_NATIVE,
+    ACC_PRIVATE,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    ACC_SYNTHETIC,
+    ClassFile,
+    Field,
+    Method,
+)
 from ..editor.body import CodeBody
 from .context import AlreadyInstrumented, ClassContext, ClassReport
 from .emit import add_method

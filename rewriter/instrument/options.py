@@ -14,7 +14,7 @@ from pathlib import Path
 from ..classfile import opcodes as op
 from ..errors import JprewriteError
 
-__all__ = ["COUNTING_MODES", "InstrumentOptions", "read_weights"]
+__all__ = ["COUNTING_MODES", "InstrumentOptions", "instrument_options", "read_weights"]
 
 COUNTING_MODES = ("none", "default", "precise")
 
@@ -31,6 +31,14 @@ class InstrumentOptions:
             raise ValueError(f"counting must be one of {', '.join(COUNTING_MODES)}, not {self.counting!r}")
 
 
+def instrument_options(*, counting: str = "default", allocations: bool = False,
+                       weights: str | os.PathLike[str] | None = None, activation: bool = False) -> InstrumentOptions:
+    """The options as a person gives them, a weights *file* included: the one way the command line
+    and the agent build them, so both read a weights file (and report its mistakes) alike."""
+    return InstrumentOptions(counting=counting, allocations=allocations,
+                             weights=read_weights(weights) if weights else None, activation=activation)
+
+
 def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
     """A weights file: lines ``<mnemonic> <cost>`` (``#`` comments); ``default <cost>`` for the rest."""
     weights: dict[int, int] = {}
@@ -38,7 +46,8 @@ def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise JprewriteError(f"cannot read weights file: {getattr(e, 'strerror', None) or e}", path=os.fspath(path))
+        raise JprewriteError(f"cannot read weights file: {getattr(e, 'strerror', None) or e}",
+                             path=os.fspath(path)) from None
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -61,7 +70,7 @@ def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
             raise JprewriteError(f"line {n}: unknown opcode {name!r}", path=os.fspath(path))
         weights[opcode] = cost
     if default is not None:
-        for code, name in enumerate(op.OPCODE_NAMES):
-            if name is not None and code not in weights:
+        for code, mnemonic in enumerate(op.OPCODE_NAMES):
+            if mnemonic is not None and code not in weights:
                 weights[code] = default
     return weights

@@ -1,38 +1,49 @@
 """One class through the rewriting: read, pin serialVersionUID, instrument, verify, bytes.
 
-Used by the offline rewriter and the agent's worker alike, so both emit the same classes and
-keep the same promise: **a method the verification gate rejects is not emitted
-instrumented.** The gate (:func:`jprewrite.analysis.verify_method`, the project's own JVMS
-4.10.1 verifier) checks every method the rewriting wrote, independently of how a transform
+:class:`ClassPipeline` is used by the offline rewriter and the agent's worker alike, so both emit
+the same classes and keep the same promise: **a method the verification gate rejects is not
+emitted instrumented.** The gate (:func:`jprewrite.analysis.verify_method`, the project's own
+JVMS 4.10.1 verifier) checks every method the rewriting wrote, independently of how a transform
 built it; a method that fails is rewritten again kept as it was (reached through a delegating
 ESI, as a method past 64 KB once was; a constructor or ``<clinit>`` simply not instrumented),
 and the reason is reported once. Should a method the class cannot do without fail (a
-delegating ESI, ``$jprewrite$class``, the holder class), the class fails as a whole and the
-caller's own fallback applies (offline: the class is left uninstrumented and the run planned
-again without it; load time: the contract-only form, then the agent's Java contract).
+delegating ESI, ``$jprewrite$class``, the holder class), or the rewriting raise anything else,
+the class fails as a whole and the pipeline's :class:`FailurePolicy` decides what follows:
 
-``JPREWRITE_BREAK_METHOD`` (a binary class name and method name, ``com.acme.Foo.bar``) is a
-fault injection for tests: the gate then sees that method's instrumented ESI with
-``max_stack`` 0, as a faulty transform would write it.
+* offline (:attr:`FailurePolicy.EXCLUDE`): the class is left uninstrumented and the caller
+  plans the run again without it, so no caller passes a node to a method without its ESI twin;
+* load time (:attr:`FailurePolicy.CONTRACT_ONLY`): classes rewritten before it may already pass
+  it nodes, so it gets the contract-only form (bodies unchanged behind delegating ESI methods);
+  should that fail too, the agent falls back to its Java contract.
+
+Fault injection, for tests only: ``JPREWRITE_BREAK_METHOD`` (a binary class name and method
+name, ``com.acme.Foo.bar``) makes the gate see that method's instrumented ESI with
+``max_stack`` 0, as a faulty transform would write it; ``JPREWRITE_AGENT_FAIL`` and
+``JPREWRITE_AGENT_FAIL_CONTRACT`` (class-name globs separated by ``:``) make the full or the
+contract-only rewrite of those classes raise under the load-time policy.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from enum import Enum
 
 from ..analysis.verifier import VerifyProblem, verify_class, verify_method
-from ..classfile.model import ClassFile, read_class
+from ..classfile.model import ClassFile, Method, read_class
 from . import serial_uid
-from .context import ClassReport
+from .context import AlreadyInstrumented, ClassReport
 from .instrumenter import instrument_class
 from .options import InstrumentOptions
-from .plan import CctPlan
+from .plan import CctPlan, ClassPatterns
 from .support import esi_name
 
-__all__ = ["RewrittenClass", "GateError", "rewrite_class", "verify_by_default", "FAULT_ENV", "VERIFY_ENV"]
+__all__ = ["AGENT_FAIL_CONTRACT_ENV", "AGENT_FAIL_ENV", "FAULT_ENV", "VERIFY_ENV", "ClassOutcome", "ClassPipeline",
+           "FailurePolicy", "GateError", "RewrittenClass", "rewrite_class", "verify_by_default"]
 
 FAULT_ENV = "JPREWRITE_BREAK_METHOD"
+#: Class-name globs whose full / contract-only rewrite raises (load-time policy; tests of the fallbacks).
+AGENT_FAIL_ENV, AGENT_FAIL_CONTRACT_ENV = "JPREWRITE_AGENT_FAIL", "JPREWRITE_AGENT_FAIL_CONTRACT"
 #: ``JPREWRITE_VERIFY=1`` turns the gate on where no option says otherwise (the test suite sets it).
 #: It is off by default: it costs about 30 % of rewrite time (bench/verifier_cost.py), over the
 #: 15 % at which it would be on by default.
@@ -44,6 +55,13 @@ class GateError(Exception):
     """A method the class cannot do without failed verification: the class stays uninstrumented."""
 
 
+class FailurePolicy(Enum):
+    """What becomes of a class whose full rewrite fails (see the module docstring)."""
+
+    EXCLUDE = "exclude"                 #: offline: uninstrumented, and the run is planned again without it
+    CONTRACT_ONLY = "contract-only"     #: load time: the contract-only form, else the agent's Java contract
+
+
 @dataclass
 class RewrittenClass:
     cf: ClassFile
@@ -53,9 +71,87 @@ class RewrittenClass:
     rejected: list[VerifyProblem]   #: what the gate rejected (the methods kept as they were)
 
 
+@dataclass
+class ClassOutcome:
+    """What :meth:`ClassPipeline.run` made of one class; ``rewritten`` None: the class stays as it was."""
+
+    rewritten: RewrittenClass | None = None
+    already_instrumented: str | None = None   #: rewritten by jprewrite before: the error's message
+    failure: str | None = None                #: why the full rewrite failed (``Type: message``)
+    fallback_failure: str | None = None       #: why the contract-only form failed too (load-time policy)
+
+    @property
+    def contract_only(self) -> bool:
+        """The full rewrite failed and the contract-only form stands in for it."""
+        return self.rewritten is not None and self.failure is not None
+
+    def note(self) -> str:
+        """One line on what went wrong ("" when nothing did), as the agent reports it."""
+        if self.failure is not None:
+            if self.rewritten is not None:
+                return f"{self.failure}; its bodies run unchanged behind delegating ESI methods"
+            if self.fallback_failure is not None:
+                return f"{self.failure} (and its contract-only form failed too: {self.fallback_failure})"
+            return self.failure
+        if self.rewritten is not None and self.rewritten.rejected:
+            return ("stays uninstrumented in part: the verification gate rejected "
+                    + "; ".join(str(p) for p in self.rewritten.rejected) + " (kept as it was)")
+        return ""
+
+
 def verify_by_default() -> bool:
     """The gate's setting when no option gives one: ``JPREWRITE_VERIFY`` (1/true/yes), else off."""
     return os.environ.get(VERIFY_ENV, "").lower() in ("1", "true", "yes")
+
+
+def _describe(err: BaseException) -> str:
+    return f"{type(err).__name__}: {err}"
+
+
+class ClassPipeline:
+    """Rewrites the classes of one plan with one set of options, one gate setting and one failure policy.
+
+    ``verify`` None: as ``JPREWRITE_VERIFY`` says, else off. The pipeline holds no state between
+    classes, so forked workers may share one.
+    """
+
+    def __init__(self, plan: CctPlan, options: InstrumentOptions, *, on_failure: FailurePolicy,
+                 verify: bool | None = None) -> None:
+        self.plan = plan
+        self.options = options
+        self.on_failure = on_failure
+        self.verify = verify_by_default() if verify is None else verify
+
+    def run(self, data: bytes, cf: ClassFile | None = None) -> ClassOutcome:
+        """Rewrite the class in ``data`` (``cf``: already read from it, and then rewritten in place).
+
+        Errors reading ``data`` are the caller's (it knows where the bytes came from); a class the
+        plan does not instrument comes back unchanged; every other failure is in the outcome.
+        """
+        cf = cf if cf is not None else read_class(data)
+        name = cf.name
+        if not self.plan.is_instrumented(name):
+            return ClassOutcome()
+        try:
+            return ClassOutcome(self._rewrite(name, data, cf, contract_only=False))
+        except AlreadyInstrumented as err:
+            return ClassOutcome(already_instrumented=str(err))
+        except Exception as err:  # noqa: BLE001 - one class must not sink the run; the policy decides
+            failure = _describe(err)
+        if self.on_failure is FailurePolicy.EXCLUDE:
+            return ClassOutcome(failure=failure)
+        try:
+            return ClassOutcome(self._rewrite(name, data, None, contract_only=True), failure=failure)
+        except Exception as err:  # noqa: BLE001 - the agent's Java contract is the last resort
+            return ClassOutcome(failure=failure, fallback_failure=_describe(err))
+
+    def _rewrite(self, name: str, data: bytes, cf: ClassFile | None, *, contract_only: bool) -> RewrittenClass:
+        if self.on_failure is FailurePolicy.CONTRACT_ONLY:
+            env = AGENT_FAIL_CONTRACT_ENV if contract_only else AGENT_FAIL_ENV
+            injected = os.environ.get(env)
+            if injected and ClassPatterns(injected.split(":"))(name):
+                raise RuntimeError(f"failure injected by {env}")
+        return rewrite_class(data, self.plan, self.options, contract_only=contract_only, verify=self.verify, cf=cf)
 
 
 def rewrite_class(data: bytes, plan: CctPlan, options: InstrumentOptions, *, contract_only: bool = False,
@@ -66,7 +162,7 @@ def rewrite_class(data: bytes, plan: CctPlan, options: InstrumentOptions, *, con
     the gate sends back reads ``data`` again).
 
     Raises :class:`GateError` when the gate rejects what cannot be kept as it was, and lets
-    :class:`jprewrite.instrument.cct.AlreadyInstrumented` and the rewriter's other errors through.
+    :class:`jprewrite.instrument.AlreadyInstrumented` and the rewriter's other errors through.
     """
     keep: set[tuple[str, str]] = set()
     rejected: list[VerifyProblem] = []
@@ -115,7 +211,7 @@ def _check(cf: ClassFile, report: ClassReport, plan: CctPlan) -> list[tuple[tupl
     return out
 
 
-def _old_verifier(cf: ClassFile, m, plan: CctPlan) -> list[VerifyProblem]:
+def _old_verifier(cf: ClassFile, m: Method, plan: CctPlan) -> list[VerifyProblem]:
     """HotSpot's rule for version 50: a method its type checker rejects is verified again by
     inference (FailOverToOldVerifier), ignoring the StackMapTable. Compilers whose frames HotSpot
     rejects (jython's) run that way; the rewritten method is held to what the JVM will do."""

@@ -29,10 +29,10 @@ Call sites (CCCP Fig. 4, adapted to an uninstrumented JDK, see
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from fnmatch import fnmatchcase
-from typing import Callable, Iterable
 
 from ..analysis.hierarchy import ClassHierarchy, ClassInfo, MemberInfo
 from ..classfile import opcodes as op

@@ -14,8 +14,8 @@ order the instructions run (the order the pool grows in is part of the output's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..classfile import opcodes as op
 from ..classfile.instructions import Instruction
@@ -77,7 +77,8 @@ ROOT_REDIRECT = _m(ROOT, "redirect", "(" + _OBJ + NODE_DESC + "I" + MID_DESC + "
                    "the override check: a boundary node when an uninstrumented override must run")
 ROOT_TRIGGER_REPORT = _m(ROOT, "triggerReport", "(" + NODE_DESC + ")V", False,
                          "JP's periodic activation of the profiling agent")
-MID_GET = _m(MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True, "the MethodId of (class, name, descriptor, kind, sites)")
+MID_GET = _m(MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True,
+             "the MethodId of (class, name, descriptor, kind, sites)")
 
 RUNTIME_API: tuple[RuntimeMember, ...] = (
     NODE_ENTER, NODE_BOUNDARY, NODE_PUBLISH, NODE_PUBLISH_CALL, NODE_ALLOCATE, NODE_BYTECODES, NODE_WEIGHTED,

@@ -47,10 +47,24 @@ from typing import TYPE_CHECKING
 
 from ..classfile import attributes as attrs
 from ..classfile import mutf8
-from ..classfile.model import (ACC_ABSTRACT, ACC_ENUM, ACC_FINAL, ACC_INTERFACE, ACC_NATIVE,
-                               ACC_PRIVATE, ACC_PROTECTED, ACC_PUBLIC, ACC_STATIC, ACC_STRICT,
-                               ACC_SUPER, ACC_SYNCHRONIZED, ACC_TRANSIENT, ACC_VOLATILE, ClassFile,
-                               Field)
+from ..classfile.model import (
+    ACC_ABSTRACT,
+    ACC_ENUM,
+    ACC_FINAL,
+    ACC_INTERFACE,
+    ACC_NATIVE,
+    ACC_PRIVATE,
+    ACC_PROTECTED,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    ACC_STRICT,
+    ACC_SUPER,
+    ACC_SYNCHRONIZED,
+    ACC_TRANSIENT,
+    ACC_VOLATILE,
+    ClassFile,
+    Field,
+)
 
 if TYPE_CHECKING:
     from ..analysis.hierarchy import ClassHierarchy
@@ -80,7 +94,7 @@ _LONG_READABLE = frozenset("JIBSC")
 
 
 # ----------------------------------------------------------------------- questions
-def is_serializable(cf: ClassFile, hierarchy: "ClassHierarchy | None",
+def is_serializable(cf: ClassFile, hierarchy: ClassHierarchy | None,
                     *, assume_when_unknown: bool = False) -> bool:
     """Whether ``cf`` implements ``java.io.Serializable``, directly or through any supertype.
 
@@ -103,7 +117,7 @@ def is_serializable(cf: ClassFile, hierarchy: "ClassHierarchy | None",
     return assume_when_unknown if unknown else False
 
 
-def is_enum(cf: ClassFile, hierarchy: "ClassHierarchy | None" = None) -> bool:
+def is_enum(cf: ClassFile, hierarchy: ClassHierarchy | None = None) -> bool:
     """Whether ``cf`` is a subclass of ``java.lang.Enum`` (an enum or an enum constant's body).
 
     This is ObjectStreamClass's test (``Enum.class.isAssignableFrom``), wider than
@@ -271,7 +285,7 @@ def suid_hash(cf: ClassFile) -> int:
     return int.from_bytes(digest[:8], "little", signed=True)
 
 
-def default_serial_version_uid(cf: ClassFile, hierarchy: "ClassHierarchy | None") -> int:
+def default_serial_version_uid(cf: ClassFile, hierarchy: ClassHierarchy | None) -> int:
     """The ``serialVersionUID`` JDK 17 reports for ``cf`` if it declares none (a signed long).
 
     0 for a class that is not serializable (as ObjectStreamClass computes it; an
@@ -287,7 +301,7 @@ def default_serial_version_uid(cf: ClassFile, hierarchy: "ClassHierarchy | None"
     return suid_hash(cf)
 
 
-def serial_version_uid(cf: ClassFile, hierarchy: "ClassHierarchy | None") -> int | None:
+def serial_version_uid(cf: ClassFile, hierarchy: ClassHierarchy | None) -> int | None:
     """The ``serialVersionUID`` JDK 17 uses for ``cf`` (what ``serialver`` prints): 0 for enums
     (even one declaring a UID), the declared UID if there is one, else the default. None when
     the declared UID is assigned by the static initialiser (no ConstantValue to read)."""
@@ -298,7 +312,7 @@ def serial_version_uid(cf: ClassFile, hierarchy: "ClassHierarchy | None") -> int
     return default_serial_version_uid(cf, hierarchy)
 
 
-def needs_serial_version_uid(cf: ClassFile, hierarchy: "ClassHierarchy | None",
+def needs_serial_version_uid(cf: ClassFile, hierarchy: ClassHierarchy | None,
                              *, assume_when_unknown: bool = True) -> bool:
     """Whether a rewrite that adds members to ``cf`` must pin its UID first.
 
@@ -334,7 +348,7 @@ def add_serial_version_uid(cf: ClassFile, value: int) -> Field:
     return f
 
 
-def pin_serial_version_uid(cf: ClassFile, hierarchy: "ClassHierarchy | None") -> int | None:
+def pin_serial_version_uid(cf: ClassFile, hierarchy: ClassHierarchy | None) -> int | None:
     """Before a rewrite: declare ``cf``'s default UID explicitly if it needs one
     (:func:`needs_serial_version_uid`). Returns the value added, or None."""
     if not needs_serial_version_uid(cf, hierarchy):

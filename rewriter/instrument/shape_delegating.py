@@ -10,7 +10,16 @@ from __future__ import annotations
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.instructions import Instruction, InvokeInterface
-from ..classfile.model import ACC_ABSTRACT, ACC_FINAL, ACC_NATIVE, ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC, ACC_VARARGS, Method
+from ..classfile.model import (
+    ACC_ABSTRACT,
+    ACC_FINAL,
+    ACC_NATIVE,
+    ACC_PRIVATE,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    ACC_VARARGS,
+    Method,
+)
 from ..editor.body import CodeBody
 from . import codegen as G
 from .context import ClassContext

@@ -14,7 +14,6 @@ behind a delegating ESI (:mod:`.shape_delegating`).
 
 from __future__ import annotations
 
-from ..analysis.blocks import INVOKE_OPCODES
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor
@@ -46,7 +45,7 @@ def add_esi_and_n2b(ctx: ClassContext, m: Method) -> None:
     md = parse_method_descriptor(m.descriptor)
     node_slot = (0 if m.access & ACC_STATIC else 1) + md.param_slots
     twin, body = _esi_twin(ctx, m, node_slot)
-    sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in INVOKE_OPCODES)
+    sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in op.INVOKE_OPCODES)
     self_mid = ctx.mids.ref(ctx.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
     parts: list[Method] = []
     try:

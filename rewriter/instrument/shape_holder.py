@@ -23,14 +23,33 @@ from __future__ import annotations
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.instructions import Instruction, InvokeInterface
-from ..classfile.model import ACC_FINAL, ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC, ACC_SUPER, ACC_SYNTHETIC, ClassFile, Field, Method
+from ..classfile.model import (
+    ACC_FINAL,
+    ACC_PRIVATE,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    ACC_SUPER,
+    ACC_SYNTHETIC,
+    ClassFile,
+    Field,
+    Method,
+)
 from ..editor import Label, write_body
 from ..editor.body import CodeBody
 from . import codegen as G
 from .context import ClassContext
 from .runtime_api import LocalSite, RuntimeCalls
-from .support import (KIND_UNINSTRUMENTED, MID, MIDS_ARRAY, MIDS_FIELD, MIDS_PER_CHUNK, SEEN_FIELD,
-                      dispatcher_descriptor, esi_descriptor, esi_name)
+from .support import (
+    KIND_UNINSTRUMENTED,
+    MID,
+    MIDS_ARRAY,
+    MIDS_FIELD,
+    MIDS_PER_CHUNK,
+    SEEN_FIELD,
+    dispatcher_descriptor,
+    esi_descriptor,
+    esi_name,
+)
 
 __all__ = ["build_holder"]
 
@@ -76,7 +95,7 @@ def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
     at most :data:`MIDS_PER_CHUNK` entries each."""
     mids, pool = ctx.mids, holder.pool
     n = len(mids.entries)
-    items = []
+    items: list[Instruction | Label] = []
     if mids.dispatchers:
         holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(SEEN_FIELD),
                                    pool.add_utf8(_CLASS_ARRAY), [], holder))

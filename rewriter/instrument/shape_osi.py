@@ -15,7 +15,6 @@ prologue kept in the method itself.
 
 from __future__ import annotations
 
-from ..analysis.blocks import INVOKE_OPCODES
 from ..classfile import opcodes as op
 from ..classfile.frames import Frame, Object, Top
 from ..classfile.instructions import Instruction
@@ -60,7 +59,7 @@ def _osi_body(ctx: ClassContext, m: Method) -> tuple[CodeBody, int, int, int]:
     if ctx.strategy.frames:
         G.define_local_in_frames(body, node, Object(NODE))
         G.define_local_in_frames(body, saved_slot, Object(NODE))
-    sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in INVOKE_OPCODES)
+    sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in op.INVOKE_OPCODES)
     return body, node, saved_slot, ctx.mids.ref(ctx.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
 
 

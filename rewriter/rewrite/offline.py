@@ -16,21 +16,25 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from ..analysis.hierarchy import ClassHierarchy
 from ..archive.jars import Container, Entry, open_container, write_directory, write_jar
 from ..archive.jdk_image import JdkImage, find_java_home
 from ..classfile.model import read_class
 from ..errors import JprewriteError
-from ..instrument.context import AlreadyInstrumented, ClassReport
-from ..instrument.options import InstrumentOptions
-from ..instrument.pipeline import rewrite_class, verify_by_default
-from ..instrument.plan import CctPlan, ClassPatterns
-from ..instrument.support import RUNTIME_PACKAGE
+from ..instrument import (
+    RUNTIME_PACKAGE,
+    CctPlan,
+    ClassPatterns,
+    ClassPipeline,
+    ClassReport,
+    FailurePolicy,
+    InstrumentOptions,
+)
 from .runtime_build import runtime_classes
 
 _MAX_ROUNDS = 4
@@ -49,7 +53,7 @@ class RewriteReport:
     seconds: float = 0.0
 
 
-def _conflicting_duplicates(items: list["_Input"]) -> dict[str, str]:
+def _conflicting_duplicates(items: list[_Input]) -> dict[str, str]:
     """Classes present with different bytes in several inputs stay uninstrumented everywhere.
 
     The rewriting rules must hold for whichever copy the JVM loads, and the
@@ -92,7 +96,7 @@ def _internal_name(entry: Entry) -> str:
     return name
 
 
-def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLike[str]], *,
+def rewrite(inputs: Sequence[str | os.PathLike[str]], outputs: Sequence[str | os.PathLike[str]], *,
             classpath: Iterable[str | os.PathLike[str]] = (), options: InstrumentOptions | None = None,
             patterns: ClassPatterns | None = None, java_home: str | os.PathLike[str] | None = None,
             progress: Callable[[int, int], None] | None = None,
@@ -106,14 +110,13 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
     if len(inputs) != len(outputs):
         raise ValueError("one output per input")
     options = options or InstrumentOptions()
-    verify = verify_by_default() if verify is None else verify
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     patterns = patterns or ClassPatterns()
     report = RewriteReport()
     containers = [open_container(p) for p in inputs]
     extra = [open_container(p) for p in classpath]
     try:
-        items = []
+        items: list[_Input] = []
         for c, out in zip(containers, outputs):
             if c.kind == "class":
                 raise JprewriteError("a single class file cannot carry the runtime; rewrite its directory or jar",
@@ -131,9 +134,10 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
         excluded: dict[str, str] = _conflicting_duplicates(items)
         for _ in range(_MAX_ROUNDS):
             allowed = {n for n in names if patterns(n) and n not in excluded}
-            plan = CctPlan(hierarchy, lambda n: n in allowed)
+            plan = CctPlan(hierarchy, allowed.__contains__)
             plan.set_world(allowed)
-            results, new_failures, round_report = _rewrite_all(items, plan, options, progress, jobs, verify)
+            pipeline = ClassPipeline(plan, options, on_failure=FailurePolicy.EXCLUDE, verify=verify)
+            results, new_failures, round_report = _rewrite_all(items, pipeline, progress, jobs)
             if not new_failures:
                 break
             excluded.update(new_failures)
@@ -159,11 +163,11 @@ def rewrite(inputs: list[str | os.PathLike[str]], outputs: list[str | os.PathLik
 
 
 _BATCH = 64
-_WORKER_STATE: tuple | None = None   # (items, plan, options, verify), inherited by forked workers
+_WORKER_STATE: tuple[list[_Input], ClassPipeline] | None = None   # inherited by forked workers
 
 
-def _rewrite_all(items: list[_Input], plan: CctPlan, options: InstrumentOptions,
-                 progress: Callable[[int, int], None] | None, jobs: int, verify: bool):
+def _rewrite_all(items: list[_Input], pipeline: ClassPipeline, progress: Callable[[int, int], None] | None,
+                 jobs: int):
     """Rewrite every class of ``items``; in ``jobs`` forked processes when there is enough work."""
     global _WORKER_STATE
     work = [(item.index, e.name) for item in items for e in item.class_entries]
@@ -172,8 +176,8 @@ def _rewrite_all(items: list[_Input], plan: CctPlan, options: InstrumentOptions,
     results: dict[tuple[int, str], bytes] = {}
     failures: dict[str, str] = {}
     report = RewriteReport()
-    plan.warm_up()
-    _WORKER_STATE = (items, plan, options, verify)
+    pipeline.plan.warm_up()
+    _WORKER_STATE = (items, pipeline)
     done = 0
 
     def merge(part) -> None:
@@ -209,26 +213,28 @@ def _rewrite_all(items: list[_Input], plan: CctPlan, options: InstrumentOptions,
 def _rewrite_batch(batch: list[tuple[int, str]]):
     """(error, results, failures, report, count) for one batch; picklable, so it also runs in a worker."""
     assert _WORKER_STATE is not None
-    items, plan, options, verify = _WORKER_STATE
+    items, pipeline = _WORKER_STATE
     results: dict[tuple[int, str], bytes] = {}
     failures: dict[str, str] = {}
     report = RewriteReport()
     for index, name in batch:
         container = items[index].container
         try:
-            data = container.entry(name).read()
+            entry = container.entry(name)
+            assert entry is not None   # the name is one of the container's own entries
+            data = entry.read()
             cf = read_class(data)
         except JprewriteError as err:
             err = err.located(path=container.path, entry=name)
             return (err.path, err.entry, err.offset, err.message), {}, {}, report, len(batch)
-        if not plan.is_instrumented(cf.name):
+        outcome = pipeline.run(data, cf)
+        if outcome.already_instrumented is not None:
+            return (container.path, name, None, outcome.already_instrumented), {}, {}, report, len(batch)
+        if outcome.failure is not None:   # stays uninstrumented; the run is planned again without it
+            failures[cf.name] = outcome.failure
             continue
-        try:
-            rewritten = rewrite_class(data, plan, options, verify=verify, cf=cf)
-        except AlreadyInstrumented as err:
-            return (container.path, name, None, str(err)), {}, {}, report, len(batch)
-        except Exception as err:  # noqa: BLE001 - one class must not sink the run; it stays uninstrumented
-            failures[cf.name] = f"{type(err).__name__}: {err}"
+        rewritten = outcome.rewritten
+        if rewritten is None:
             continue
         class_report, new = rewritten.report, rewritten.data
         report.gate_rejected += len(rewritten.rejected)

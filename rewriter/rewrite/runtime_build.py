@@ -64,7 +64,7 @@ def runtime_classes() -> dict[str, bytes]:
         cached = _memo.get(digest)
         if cached is not None:
             return dict(cached)
-        entry = _cache_root() / f"runtime-{digest}"
+        entry = cache_root() / f"runtime-{digest}"
         if not _complete(entry):
             _build(src, sources, entry)
         classes = _read_classes(entry)
@@ -93,7 +93,7 @@ def _digest(src: Path, sources: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
-def _cache_root() -> Path:
+def cache_root() -> Path:
     """The project's cache directory (shared with the hierarchy's JDK summaries)."""
     root = default_cache_directory()
     if root is None:   # no home directory to use
@@ -105,7 +105,7 @@ def _complete(entry: Path) -> bool:
     return (entry / ".complete").is_file()
 
 
-def _javac() -> str:
+def find_javac() -> str:
     """javac of ``JAVA_HOME`` if set and present, else the one on ``PATH``."""
     home = os.environ.get("JAVA_HOME")
     if home:
@@ -121,7 +121,7 @@ def _javac() -> str:
 
 def _build(src: Path, sources: list[Path], entry: Path) -> None:
     """Compile into a private temporary directory, then rename it to ``entry`` (first one wins)."""
-    javac = _javac()
+    javac = find_javac()
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}.", dir=entry.parent))
@@ -135,7 +135,7 @@ def _build(src: Path, sources: list[Path], entry: Path) -> None:
         except OSError as e:
             raise JprewriteError(f"cannot run {javac}: {e.strerror or e}") from e
         if proc.returncode != 0:
-            detail = _first_error(proc.stderr or proc.stdout)
+            detail = first_error_line(proc.stderr or proc.stdout)
             raise JprewriteError(f"javac failed to compile the runtime ({src}): {detail}")
         (tmp / ".complete").write_text("ok\n")
         try:
@@ -153,7 +153,7 @@ def _build(src: Path, sources: list[Path], entry: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _first_error(output: str) -> str:
+def first_error_line(output: str) -> str:
     """The first meaningful line of javac's output, so the error fits on one line."""
     for line in output.splitlines():
         line = line.strip()

@@ -27,7 +27,7 @@ import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from .jdk import cache_root, java_home
@@ -41,7 +41,7 @@ FAILOVER = "fell back to the old inference verifier, which accepted it"
 
 
 # ---------------------------------------------------------------------------- the generated jar
-@lru_cache(maxsize=None)
+@cache
 def deadcode_jar() -> Path:
     """The jar GenDeadCode writes (generated once per source/ASM/JDK; safe with concurrent workers)."""
     javac = java_home() / "bin" / "javac"
@@ -75,7 +75,7 @@ def deadcode_jar() -> Path:
     return jar
 
 
-@lru_cache(maxsize=None)
+@cache
 def jdk_library_jar() -> Path:
     """The ``java/**`` classes of the JDK's java.base, marked version 52: a ``-libraryjars`` for tools that
     cannot read newer class files (ProGuard 6.2 stops at Java 13) but only need the library's members."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -50,7 +50,7 @@ PACKAGES: dict[str, list[str]] = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _installed(pkg: str) -> bool:
     try:
         r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg], capture_output=True, text=True)

@@ -63,13 +63,14 @@ def record(out: Path, jprewrite: list[str], java_dir: Path, only: list[str] | No
                     for info in z.infolist():
                         digests[f"{jar.name}!{info.filename}"] = hashlib.sha256(z.read(info)).hexdigest()
             result[name] = digests
+            out.write_text(json.dumps(result, indent=0, sort_keys=True))   # what is done so far
             print(f"{name}: {len(digests)} entries in {time.monotonic() - t0:.0f} s", flush=True)
             shutil.rmtree(dest)
     out.write_text(json.dumps(result, indent=0, sort_keys=True))
     return 0
 
 
-def compare(a: Path, b: Path) -> int:
+def compare(a: Path, b: Path, skip_runtime: bool = False) -> int:
     da, db = json.loads(a.read_text()), json.loads(b.read_text())
     bad = 0
     for config in sorted(set(da) | set(db)):
@@ -77,7 +78,8 @@ def compare(a: Path, b: Path) -> int:
         if not ea or not eb:
             print(f"{config}: only in {'A' if ea else 'B'}")
             continue
-        diff = sorted(k for k in set(ea) | set(eb) if ea.get(k) != eb.get(k))
+        diff = sorted(k for k in set(ea) | set(eb) if ea.get(k) != eb.get(k)
+                      and not (skip_runtime and "!jprewrite/runtime/" in k))
         bad += len(diff)
         print(f"{config}: {len(ea)} entries, {len(diff)} differ")
         for k in diff[:20]:
@@ -97,10 +99,13 @@ def main(argv: list[str]) -> int:
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
+    c.add_argument("--skip-runtime", action="store_true",
+                   help="leave out the embedded runtime's classes (jprewrite/runtime/*), "
+                        "which change with runtime-java/")
     args = p.parse_args(argv)
     if args.command == "record":
         return record(args.out, args.jprewrite.split(), args.java_dir, args.only)
-    return compare(args.a, args.b)
+    return compare(args.a, args.b, args.skip_runtime)
 
 
 if __name__ == "__main__":

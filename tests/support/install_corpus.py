@@ -16,13 +16,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.corpus import missing_packages, refresh_installed  # noqa: E402
 
-
 # Debian packages the tests need for tools rather than jars: the shared workloads (../shared/bench,
 # when it is there) time runs with /usr/bin/time and build their drivers against these jars.
 TOOL_PACKAGES = {"time": "/usr/bin/time",
                  "libjacoco-java": "/usr/share/java/org.jacoco.agent.jar",
                  "libcommons-math3-java": "/usr/share/java/commons-math3.jar",
                  "junit4": "/usr/share/java/junit4.jar",
+                 "junit5": "/usr/share/java/junit-jupiter-api.jar",   # the JUnit budgets jar and its tests
                  "libxerces2-java": "/usr/share/java/xercesImpl.jar"}
 
 

@@ -34,10 +34,10 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Iterable, Sequence
 
 try:
     from .jdk import cache_root, java_home
@@ -46,7 +46,8 @@ except ImportError:  # imported as a top-level module (tests/support on sys.path
 
 SOURCE = Path(__file__).parent / "oracle" / "CctOracle.java"
 
-__all__ = ["OracleResult", "OracleError", "run_oracle", "paths", "diff_profiles", "oracle_classes", "load_json", "node_at"]
+__all__ = ["OracleResult", "OracleError", "run_oracle", "paths", "diff_profiles", "oracle_classes", "load_json",
+           "node_at"]
 
 
 class OracleError(RuntimeError):
@@ -80,7 +81,7 @@ def _cache_root() -> Path:
     return cache_root("jprewrite")
 
 
-@lru_cache(maxsize=None)
+@cache
 def oracle_classes() -> Path:
     """The compiled CctOracle (compiled on first use; safe with concurrent test workers)."""
     h = hashlib.sha256(SOURCE.read_bytes())
@@ -161,7 +162,7 @@ def run_oracle(classpath: Sequence[Path | str], main: str, args: Iterable[str] =
             except ProcessLookupError:
                 pass
             proc.communicate()
-            raise OracleError(f"oracle timed out after {timeout}s running {main}")
+            raise OracleError(f"oracle timed out after {timeout}s running {main}") from None
         if proc.returncode != 0 or not out.exists():
             raise OracleError(f"oracle failed (exit {proc.returncode}) running {main}:\n{o_out}{o_err}")
         data = load_json(out.read_text(encoding="utf-8"))

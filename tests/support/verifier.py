@@ -53,10 +53,10 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Iterable, Sequence
 
 try:
     from .jdk import cache_root, java_home
@@ -71,7 +71,7 @@ _STDOUT_FOR_THE_TOOL = ("-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+Displ
 JVM_OPTIONS = (*_STDOUT_FOR_THE_TOOL, "-Xverify:all", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
 ASM_OPTIONS = (*_STDOUT_FOR_THE_TOOL, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
 
-__all__ = ["VerifyReport", "VerifierError", "verify_jvm", "verify_asm", "asm_jars", "tool_classes"]
+__all__ = ["VerifyReport", "VerifierError", "verify_jvm", "verify_asm", "asm_jars", "tool_classes", "parse_line"]
 
 
 class VerifierError(RuntimeError):
@@ -127,11 +127,11 @@ class VerifyReport:
             more = f"\n  ... and {len(problems) - limit} more" if len(problems) > limit else ""
             raise AssertionError(f"{self.mode} verifier rejected classes ({self}):\n  {shown}{more}")
 
-    def new_failures(self, baseline: "VerifyReport") -> dict[str, str]:
+    def new_failures(self, baseline: VerifyReport) -> dict[str, str]:
         """Failures that ``baseline`` (e.g. the same jar before rewriting) does not have."""
         return {n: m for n, m in self.failed.items() if n not in baseline.failed}
 
-    def assert_no_new_failures(self, baseline: "VerifyReport", *, limit: int = 20) -> None:
+    def assert_no_new_failures(self, baseline: VerifyReport, *, limit: int = 20) -> None:
         new = self.new_failures(baseline)
         if new:
             shown = "\n  ".join(f"{n}: {_short(m)}" for n, m in sorted(new.items())[:limit])
@@ -168,7 +168,7 @@ def _cache_root() -> Path:
     return cache_root("jprewrite-tests")
 
 
-@lru_cache(maxsize=None)
+@cache
 def tool_classes() -> Path:
     """The compiled VerifyAll (compiled on first use; safe with concurrent test workers)."""
     javac = java_home() / "bin" / "javac"
@@ -256,7 +256,7 @@ def _run(mode: str, inputs: Sequence[Path | str], classpath: Iterable[Path | str
             try:
                 assert proc.stdout is not None
                 for line in proc.stdout:  # streamed: outputs can be huge
-                    summary = _parse(line.rstrip("\n"), report, verdicts) or summary
+                    summary = parse_line(line.rstrip("\n"), report, verdicts) or summary
                 rc = proc.wait()
             finally:
                 timer.cancel()
@@ -281,7 +281,8 @@ def _run(mode: str, inputs: Sequence[Path | str], classpath: Iterable[Path | str
     return report
 
 
-def _parse(line: str, report: VerifyReport, verdicts: dict[str, str]) -> dict[str, int] | None:
+def parse_line(line: str, report: VerifyReport, verdicts: dict[str, str]) -> dict[str, int] | None:
+    """Record one line of the harness's output in ``report``/``verdicts``; the counts of a ``SUMMARY`` line."""
     m = _LINE.fullmatch(line)
     if m is None:
         report.noise.append(line)

@@ -22,7 +22,8 @@ import java.util.Set;
 final class AgentOptions {
     static final List<String> KEYS = Collections.unmodifiableList(Arrays.asList(
             "output", "collapsed", "includes", "excludes", "counting", "allocations", "weights",
-            "activation", "cache", "python", "worker", "progress", "timeout", "verify"));
+            "activation", "cache", "python", "worker", "progress", "timeout", "verify",
+            "mode", "interval", "sampler", "sample-threads", "sample-waiting"));
 
     /** A bad option; the message is the "what is wrong" part of the one-line error. */
     static final class BadOption extends Exception {
@@ -56,6 +57,16 @@ final class AgentOptions {
     int timeoutSeconds = 120;
     /** The verification gate in the worker: true, false, or null (the worker's default). */
     Boolean verify;
+    /** exact (the default), sample or hybrid. */
+    String mode = "exact";
+    /** The sampling interval as given ({@code 10ms}, {@code 100us}), or null for the runtime's default. */
+    String interval;
+    /** safepoint, partial or incremental, or null for the runtime's default. */
+    String sampler;
+    /** sample-threads as given, or null (available processors). */
+    String sampleThreads;
+    /** sample-waiting as given ({@code true}/{@code false}), or null (false). */
+    String sampleWaiting;
 
     private AgentOptions(String raw) {
         this.raw = raw;
@@ -144,6 +155,28 @@ final class AgentOptions {
                 case "timeout":
                     o.timeoutSeconds = positive(key, value);
                     break;
+                case "mode":
+                    o.mode = oneOf(key, value, "exact", "sample", "hybrid");
+                    break;
+                case "interval":
+                    if (intervalNanos(value) < 0) {
+                        throw new BadOption("interval must be a time with a unit, ms or us, from 10us to 60000ms "
+                                + "(e.g. 10ms, 0.5ms, 100us), not '" + value + "'");
+                    }
+                    o.interval = value;
+                    break;
+                case "sampler":
+                    o.sampler = oneOf(key, value, "safepoint", "partial", "incremental");
+                    break;
+                case "sample-threads":
+                    if (!value.matches("[0-9]{1,5}") || Integer.parseInt(value) < 1 || Integer.parseInt(value) > 4096) {
+                        throw new BadOption("sample-threads must be a whole number from 1 to 4096, not '" + value + "'");
+                    }
+                    o.sampleThreads = value;
+                    break;
+                case "sample-waiting":
+                    o.sampleWaiting = String.valueOf(bool(key, value));
+                    break;
                 default:
                     throw new BadOption("unknown option '" + key + "'");
             }
@@ -152,6 +185,46 @@ final class AgentOptions {
             o.cache = defaultCache();
         }
         return o;
+    }
+
+    /**
+     * Whether the agent needs to rewrite classes at all: sample mode with the safepoint sampler takes
+     * stack traces of unchanged code, so no class is touched and no Python process starts.
+     */
+    boolean rewrites() {
+        return !(mode.equals("sample") && "safepoint".equals(sampler));
+    }
+
+    /**
+     * Nanoseconds of an interval ({@code <number>ms} or {@code <number>us}, fraction allowed), or -1
+     * when malformed or outside 10us..60000ms; the same rule as the runtime's
+     * ({@code jprewrite.runtime.SamplingConfig.parseInterval}) and the Python side's.
+     */
+    static long intervalNanos(String text) {
+        long unit;
+        if (text.endsWith("ms")) {
+            unit = 1000000L;
+        } else if (text.endsWith("us")) {
+            unit = 1000L;
+        } else {
+            return -1;
+        }
+        String number = text.substring(0, text.length() - 2);
+        if (!number.matches("[0-9]{1,12}(\\.[0-9]{1,9})?")) {
+            return -1;
+        }
+        long ns = new java.math.BigDecimal(number).multiply(java.math.BigDecimal.valueOf(unit)).longValue();
+        return ns < 10000L || ns > 60000000000L ? -1 : ns;
+    }
+
+    private static String oneOf(String key, String value, String... allowed) throws BadOption {
+        for (String a : allowed) {
+            if (a.equals(value)) {
+                return value;
+            }
+        }
+        throw new BadOption(key + " must be " + String.join(", ", Arrays.copyOf(allowed, allowed.length - 1))
+                + " or " + allowed[allowed.length - 1] + ", not '" + value + "'");
     }
 
     /** {@code $XDG_CACHE_HOME/jprewrite/agent} (if absolute), else {@code ~/.cache/jprewrite/agent}. */

@@ -65,6 +65,9 @@ final class ClassCache {
         line(sb, "allocations", String.valueOf(o.allocations));
         line(sb, "weights", o.weights == null ? "" : hex(sha256(Files.readAllBytes(o.weights))));
         line(sb, "activation", String.valueOf(o.activation));
+        if (!o.mode.equals("exact")) {
+            line(sb, "mode", o.mode);   // yieldpoints; exact mode's keys stay as they were
+        }
         line(sb, "verify", String.valueOf(o.verify) + "/" + System.getenv("JPREWRITE_VERIFY"));
         line(sb, "includes", String.join(":", o.includes));
         line(sb, "excludes", String.join(":", o.excludes));

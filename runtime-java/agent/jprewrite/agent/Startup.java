@@ -42,6 +42,9 @@ public final class Startup {
         if (options.collapsed != null) {
             System.setProperty("jprewrite.collapsed", options.collapsed);
         }
+        if (!startSampling(options)) {
+            return;   // sample mode with the safepoint sampler: nothing to rewrite, no Python
+        }
         String problem = openJavaLang(inst);
         if (problem == null) {
             problem = Injector.init();
@@ -58,6 +61,29 @@ public final class Startup {
         Thread hook = new Thread(worker::close, "jprewrite-agent-shutdown");
         hook.setContextClassLoader(null);
         Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    /**
+     * Hand the sampling options to the runtime (system properties {@code jprewrite.mode},
+     * {@code jprewrite.interval}, ...) and, in sample or hybrid mode, start its sampler now rather than
+     * at the first yieldpoint. Returns whether classes must be rewritten.
+     */
+    static boolean startSampling(AgentOptions options) {
+        System.setProperty("jprewrite.mode", options.mode);
+        setIfGiven("jprewrite.interval", options.interval);
+        setIfGiven("jprewrite.sampler", options.sampler);
+        setIfGiven("jprewrite.sample-threads", options.sampleThreads);
+        setIfGiven("jprewrite.sample-waiting", options.sampleWaiting);
+        if (!options.mode.equals("exact")) {
+            jprewrite.runtime.Sampling.active();   // loading it starts the sampler thread
+        }
+        return options.rewrites();
+    }
+
+    private static void setIfGiven(String key, String value) {
+        if (value != null) {
+            System.setProperty(key, value);
+        }
     }
 
     /** Opens {@code java.lang} (in {@code java.base}) to the Injector's module; null on success. */

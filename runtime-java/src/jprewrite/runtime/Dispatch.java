@@ -69,10 +69,11 @@ final class Dispatch {
     };
 
     private static boolean isJdk(Class<?> c) {
-        if (c.getClassLoader() == null) {
-            return true;
-        }
-        String n = c.getName();
+        return c.getClassLoader() == null || isJdkName(c.getName());
+    }
+
+    /** Whether a binary class name is in one of the JDK's packages. */
+    static boolean isJdkName(String n) {
         return n.startsWith("java.") || n.startsWith("javax.") || n.startsWith("jdk.") || n.startsWith("sun.")
                 || n.startsWith("com.sun.");
     }
@@ -233,6 +234,13 @@ final class Dispatch {
         }
         sb.append(')');
         descriptor(m.getReturnType(), sb);
+        return sb.toString();
+    }
+
+    /** The descriptor of a type ({@code I}, {@code [J}, {@code Ljava/lang/String;}). */
+    static String typeDescriptor(Class<?> t) {
+        StringBuilder sb = new StringBuilder();
+        descriptor(t, sb);
         return sb.toString();
     }
 

@@ -46,8 +46,16 @@ public class MethodId {
                 : this.className + "." + this.name + this.descriptor;
     }
 
+    /**
+     * Whether rewritten code has created a MID in this JVM (the holders of rewritten classes call
+     * {@link #get}): how {@link Measure} tells "nothing measured was instrumented" from "jprewrite
+     * is not enabled at all". A plain field: it only ever changes from false to true.
+     */
+    static boolean seen;
+
     /** The MID of a method, made by the factory chosen with {@code -Djprewrite.midFactory}. */
     public static MethodId get(String className, String name, String descriptor, int kind, int sites) {
+        seen = true;
         MethodIdFactory f = Factory.INSTANCE;
         if (f != null) {
             try {

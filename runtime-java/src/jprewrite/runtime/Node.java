@@ -35,6 +35,11 @@ public class Node {
     private Node[] cache;
     /** Allocation counts, newest first. */
     Alloc allocs;
+    /**
+     * Sample counts of this context, or null until its first sample (see {@link Sampling}): kept out of
+     * the node so that exact mode's nodes stay as small as they were.
+     */
+    Sampled sampled;
 
     Node(MethodId method, Node parent, ThreadRoot root, Node next) {
         this.method = method;
@@ -200,9 +205,105 @@ public class Node {
         return out;
     }
 
+    /**
+     * Add the counters of the subtree beneath {@code src} (a detached tree of this thread, see
+     * {@link Measure}) to the children of this node, as if its calls had been made here. Owning
+     * thread only; iterative, since measured code may recurse deeply.
+     */
+    final void graft(Node src) {
+        ArrayList<Node> from = new ArrayList<Node>();
+        ArrayList<Node> to = new ArrayList<Node>();
+        from.add(src);
+        to.add(this);
+        while (!from.isEmpty()) {
+            int last = from.size() - 1;
+            Node s = from.remove(last);
+            Node d = to.remove(last);
+            for (Node c = s.first; c != null; c = c.next) {
+                Node t = d.child(c.method);
+                t.calls += c.calls;
+                t.bytecodes += c.bytecodes;
+                t.weighted += c.weighted;
+                for (Alloc a = c.allocs; a != null; a = a.next) {
+                    t.addAllocations(a.type, a.count);
+                }
+                Sampled cs = c.sampled;
+                if (cs != null) {
+                    Sampled ts = t.sampled();
+                    ts.samples += cs.samples;
+                    ts.fresh += cs.fresh;
+                }
+                from.add(c);
+                to.add(t);
+            }
+        }
+    }
+
+    /**
+     * The child for {@code callee}, created if absent, without counting a call or touching the cache
+     * (grafts, and the sampled trees of sample mode, whose nodes count samples only).
+     */
+    final Node child(MethodId callee) {
+        Node n = first;
+        while (n != null && n.method != callee) {
+            n = n.next;
+        }
+        if (n == null) {
+            n = new Node(callee, this, root, first);
+            first = n;
+        }
+        return n;
+    }
+
+    private void addAllocations(String type, long count) {
+        for (Alloc a = allocs; a != null; a = a.next) {
+            if (a.type.equals(type)) {
+                a.count += count;
+                return;
+            }
+        }
+        Alloc a = new Alloc(type, allocs);
+        a.count = count;
+        allocs = a;
+    }
+
+    /** Samples whose innermost frame was this context (0 unless sampling is on). */
+    public final long samples() {
+        Sampled s = sampled;
+        return s == null ? 0 : s.samples;
+    }
+
+    /** Samples in which this context's frame had been entered since the thread's previous sample. */
+    public final long fresh() {
+        Sampled s = sampled;
+        return s == null ? 0 : s.fresh;
+    }
+
+    /** The sample counts, created on first use (under the thread's sampling lock, see {@link SampleState}). */
+    final Sampled sampled() {
+        Sampled s = sampled;
+        if (s == null) {
+            s = new Sampled();
+            sampled = s;
+        }
+        return s;
+    }
+
     @Override
     public String toString() {
         return method.methodString() + " calls=" + calls + " bytecodes=" + bytecodes;
+    }
+
+    /** The sample counts of one context. */
+    static final class Sampled {
+        long samples;
+        long fresh;
+        /**
+         * Hybrid mode: {@link #calls} of the node when it was last on a sampled path (-1: never). Equal to
+         * {@code calls} now means no activation of this context began since, so the one on the stack
+         * is the one sampled then: it and its callers are not fresh.
+         */
+        long seenCalls = -1;
     }
 
     /** One allocation counter; {@code type} and {@code next} never change. */

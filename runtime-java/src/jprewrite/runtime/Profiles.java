@@ -71,6 +71,7 @@ public final class Profiles {
         if (output == null && collapsed == null) {
             return;
         }
+        Sampler.stop();   // no new rounds while the profile is read
         final Tree.Profile p;
         try {
             p = Registry.snapshot();

@@ -63,7 +63,28 @@ final class Registry {
         }
     }
 
-    static void register(Thread thread, ThreadRoot root) {
+    /**
+     * A thread asks for its root for the first time: register it ({@code added}: it is new; otherwise
+     * the sampler thread registered it already, see {@link #registerOther}) and tell the profiling agent.
+     */
+    static void register(Thread thread, ThreadRoot root, boolean added) {
+        if (added) {
+            add(root);
+        }
+        try {
+            root.activation = profiler().register(thread, root);
+        } catch (Throwable e) {
+            Log.once("profiler.register", "the profiling agent failed in register()", e);
+            root.activation = Integer.MAX_VALUE;
+        }
+    }
+
+    /** Register the root the sampler thread made for another thread (no profiling agent call: wrong thread). */
+    static void registerOther(ThreadRoot root) {
+        add(root);
+    }
+
+    private static void add(ThreadRoot root) {
         boolean start;
         synchronized (LOCK) {
             LIVE.add(root.owner);
@@ -76,11 +97,21 @@ final class Registry {
         if (start) {
             startDaemons();
         }
-        try {
-            root.activation = profiler().register(thread, root);
-        } catch (Throwable e) {
-            Log.once("profiler.register", "the profiling agent failed in register()", e);
-            root.activation = Integer.MAX_VALUE;
+    }
+
+    /**
+     * Start the reaper and register the shutdown hook now, if no root has done so yet: the sampler
+     * starts before any thread has a root (sample mode with the safepoint sampler may never make one
+     * before exit), and its profile must still be written.
+     */
+    static void start() {
+        boolean start;
+        synchronized (LOCK) {
+            start = !started;
+            started = true;
+        }
+        if (start) {
+            startDaemons();
         }
     }
 
@@ -176,7 +207,7 @@ final class Registry {
                     Tree.merge(all, e.root);
                 }
             }
-            return new Tree.Profile(all, names, roots);
+            return new Tree.Profile(all, names, roots, Sampler.report());
         }
     }
 

@@ -15,6 +15,12 @@ public final class ThreadRoot extends Node {
     private static final ThreadLocal<ThreadRoot> CURRENT = new ThreadLocal<ThreadRoot>();
 
     /**
+     * Every root by its thread, so that the sampler thread can find (or, for a thread it samples in
+     * sample mode, create) another thread's root. Guarded by itself; touched once per thread start.
+     */
+    private static final java.util.WeakHashMap<Thread, ThreadRoot> BY_THREAD = new java.util.WeakHashMap<Thread, ThreadRoot>();
+
+    /**
      * The first thread's root (usually {@code main}): a fast path for {@link #current()} that avoids
      * the thread-local lookup in the common single-threaded case. Cleared when that thread ends.
      */
@@ -37,6 +43,9 @@ public final class ThreadRoot extends Node {
     /** Registration record: a weak reference to the owning thread. */
     final Registry.Entry owner;
 
+    /** The thread's sampling state, created on its first sample (see {@link Sampling}); null otherwise. */
+    SampleState sampleState;
+
     private boolean reporting;
 
     ThreadRoot(Thread thread) {
@@ -56,10 +65,48 @@ public final class ThreadRoot extends Node {
     }
 
     private static ThreadRoot create(Thread t) {
-        ThreadRoot r = new ThreadRoot(t);
+        ThreadRoot r;
+        boolean made = false;
+        synchronized (BY_THREAD) {
+            r = BY_THREAD.get(t);
+            if (r == null) {
+                r = new ThreadRoot(t);
+                BY_THREAD.put(t, r);
+                made = true;
+            }
+        }
         CURRENT.set(r);
-        Registry.register(t, r);
+        Registry.register(t, r, made);
         return r;
+    }
+
+    /**
+     * The root of {@code t}, created and registered if it has none (the sampler thread recording a
+     * sample of another thread in sample mode). The profiling agent's {@code register} is called
+     * later, by the thread itself, when it first asks for its root.
+     */
+    static ThreadRoot of(Thread t) {
+        if (t == Thread.currentThread()) {
+            return current();
+        }
+        ThreadRoot r;
+        synchronized (BY_THREAD) {
+            r = BY_THREAD.get(t);
+            if (r != null) {
+                return r;
+            }
+            r = new ThreadRoot(t);
+            BY_THREAD.put(t, r);
+        }
+        Registry.registerOther(r);
+        return r;
+    }
+
+    /** The root of {@code t}, or null when it has none. */
+    static ThreadRoot existing(Thread t) {
+        synchronized (BY_THREAD) {
+            return BY_THREAD.get(t);
+        }
     }
 
     /**

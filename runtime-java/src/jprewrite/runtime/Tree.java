@@ -26,6 +26,9 @@ final class Tree {
         long bytecodes;
         long weighted;
         long inclusive;
+        long samples;
+        long fresh;
+        long inclusiveSamples;
         HashMap<String, M> kids;
         TreeMap<String, long[]> allocs;
         M[] sorted;
@@ -70,11 +73,18 @@ final class Tree {
         final M root;
         final List<String> threadNames;
         final List<M> threadRoots;
+        /** The top-level {@code "sampling"} object (JSON), or null when nothing was sampled. */
+        final String sampling;
 
         Profile(M root, List<String> threadNames, List<M> threadRoots) {
+            this(root, threadNames, threadRoots, null);
+        }
+
+        Profile(M root, List<String> threadNames, List<M> threadRoots, String sampling) {
             this.root = root;
             this.threadNames = threadNames;
             this.threadRoots = threadRoots;
+            this.sampling = sampling;
         }
     }
 
@@ -95,6 +105,11 @@ final class Tree {
             d.calls += s.calls;
             d.bytecodes += s.bytecodes;
             d.weighted += s.weighted;
+            Node.Sampled sampled = s.sampled;
+            if (sampled != null) {
+                d.samples += sampled.samples;
+                d.fresh += sampled.fresh;
+            }
             for (Node.Alloc a = s.allocs; a != null; a = a.next) {
                 d.addAllocation(a.type, a.count);
             }
@@ -119,6 +134,8 @@ final class Tree {
             d.calls += s.calls;
             d.bytecodes += s.bytecodes;
             d.weighted += s.weighted;
+            d.samples += s.samples;
+            d.fresh += s.fresh;
             if (s.allocs != null) {
                 for (Map.Entry<String, long[]> a : s.allocs.entrySet()) {
                     d.addAllocation(a.getKey(), a.getValue()[0]);
@@ -146,34 +163,55 @@ final class Tree {
         }
     };
 
+    /** The order of a sampled tree (sample mode: no calls or bytecodes counted): by inclusive samples. */
+    private static final Comparator<M> SAMPLE_ORDER = new Comparator<M>() {
+        @Override
+        public int compare(M a, M b) {
+            if (a.inclusiveSamples != b.inclusiveSamples) {
+                return a.inclusiveSamples > b.inclusiveSamples ? -1 : 1;
+            }
+            return a.method.compareTo(b.method);
+        }
+    };
+
     private static final M[] NO_KIDS = new M[0];
 
-    /** Compute inclusive bytecodes and the output order of children, bottom-up without recursion. */
+    /**
+     * Compute inclusive bytecodes and samples and the output order of children, bottom-up without
+     * recursion. A tree that counted nothing but samples is ordered by inclusive samples; any other
+     * keeps the order of exact mode (samples never reorder an exact or hybrid tree).
+     */
     static void finish(M root) {
         ArrayList<M> order = new ArrayList<M>();
         ArrayList<M> stack = new ArrayList<M>();
         stack.add(root);
+        boolean counted = false;
         while (!stack.isEmpty()) {
             M m = stack.remove(stack.size() - 1);
             order.add(m);
+            counted |= m.calls != 0 || m.bytecodes != 0;
             if (m.kids != null) {
                 stack.addAll(m.kids.values());
             }
         }
+        Comparator<M> cmp = counted ? ORDER : SAMPLE_ORDER;
         for (int i = order.size() - 1; i >= 0; i--) {
             M m = order.get(i);
             long inc = m.bytecodes;
+            long incSamples = m.samples;
             if (m.kids == null || m.kids.isEmpty()) {
                 m.sorted = NO_KIDS;
             } else {
                 M[] k = m.kids.values().toArray(new M[0]);
                 for (M c : k) {
                     inc += c.inclusive;
+                    incSamples += c.inclusiveSamples;
                 }
-                Arrays.sort(k, ORDER);
+                Arrays.sort(k, cmp);
                 m.sorted = k;
             }
             m.inclusive = inc;
+            m.inclusiveSamples = incSamples;
         }
     }
 
@@ -200,7 +238,11 @@ final class Tree {
     /** The whole profile as JSON (see README "Profile format"). */
     static void writeJson(Profile p, Appendable out) throws IOException {
         finish(p.root);
-        out.append("{\"format\":\"jprewrite-profile\",\"version\":1,\n\"root\":");
+        out.append("{\"format\":\"jprewrite-profile\",\"version\":1,\n");
+        if (p.sampling != null) {
+            out.append("\"sampling\":").append(p.sampling).append(",\n");
+        }
+        out.append("\"root\":");
         writeNode(p.root, out);
         out.append(",\n\"threads\":[");
         for (int i = 0; i < p.threadRoots.size(); i++) {
@@ -269,6 +311,12 @@ final class Tree {
         if (m.weighted != 0) {
             out.append(",\"weighted\":").append(Long.toString(m.weighted));
         }
+        if (m.samples != 0) {
+            out.append(",\"samples\":").append(Long.toString(m.samples));
+        }
+        if (m.fresh != 0) {
+            out.append(",\"fresh\":").append(Long.toString(m.fresh));
+        }
         if (m.allocs != null && !m.allocs.isEmpty()) {
             out.append(",\"allocations\":{");
             boolean firstType = true;
@@ -332,13 +380,15 @@ final class Tree {
 
     /**
      * One line {@code frame;frame;... N} per node with a non-zero exclusive value, frames from the
-     * root's child down (the root itself excluded). N is the exclusive bytecode count, or the call
-     * count when the profile counted no bytecodes at all. Frames are method strings with every
-     * {@code ;} of their descriptors replaced by {@code ,}, since {@code ;} separates frames.
+     * root's child down (the root itself excluded). N is the exclusive bytecode count; when the
+     * profile counted no bytecodes at all, the sample count if anything was sampled (sample mode),
+     * else the call count. Frames are method strings with every {@code ;} of their descriptors
+     * replaced by {@code ,}, since {@code ;} separates frames.
      */
     static void writeCollapsed(M root, Appendable out) throws IOException {
         finish(root);
         boolean byCalls = !hasBytecodes(root);
+        boolean bySamples = byCalls && root.inclusiveSamples != 0;
         StringBuilder path = new StringBuilder();
         ArrayList<M> nodes = new ArrayList<M>();
         int[] next = new int[16];
@@ -360,7 +410,7 @@ final class Tree {
                     path.append(';');
                 }
                 frame(c.method, path);
-                long value = byCalls ? c.calls : c.bytecodes;
+                long value = bySamples ? c.samples : byCalls ? c.calls : c.bytecodes;
                 if (value != 0) {
                     out.append(path).append(' ').append(Long.toString(value)).append('\n');
                 }

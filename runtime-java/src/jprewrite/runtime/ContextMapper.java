@@ -1,0 +1,91 @@
+package jprewrite.runtime;
+
+/**
+ * Hybrid mode's samples of other threads (the {@code safepoint} sampler, and waiting threads with
+ * {@code sample-waiting}): a stack trace mapped onto the thread's exact calling context tree. A
+ * thread sampling itself at a yieldpoint needs none of this (its current node is the sample); the
+ * sampler thread only sees frames, so it follows them down the tree by class and method name.
+ *
+ * <p>Frames of rewritten code are folded as the tree folds them: an ESI ({@code m$jp}) is its
+ * method's context, an N2B wrapper directly beneath its own ESI is the same context, outlined parts
+ * ({@code m$jp$N}), holder dispatchers ({@code C$$jpmids}) and the runtime's own frames add none. A
+ * frame with no child of its class and name may match a boundary node by name alone (a call site
+ * names the method its reference resolves to, {@code List.forEach}, where the frame shows the
+ * implementation, {@code ArrayList.forEach}); any other frame (the JDK's internals beneath a boundary
+ * node) adds nothing, so the sample lands on the innermost context the tree has. Overloads (a trace
+ * has no descriptors) go to the child created first. Best effort by design: exact attribution is what
+ * self-sampling at yieldpoints gives.
+ */
+final class ContextMapper {
+    private static final String ESI = "$jp";
+
+    /** The innermost context of {@code trace} (top frame first) in {@code root}'s tree. */
+    static Node map(ThreadRoot root, StackTraceElement[] trace) {
+        Node node = root;
+        String wrapperClass = null;
+        String wrapperName = null;
+        for (int i = trace.length - 1; i >= 0; i--) {
+            StackTraceElement e = trace[i];
+            String cls = e.getClassName();
+            if (cls.startsWith("jprewrite.runtime.") || cls.endsWith("$$jpmids")) {
+                continue;
+            }
+            String name = e.getMethodName();
+            boolean esi = name.endsWith(ESI) && name.length() > ESI.length();
+            if (!esi && isOutlinedPart(name)) {
+                continue;
+            }
+            if (esi) {
+                name = name.substring(0, name.length() - ESI.length());
+                if (cls.equals(wrapperClass) && name.equals(wrapperName)) {
+                    wrapperClass = null;   // the N2B wrapper's own ESI: the context it entered
+                    continue;
+                }
+            }
+            Node c = child(node, cls, name);
+            if (c != null) {
+                node = c;
+                wrapperClass = esi ? null : cls;
+                wrapperName = esi ? null : name;
+            } else {
+                wrapperClass = null;
+            }
+        }
+        return node;
+    }
+
+    /** {@code m$jp$N}: a part of an ESI moved out for size; it runs in its method's context. */
+    private static boolean isOutlinedPart(String name) {
+        int at = name.lastIndexOf(ESI + "$");
+        if (at <= 0 || at + ESI.length() + 1 >= name.length()) {
+            return false;
+        }
+        for (int k = at + ESI.length() + 1; k < name.length(); k++) {
+            if (!Character.isDigit(name.charAt(k))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The oldest child of {@code node} for class and name; else a boundary child of that name; else null. */
+    private static Node child(Node node, String cls, String name) {
+        Node exact = null;
+        Node byName = null;
+        for (Node c = node.firstChild(); c != null; c = c.nextSibling()) {
+            MethodId m = c.method;
+            if (!m.name.equals(name)) {
+                continue;
+            }
+            if (m.className.equals(cls)) {
+                exact = c;   // keep going: the oldest (first created) wins
+            } else if (m.kind != MethodId.KIND_INSTRUMENTED) {
+                byName = c;
+            }
+        }
+        return exact != null ? exact : byName;
+    }
+
+    private ContextMapper() {
+    }
+}

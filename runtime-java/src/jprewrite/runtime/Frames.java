@@ -1,0 +1,281 @@
+package jprewrite.runtime;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Stack frames for the sampled trees of sample mode: a thread's own stack through
+ * {@code java.lang.StackWalker} (Java 9+; the runtime is compiled for Java 8, so it is reached
+ * through method handles, which the JIT binds like direct calls), and the frames of other threads
+ * ({@link StackTraceElement}s), both turned into {@link MethodId}s named exactly as rewritten code
+ * names its methods ({@code class.name(descriptor)}), so sampled and exact profiles compare.
+ *
+ * <p>A frame is <em>walked</em> cheaply (its class and bytecode index, both filled in by the JVM in
+ * batches) and <em>decoded</em> (name and descriptor: a call into the VM and a new string) only when
+ * its context is not known yet; the incremental sampler decodes only frames that changed since the
+ * thread's previous sample.
+ */
+final class Frames {
+    /** The StackWalker (RETAIN_CLASS_REFERENCE, SHOW_REFLECT_FRAMES), or null before Java 9. */
+    private static final Object WALKER;
+    private static final MethodHandle WALK;        // (Object walker, Function) Object
+    private static final MethodHandle DECLARING;   // (Object frame) Class
+    private static final MethodHandle BCI;         // (Object frame) int
+    private static final MethodHandle NAME;        // (Object frame) String
+    private static final MethodHandle DESCRIPTOR;  // (Object frame) String
+
+    static {
+        Object walker = null;
+        MethodHandle walk = null, declaring = null, bci = null, name = null, descriptor = null;
+        try {
+            Class<?> sw = Class.forName("java.lang.StackWalker");
+            Class<?> option = Class.forName("java.lang.StackWalker$Option");
+            Class<?> frame = Class.forName("java.lang.StackWalker$StackFrame");
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            Object retain = Enum.valueOf((Class) option, "RETAIN_CLASS_REFERENCE");
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            Object reflect = Enum.valueOf((Class) option, "SHOW_REFLECT_FRAMES");
+            java.util.Set<Object> options = new java.util.HashSet<Object>();
+            options.add(retain);
+            options.add(reflect);
+            walker = sw.getMethod("getInstance", java.util.Set.class).invoke(null, options);
+            MethodHandles.Lookup l = MethodHandles.lookup();   // walk() is caller-sensitive: not publicLookup()
+            walk = l.findVirtual(sw, "walk", MethodType.methodType(Object.class, java.util.function.Function.class))
+                    .asType(MethodType.methodType(Object.class, Object.class, java.util.function.Function.class));
+            declaring = l.findVirtual(frame, "getDeclaringClass", MethodType.methodType(Class.class))
+                    .asType(MethodType.methodType(Class.class, Object.class));
+            bci = l.findVirtual(frame, "getByteCodeIndex", MethodType.methodType(int.class))
+                    .asType(MethodType.methodType(int.class, Object.class));
+            name = l.findVirtual(frame, "getMethodName", MethodType.methodType(String.class))
+                    .asType(MethodType.methodType(String.class, Object.class));
+            descriptor = l.findVirtual(frame, "getDescriptor", MethodType.methodType(String.class))
+                    .asType(MethodType.methodType(String.class, Object.class));
+        } catch (Throwable e) {
+            walker = null;   // Java 8 (or 9, without getDescriptor): full stack traces instead
+        }
+        WALKER = walker;
+        WALK = walk;
+        DECLARING = declaring;
+        BCI = bci;
+        NAME = name;
+        DESCRIPTOR = descriptor;
+    }
+
+    static boolean canWalk() {
+        return WALKER != null;
+    }
+
+    /**
+     * One thread's walk buffers (top frame first), reused from sample to sample: the frames after the
+     * runtime's own, their classes and bytecode indexes. Owned by one thread.
+     */
+    static final class Walk implements java.util.function.Function<Object, Object> {
+        Object[] frames = new Object[64];
+        Class<?>[] classes = new Class<?>[64];
+        int[] bcis = new int[64];
+        int depth;
+
+        /** Walk the calling thread's stack into the buffers. */
+        void walk() throws Throwable {
+            depth = 0;
+            Object unused = (Object) WALK.invokeExact(WALKER, (java.util.function.Function) this);
+        }
+
+        @Override
+        public Object apply(Object stream) {
+            try {
+                @SuppressWarnings("unchecked")
+                Iterator<Object> it = ((java.util.stream.Stream<Object>) stream).iterator();
+                boolean ours = true;
+                int n = 0;
+                while (it.hasNext()) {
+                    Object f = it.next();
+                    Class<?> c = (Class<?>) DECLARING.invokeExact(f);
+                    if (ours && isRuntime(c)) {
+                        continue;   // the sampler's own frames on top
+                    }
+                    ours = false;
+                    if (n == frames.length) {
+                        grow();
+                    }
+                    frames[n] = f;
+                    classes[n] = c;
+                    bcis[n] = (int) BCI.invokeExact(f);
+                    n++;
+                }
+                depth = n;
+                return null;
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        private void grow() {
+            int n = frames.length * 2;
+            frames = java.util.Arrays.copyOf(frames, n);
+            classes = java.util.Arrays.copyOf(classes, n);
+            bcis = java.util.Arrays.copyOf(bcis, n);
+        }
+
+        /** The MethodId of walked frame {@code i} (decodes it: name and descriptor). */
+        MethodId decode(int i) throws Throwable {
+            Object f = frames[i];
+            String name = (String) NAME.invokeExact(f);
+            String desc = (String) DESCRIPTOR.invokeExact(f);
+            return of(classes[i], name, desc);
+        }
+
+        /** Drop the references to frame objects (and so to classes) once a sample is recorded. */
+        void clear() {
+            java.util.Arrays.fill(frames, 0, depth, null);
+        }
+    }
+
+    static boolean isRuntime(Class<?> c) {
+        return c.getName().startsWith("jprewrite.runtime.");
+    }
+
+    // ------------------------------------------------------------------ MethodIds of frames
+
+    /** Per class: {@code name + descriptor} -> MethodId. */
+    private static final ClassValue<ConcurrentHashMap<String, MethodId>> BY_CLASS =
+            new ClassValue<ConcurrentHashMap<String, MethodId>>() {
+                @Override
+                protected ConcurrentHashMap<String, MethodId> computeValue(Class<?> type) {
+                    return new ConcurrentHashMap<String, MethodId>(8);
+                }
+            };
+
+    static MethodId of(Class<?> c, String name, String desc) {
+        ConcurrentHashMap<String, MethodId> m = BY_CLASS.get(c);
+        String key = name + desc;
+        MethodId id = m.get(key);
+        if (id == null) {
+            id = new MethodId(c.getName(), name, desc, kind(c), 0);
+            MethodId prev = m.putIfAbsent(key, id);
+            if (prev != null) {
+                id = prev;
+            }
+        }
+        return id;
+    }
+
+    private static int kind(Class<?> c) {
+        return c.getClassLoader() == null || Dispatch.isJdkName(c.getName()) ? MethodId.KIND_JDK
+                : MethodId.KIND_INSTRUMENTED;
+    }
+
+    /**
+     * {@code class.name} of a {@link StackTraceElement} -> the MethodId, or the candidates (overloads)
+     * as a MethodId[]. A stack trace element has no descriptor: it is found by reflection on the class
+     * (through the sampled thread's context loader, else the system loader), once per method name.
+     */
+    private static final ConcurrentHashMap<String, Object> BY_NAME = new ConcurrentHashMap<String, Object>();
+
+    /**
+     * The MethodId of a frame of another thread, or its candidates (a MethodId[] of overloads: a stack
+     * trace has no descriptor; see {@link #pick}). Found by reflection on the class, which may load
+     * classes: never call it holding a lock a sampled thread may want.
+     */
+    static Object candidates(StackTraceElement e, ClassLoader hint) {
+        String key = e.getClassName() + "." + e.getMethodName();
+        Object v = BY_NAME.get(key);
+        if (v == null) {
+            v = resolve(e.getClassName(), e.getMethodName(), hint);
+            Object prev = BY_NAME.putIfAbsent(key, v);
+            if (prev != null) {
+                v = prev;
+            }
+        }
+        return v;
+    }
+
+    /**
+     * One MethodId of {@link #candidates}: among overloads, the one {@code parent} already has a child
+     * for, else the first by descriptor.
+     */
+    static MethodId pick(Object candidates, Node parent) {
+        if (candidates instanceof MethodId) {
+            return (MethodId) candidates;
+        }
+        MethodId[] all = (MethodId[]) candidates;
+        for (Node c = parent.firstChild(); c != null; c = c.nextSibling()) {
+            for (MethodId m : all) {
+                if (c.method == m) {
+                    return m;
+                }
+            }
+        }
+        return all[0];
+    }
+
+    private static Object resolve(String className, String name, ClassLoader hint) {
+        Class<?> c = find(className, hint);
+        if (c == null) {
+            boolean jdk = Dispatch.isJdkName(className);
+            return new MethodId(className, name, "", jdk ? MethodId.KIND_JDK : MethodId.KIND_INSTRUMENTED, 0);
+        }
+        ArrayList<String> descs = new ArrayList<String>();
+        try {
+            if (name.equals("<init>")) {
+                for (Constructor<?> k : c.getDeclaredConstructors()) {
+                    descs.add(descriptor(k.getParameterTypes(), void.class));
+                }
+            } else if (name.equals("<clinit>")) {
+                descs.add("()V");
+            } else {
+                for (Method m : c.getDeclaredMethods()) {
+                    if (m.getName().equals(name)) {
+                        descs.add(Dispatch.descriptor(m));
+                    }
+                }
+            }
+        } catch (Throwable ignored) {
+            // a class whose members cannot be listed (a missing parameter type): no descriptor
+        }
+        if (descs.isEmpty()) {
+            return of(c, name, "");
+        }
+        Collections.sort(descs);
+        if (descs.size() == 1) {
+            return of(c, name, descs.get(0));
+        }
+        MethodId[] all = new MethodId[descs.size()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = of(c, name, descs.get(i));
+        }
+        return all;
+    }
+
+    private static Class<?> find(String className, ClassLoader hint) {
+        ClassLoader[] loaders = {hint, ClassLoader.getSystemClassLoader(), null};
+        for (ClassLoader l : loaders) {
+            try {
+                return Class.forName(className, false, l);
+            } catch (Throwable ignored) {
+                // next loader
+            }
+        }
+        return null;
+    }
+
+    private static String descriptor(Class<?>[] params, Class<?> ret) {
+        StringBuilder sb = new StringBuilder("(");
+        for (Class<?> p : params) {
+            sb.append(Dispatch.typeDescriptor(p));
+        }
+        return sb.append(')').append(Dispatch.typeDescriptor(ret)).toString();
+    }
+
+    private Frames() {
+    }
+}

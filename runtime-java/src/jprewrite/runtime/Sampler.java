@@ -1,0 +1,476 @@
+package jprewrite.runtime;
+
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.Random;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The sampler thread and its rounds (Hofer, Gnedt, Mössenböck §2–5).
+ *
+ * <ul>
+ * <li>{@code safepoint}: every interval, {@code Thread.getAllStackTraces()} (a global safepoint, the
+ * JVMTI baseline), merged into the sampled trees.</li>
+ * <li>{@code partial} and {@code incremental}: every interval a round issues tickets (at most
+ * {@code sample-threads}, at most the runnable threads that can reach a yieldpoint) and sets
+ * {@link Sampling#requested}; the first threads to reach a yieldpoint take a ticket and sample
+ * themselves (no other thread pauses); the last ticket clears the field. A round whose tickets are
+ * not all taken by the next tick ends there and counts the rest as lost: a thread in a long native
+ * call, or running code without yieldpoints, never hangs the sampler. With {@code sample-waiting},
+ * the samples are split between runnable and blocked/waiting threads in proportion to their numbers
+ * (§3.1), and the sampler thread takes the waiting ones itself while the others run to a yieldpoint.</li>
+ * </ul>
+ *
+ * <p>Only application threads are sampled: not the JDK's own (the {@code system} thread group), not
+ * jprewrite's ({@code jprewrite-*}).
+ */
+final class Sampler implements Runnable {
+    /** The running sampler, or null (exact mode, or before start). Read by the profile writer. */
+    static volatile Sampler active;
+
+    final SamplingConfig cfg;
+    /** SAMPLE or HYBRID: where samples go (sampled trees, or the exact tree's nodes). */
+    volatile int mode;
+    final SamplingStats stats = new SamplingStats();
+    private final Thread thread;
+    private volatile boolean stopped;
+    /** The open round of the ticket samplers, or null. */
+    volatile Round current;
+    /** Ticks of the ticket samplers so far (the id of the latest round). */
+    private int roundIds;
+    private final Random random = new Random(12345);
+    /** Per application thread, what the sampler knows of it (sampler thread only). */
+    private final WeakHashMap<Thread, Info> infos = new WeakHashMap<Thread, Info>();
+    private Thread[] scratch = new Thread[64];
+    /** The application threads of the last enumeration (sampler thread only). */
+    private final ArrayList<Thread> apps = new ArrayList<Thread>();
+    private long enumerated;
+    private boolean listed;
+    /** Threads are listed again at most this often: their states are read every round. */
+    private static final long ENUMERATE_NS = 10000000L;
+
+    /** One round of tickets. */
+    static final class Round {
+        final int id;
+        final int issued;
+        final long start;
+        final AtomicInteger tickets;
+        final AtomicInteger done = new AtomicInteger();
+        final AtomicLong lastEnd = new AtomicLong(-1);
+
+        Round(int id, int issued, long start) {
+            this.id = id;
+            this.issued = issued;
+            this.start = start;
+            this.tickets = new AtomicInteger(issued);
+        }
+    }
+
+    /** What the sampler knows of one application thread. */
+    private static final class Info {
+        SampleState state;
+        /** The round in which it was last found unable to reach a yieldpoint (0: it can). */
+        int quietSince;
+        /** While quiet, the round from which it is counted again (a probe). */
+        int retryAt;
+        /** Rounds until the next probe: doubles with every probe it misses, up to {@link #MAX_BACKOFF}. */
+        int backoff = 1;
+    }
+
+    /** A thread stuck in native code costs at most one lost sample per this many rounds. */
+    static final int MAX_BACKOFF = 64;
+
+    private Sampler(SamplingConfig cfg, int mode) {
+        this.cfg = cfg;
+        this.mode = mode;
+        this.thread = new Thread(this, "jprewrite-sampler");
+    }
+
+    /** Start the sampler of this configuration (once). */
+    static synchronized void start(SamplingConfig cfg, int mode) {
+        if (active != null) {
+            return;
+        }
+        Sampler s = new Sampler(cfg, mode);
+        s.thread.setDaemon(true);
+        s.thread.setPriority(Thread.MAX_PRIORITY);
+        s.thread.setContextClassLoader(null);
+        active = s;
+        Registry.start();
+        s.thread.start();
+    }
+
+    /** The profile's {@code "sampling"} object, or null when no sampler ran. */
+    static String report() {
+        Sampler s = active;
+        return s == null ? null : s.stats.json(s.cfg, s.mode);
+    }
+
+    /** Stop issuing rounds (the profile is being written at exit). */
+    static void stop() {
+        Sampler s = active;
+        if (s != null) {
+            s.stopped = true;
+            Sampling.requested = 0;
+        }
+    }
+
+    // ------------------------------------------------------------------ the sampling thread's side
+
+    /** {@link Sampling#yieldpoint(Node)}; {@code inferred}: the mode was not given, and nodes mean hybrid. */
+    static void yieldAt(Node node, boolean inferred) {
+        Sampler s = active;
+        if (s == null || node == null) {
+            return;
+        }
+        if (inferred && s.mode != SamplingConfig.HYBRID) {
+            s.mode = SamplingConfig.HYBRID;
+        }
+        s.yielded(node.root, node);
+    }
+
+    /** {@link Sampling#yieldpoint()}. */
+    static void yieldSelf() {
+        Sampler s = active;
+        if (s == null) {
+            return;
+        }
+        Round rd = s.current;
+        if (rd == null || rd.tickets.get() <= 0) {
+            return;   // no ticket left: not even the thread's root is needed
+        }
+        s.yielded(ThreadRoot.current(), null);
+    }
+
+    /** A thread at a yieldpoint while a round is open: take a ticket if one is left, and sample itself. */
+    void yielded(ThreadRoot r, Node node) {
+        Round rd = current;
+        if (rd == null) {
+            return;
+        }
+        SampleState st = r.sampleState;
+        if (st == null) {
+            st = newState(r);
+        }
+        if (st.seenRound != rd.id) {
+            st.seenRound = rd.id;
+        }
+        if (st.takenRound == rd.id || rd.tickets.get() <= 0) {
+            return;
+        }
+        int left = rd.tickets.decrementAndGet();
+        if (left < 0) {
+            return;
+        }
+        st.takenRound = rd.id;
+        if (left == 0 && current == rd) {
+            Sampling.requested = 0;   // the last ticket: no more threads need to stop
+        }
+        long t0 = System.nanoTime();
+        try {
+            if (node != null) {
+                st.recordNode(node);
+            } else if (Frames.canWalk()) {
+                st.walk.walk();
+                st.recordWalk(cfg.sampler == SamplingConfig.INCREMENTAL);
+            } else {
+                st.recordTrace(new Throwable().getStackTrace(), null);
+            }
+        } catch (Throwable e) {
+            Log.once("sampling.self", "a thread could not sample itself", e);
+        }
+        long end = System.nanoTime();
+        stats.cost(end - t0);
+        long last;
+        while ((last = rd.lastEnd.get()) < end && !rd.lastEnd.compareAndSet(last, end)) {
+            // retry: another thread of the round finished at the same time
+        }
+        if (rd.done.incrementAndGet() == rd.issued) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private SampleState newState(ThreadRoot r) {
+        synchronized (r) {
+            SampleState st = r.sampleState;
+            if (st == null) {
+                st = new SampleState(r, stats);
+                r.sampleState = st;
+            }
+            return st;
+        }
+    }
+
+    // ------------------------------------------------------------------ the sampler thread
+
+    @Override
+    public void run() {
+        long interval = cfg.intervalNs;
+        long next = System.nanoTime() + interval;
+        while (!stopped) {
+            long now = System.nanoTime();
+            while (now < next && !stopped) {
+                LockSupport.parkNanos(next - now);
+                now = System.nanoTime();
+            }
+            if (stopped) {
+                break;
+            }
+            long deadline = now + interval;
+            try {
+                if (cfg.sampler == SamplingConfig.SAFEPOINT) {
+                    safepointRound();
+                } else {
+                    ticketRound(deadline);
+                }
+            } catch (Throwable e) {
+                Log.once("sampling.round", "a sampling round failed", e);
+            }
+            next += interval;
+            now = System.nanoTime();
+            if (next < now) {
+                next = now + interval / 2;   // fell behind: no burst of rounds to catch up
+            }
+        }
+        current = null;
+        Sampling.requested = 0;
+    }
+
+    /** The JVMTI-style baseline: every thread's stack in one global safepoint. */
+    private void safepointRound() {
+        long t0 = System.nanoTime();
+        Map<Thread, StackTraceElement[]> all = Thread.getAllStackTraces();
+        long latency = System.nanoTime() - t0;
+        int taken = 0;
+        int waiting = 0;
+        int considered = 0;
+        for (Map.Entry<Thread, StackTraceElement[]> e : all.entrySet()) {
+            Thread t = e.getKey();
+            StackTraceElement[] trace = e.getValue();
+            if (!isApplication(t) || trace.length == 0) {
+                continue;
+            }
+            considered++;
+            Thread.State s = t.getState();
+            boolean runnable = s == Thread.State.RUNNABLE;
+            if (!runnable && !cfg.waiting) {
+                continue;
+            }
+            if (recordOther(t, trace)) {
+                taken++;
+                if (!runnable) {
+                    waiting++;
+                }
+            }
+        }
+        stats.cost(latency);
+        stats.round(taken, 0, waiting, considered, taken > 0 ? latency : -1);
+    }
+
+    /** One round of tickets: runnable threads sample themselves, the sampler takes waiting ones. */
+    private void ticketRound(long deadline) {
+        ArrayList<Thread> runnable = new ArrayList<Thread>();
+        ArrayList<Thread> waiting = new ArrayList<Thread>();
+        classify(runnable, waiting);
+        int n = cfg.threads;
+        int w = 0;
+        if (cfg.waiting && !waiting.isEmpty()) {
+            int all = runnable.size() + waiting.size();
+            w = runnable.isEmpty() ? n : (int) Math.round(n * (double) waiting.size() / all);
+            w = Math.min(w, waiting.size());
+        }
+        int tickets = Math.min(n - w, runnable.size());
+        long t0 = System.nanoTime();
+        Round rd = null;
+        int id = ++roundIds;   // every tick, tickets or not: quiet threads' probes count ticks
+        if (tickets > 0) {
+            rd = new Round(id, tickets, t0);
+            current = rd;
+            Sampling.requested = 1;
+        }
+        int waitingTaken = 0;
+        long lastWaiting = -1;
+        for (int i = 0; i < w; i++) {
+            int pick = i + random.nextInt(waiting.size() - i);   // a random one not yet chosen
+            Thread t = waiting.get(pick);
+            waiting.set(pick, waiting.get(i));
+            long s0 = System.nanoTime();
+            StackTraceElement[] trace = t.getStackTrace();
+            if (trace.length > 0 && recordOther(t, trace)) {
+                waitingTaken++;
+                lastWaiting = System.nanoTime();
+                stats.cost(lastWaiting - s0);
+            }
+        }
+        int lost = w - waitingTaken;
+        int taken = 0;
+        long last = lastWaiting;
+        if (rd != null) {
+            awaitRound(rd, deadline);
+            Sampling.requested = 0;
+            int left = Math.max(0, rd.tickets.getAndSet(Integer.MIN_VALUE / 2));
+            taken = tickets - left;
+            lost += left;
+            awaitDone(rd, taken);
+            if (left > 0) {
+                markQuiet(runnable, rd.id);
+            }
+            last = Math.max(last, rd.lastEnd.get());
+        }
+        int samples = taken + waitingTaken;
+        stats.round(samples, lost, waitingTaken, runnable.size() + waiting.size(),
+                samples > 0 && last >= 0 ? last - t0 : -1);
+    }
+
+    /** Wait until every ticket is taken and sampled, or the deadline (the next tick) has come. */
+    private void awaitRound(Round rd, long deadline) {
+        for (;;) {
+            if (rd.done.get() >= rd.issued || stopped) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now >= deadline) {
+                return;
+            }
+            LockSupport.parkNanos(deadline - now);
+        }
+    }
+
+    /** Threads that took a ticket are sampling themselves: a few microseconds; never wait forever. */
+    private void awaitDone(Round rd, int taken) {
+        long limit = System.nanoTime() + 50000000L;
+        while (rd.done.get() < taken && System.nanoTime() < limit) {
+            LockSupport.parkNanos(20000L);
+        }
+    }
+
+    /**
+     * The application threads now: runnable ones that can reach a yieldpoint (not found quiet in a
+     * round that lost samples, unless they reached one since), and blocked/waiting/sleeping ones.
+     */
+    private void classify(ArrayList<Thread> runnable, ArrayList<Thread> waiting) {
+        long now = System.nanoTime();
+        if (!listed || now - enumerated >= ENUMERATE_NS) {
+            listed = true;
+            enumerated = now;
+            apps.clear();
+            int count = enumerate();
+            for (int i = 0; i < count; i++) {
+                Thread t = scratch[i];
+                scratch[i] = null;
+                if (isApplication(t)) {
+                    apps.add(t);
+                }
+            }
+        }
+        for (Thread t : apps) {
+            Thread.State s = t.getState();
+            if (s == Thread.State.NEW || s == Thread.State.TERMINATED) {
+                continue;
+            }
+            if (s != Thread.State.RUNNABLE) {
+                if (mode == SamplingConfig.SAMPLE || ThreadRoot.existing(t) != null) {
+                    waiting.add(t);   // hybrid: only threads with an exact tree to attribute to
+                }
+                continue;
+            }
+            Info inf = infos.get(t);
+            if (inf == null) {
+                inf = new Info();
+                infos.put(t, inf);
+            }
+            if (inf.quietSince != 0) {
+                SampleState st = state(t, inf);
+                if (st != null && st.seenRound > inf.quietSince) {
+                    inf.quietSince = 0;   // it has reached a yieldpoint since
+                    inf.backoff = 1;
+                } else if (roundIds + 1 < inf.retryAt) {
+                    continue;   // still quiet: no ticket for it
+                }
+            }
+            runnable.add(t);
+        }
+    }
+
+    /** After a round that lost samples: the runnable threads that never reached a yieldpoint in it. */
+    private void markQuiet(ArrayList<Thread> runnable, int round) {
+        for (Thread t : runnable) {
+            Info inf = infos.get(t);
+            if (inf == null) {
+                continue;
+            }
+            SampleState st = state(t, inf);
+            if (st == null || st.seenRound != round) {
+                if (inf.quietSince != 0) {
+                    inf.backoff = Math.min(MAX_BACKOFF, inf.backoff * 2);   // a probe missed
+                }
+                inf.quietSince = round;
+                inf.retryAt = round + inf.backoff;
+            }
+        }
+    }
+
+    private static SampleState state(Thread t, Info inf) {
+        if (inf.state == null) {
+            ThreadRoot r = ThreadRoot.existing(t);
+            inf.state = r == null ? null : r.sampleState;
+        }
+        return inf.state;
+    }
+
+    private int enumerate() {
+        ThreadGroup g = Thread.currentThread().getThreadGroup();
+        while (g.getParent() != null) {
+            g = g.getParent();
+        }
+        for (;;) {
+            int n = g.enumerate(scratch, true);
+            if (n < scratch.length) {
+                return n;
+            }
+            scratch = new Thread[scratch.length * 2];
+        }
+    }
+
+    /** Not the JDK's threads (the root "system" group), not jprewrite's, not this one. */
+    private boolean isApplication(Thread t) {
+        if (t == thread || t == null) {
+            return false;
+        }
+        ThreadGroup g = t.getThreadGroup();
+        if (g == null || g.getParent() == null) {
+            return false;   // ended, or in the system group (Reference Handler, Signal Dispatcher, ...)
+        }
+        return !t.getName().startsWith("jprewrite-");
+    }
+
+    /** Record a stack trace of another thread: its sampled tree (sample mode) or its exact node (hybrid). */
+    private boolean recordOther(Thread t, StackTraceElement[] trace) {
+        if (mode == SamplingConfig.HYBRID) {
+            ThreadRoot r = ThreadRoot.existing(t);
+            if (r == null) {
+                return false;
+            }
+            Node node = ContextMapper.map(r, trace);
+            stateOf(r).recordNode(node);
+            return true;
+        }
+        ThreadRoot r = ThreadRoot.of(t);
+        ClassLoader hint;
+        try {
+            hint = t.getContextClassLoader();
+        } catch (Throwable e) {
+            hint = null;
+        }
+        stateOf(r).recordTrace(trace, hint);
+        return true;
+    }
+
+    private SampleState stateOf(ThreadRoot r) {
+        SampleState st = r.sampleState;
+        return st != null ? st : newState(r);
+    }
+}
