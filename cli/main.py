@@ -14,9 +14,19 @@ from typing import NoReturn
 
 from .. import __version__
 from ..errors import JprewriteError
-from . import agent_command, check_command, info_command, report_command, rewrite_command
-from . import diff_command, export_command, flamegraph_command
-from . import junit_command
+from . import (
+    agent_command,
+    check_command,
+    compare_command,
+    diff_command,
+    export_command,
+    flamegraph_command,
+    import_jfr_command,
+    info_command,
+    junit_command,
+    report_command,
+    rewrite_command,
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -48,6 +58,8 @@ def build_parser() -> CommandParser:
     export_command.add_parser(sub)
     flamegraph_command.add_parser(sub)
     diff_command.add_parser(sub)
+    compare_command.add_parser(sub)
+    import_jfr_command.add_parser(sub)
     info_command.add_parser(sub)
     check_command.add_parser(sub)
     agent_command.add_parsers(sub)

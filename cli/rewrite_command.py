@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..errors import JprewriteError
-from ..instrument import COUNTING_MODES, ClassPatterns, instrument_options
+from ..instrument import COUNTING_MODES, MODES, ClassPatterns, instrument_options
 from ..rewrite.offline import rewrite
 from .inputs import split_patterns
 from .progress import Progress
@@ -35,6 +35,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--classpath", "-cp", action="append", default=[], metavar="CP",
                    help=f"jars/directories consulted for the class hierarchy but not rewritten "
                         f"(separated by '{os.pathsep}'; repeatable)")
+    p.add_argument("--mode", choices=MODES, default="exact",
+                   help="exact: calling context tree and bytecode counts; sample: yieldpoints only, for a "
+                        "sampled time profile; hybrid: both, samples on the exact tree (default: exact; "
+                        "sampling settings at run time: -Djprewrite.interval=..., see docs/sampling.md)")
     p.add_argument("--counting", choices=COUNTING_MODES, default="default",
                    help="bytecode counting: none, default or precise basic blocks (JP section 4; default: default)")
     p.add_argument("--allocations", action="store_true", help="count allocations per type per context")
@@ -84,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     for cp in args.classpath:
         classpath += [p for p in cp.split(os.pathsep) if p]
     options = instrument_options(counting=args.counting, allocations=args.allocations, weights=args.weights,
-                                 activation=args.activation)
+                                 activation=args.activation, mode=args.mode)
     patterns = ClassPatterns(split_patterns(args.includes), split_patterns(args.excludes))
     bar = Progress("rewriting", 1, enabled=not args.quiet)
 
@@ -103,10 +107,15 @@ def run(args: argparse.Namespace) -> int:
         t = report.totals
         rate = report.classes / report.seconds if report.seconds else 0.0
         err = sys.stderr
-        print(f"jprewrite: rewrote {report.instrumented} of {report.classes} classes in {report.seconds:.2f} s "
-              f"({rate:.0f} classes/s): {t.esi} ESI+N2B, {t.b2n} B2N, {t.delegators} delegating ESI, "
-              f"{t.osi} OSI; call sites: {t.call_sites.get('pass', 0)} pass the node, "
-              f"{t.call_sites.get('boundary', 0)} boundary, {t.call_sites.get('pending', 0)} pending", file=err)
+        done = f"jprewrite: rewrote {report.instrumented} of {report.classes} classes in {report.seconds:.2f} s " \
+               f"({rate:.0f} classes/s): "
+        if options.mode == "sample":
+            print(done + f"{t.yieldpoints} yieldpoints in {t.sampled} methods (sample mode)", file=err)
+        else:
+            print(done + f"{t.esi} ESI+N2B, {t.b2n} B2N, {t.delegators} delegating ESI, "
+                  f"{t.osi} OSI; call sites: {t.call_sites.get('pass', 0)} pass the node, "
+                  f"{t.call_sites.get('boundary', 0)} boundary, {t.call_sites.get('pending', 0)} pending"
+                  + (f"; {t.yieldpoints} yieldpoints" if options.mode == "hybrid" else ""), file=err)
         if report.gate_rejected:
             print(f"jprewrite: the verification gate rejected {report.gate_rejected} instrumented methods; "
                   "they are kept as they were (--verbose lists them)", file=err)

@@ -10,20 +10,27 @@ Property checks then run over every method of java.base, in four shards.
 
 from __future__ import annotations
 
-
 import pytest
 
-from jprewrite.classfile.opcodes import CONTROL_OPCODES, MAY_THROW_OPCODES
-from jprewrite.analysis.blocks import (backward_jump_targets,
-                                       basic_blocks, ends_block, longest_paths, loop_headers, may_throw,
-                                       omittable_checks, update_points)
+from jprewrite.analysis.blocks import (
+    backward_jump_targets,
+    basic_blocks,
+    ends_block,
+    longest_paths,
+    loop_headers,
+    may_throw,
+    omittable_checks,
+    update_points,
+)
 from jprewrite.archive.jdk_image import JdkImage, find_java_home
 from jprewrite.classfile import opcodes as op
 from jprewrite.classfile.instructions import Iinc, Instruction
 from jprewrite.classfile.model import ACC_PUBLIC, ACC_STATIC, ACC_SUPER, ClassFile, Method, read_class
+from jprewrite.classfile.opcodes import CONTROL_OPCODES, MAY_THROW_OPCODES
 from jprewrite.editor import Label, disassemble
 from jprewrite.editor.assembler import assemble
 from jprewrite.editor.body import CodeBody, branch_targets
+
 from support.jdk import javac, run, tool
 
 SOURCE = """

@@ -167,7 +167,7 @@ def test_bad_input_is_one_line_and_exit_2(fig4, tmp_path) -> None:
     for what, (args, needle) in cases.items():
         code, err = _cli(*args)
         assert code == 2, (what, code, err)
-        lines = [l for l in err.splitlines() if l.strip()]
+        lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and needle in lines[0], (what, err)
         assert "Traceback" not in err
     assert jar.read_bytes() == before
@@ -230,10 +230,11 @@ def test_interfaces_below_version_52_go_through_publishing_dispatchers(tmp_path)
     """Class files of version 51 (--release 7): the interface gets no ESI methods (not even abstract
     declarations a compiler inside the program would have to implement); its dispatcher publishes
     the caller's node and the implementation's N2B enters beneath it. The tree equals the JDI oracle's."""
+    from jprewrite.classfile.model import read_class
+
     from support.jdk import javac
     from support.oracle import diff_profiles, run_oracle
     from test_cct_oracle import without_object_init
-    from jprewrite.classfile.model import read_class
     classes = javac({k: v.replace("(p, m, a) -> m.getName().equals(\"area\") ? Integer.valueOf(7) : \"proxy\"",
                                   "new java.lang.reflect.InvocationHandler() { public Object invoke(Object p, "
                                   "java.lang.reflect.Method m, Object[] a) { return m.getName().equals(\"area\") "

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from jprewrite.classfile import attributes as A
 from jprewrite.classfile.model import read_class
 from jprewrite.errors import ClassFormatError, JprewriteError, UnsupportedVersionError
+
 from support.jdk import class_files, javac
 
 SOURCES = {

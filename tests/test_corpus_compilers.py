@@ -65,8 +65,17 @@ from pathlib import Path
 import pytest
 
 from support.agent import agent_options, run_with_agent
-from support.compilers import (FAILOVER, CliRewrite, deadcode_jar, every_nth_jar, jdk_library_jar, manifest_class_path,
-                               new_failures, relocated_jar, rewrite_cli)
+from support.compilers import (
+    FAILOVER,
+    CliRewrite,
+    deadcode_jar,
+    every_nth_jar,
+    jdk_library_jar,
+    manifest_class_path,
+    new_failures,
+    relocated_jar,
+    rewrite_cli,
+)
 from support.corpus import package_jars
 from support.jdk import tool
 from support.verifier import verify_asm, verify_jvm

@@ -32,6 +32,7 @@ import pytest
 
 from jprewrite.archive.jdk_image import JdkImage, find_java_home
 from jprewrite.classfile.model import read_class
+
 from support.corpus import PACKAGES, jar_classes, package_jars
 
 pytestmark = pytest.mark.corpus

@@ -18,6 +18,7 @@ from jprewrite.classfile.model import read_class
 from jprewrite.editor import CodeTooLargeError, Label, disassemble, write_body
 from jprewrite.editor.assembler import layout
 from jprewrite.editor.params import insert_parameter
+
 from support.jdk import class_files, javac, run, tool
 from support.verifier import verify_asm, verify_jvm
 
@@ -247,7 +248,7 @@ def test_insert_parameter_with_callers_passing_null(program, tmp_path) -> None:
         new_ref = cf.pool.add_methodref("demo/Main", "mix", m.descriptor)
         main = cf.method("main")
         body = disassemble(main)
-        for i, item in enumerate(list(body.items)):
+        for item in list(body.items):
             if not isinstance(item, Label) and item.opcode == op.INVOKESTATIC and \
                     cf.pool.member_ref(item.operand) == ("demo/Main", "mix", old):
                 item.operand = new_ref
@@ -260,7 +261,8 @@ def test_insert_parameter_with_callers_passing_null(program, tmp_path) -> None:
 
 def test_insert_parameter_when_a_long_reuses_the_last_parameter_slot(tmp_path) -> None:
     """kotlinc reuses a dead parameter's slot for a long: the long must not straddle the new parameter."""
-    from jprewrite.classfile.frames import Long, Object as ObjectType
+    from jprewrite.classfile.frames import Long
+    from jprewrite.classfile.frames import Object as ObjectType
     from jprewrite.classfile.model import ACC_PUBLIC, ACC_STATIC, ACC_SUPER, ClassFile, Method
     from jprewrite.editor.assembler import assemble
     from jprewrite.editor.body import CodeBody

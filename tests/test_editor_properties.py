@@ -22,6 +22,7 @@ from jprewrite.classfile import opcodes as op
 from jprewrite.classfile.instructions import Iinc, Instruction
 from jprewrite.classfile.model import ACC_STATIC, read_class
 from jprewrite.editor import Label, disassemble, write_body
+
 from support.jdk import javac, run, tool
 
 SOURCE = {
@@ -165,7 +166,7 @@ def _dead_position(body, index: int) -> bool:
 
 
 def _after_super(cf, m, body, index: int) -> bool:
-    for i, item in enumerate(body.items[:index]):
+    for item in body.items[:index]:
         if not isinstance(item, Label) and item.opcode == op.INVOKESPECIAL and \
                 cf.pool.member_ref(item.operand)[1] == "<init>":
             return True

@@ -20,6 +20,7 @@ from jprewrite.archive.jars import open_container, rewrite_container
 from jprewrite.archive.jdk_image import JdkImage, find_java_home
 from jprewrite.classfile.model import read_class
 from jprewrite.instrument.exercise import ExerciseStats, exercise_class
+
 from support.corpus import package_jars
 from support.jdk import javac, run, tool
 from support.verifier import verify_asm, verify_jvm

@@ -10,25 +10,39 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jprewrite.classfile import opcodes as op
 from jprewrite.classfile.constants import ConstantPool
 from jprewrite.classfile.descriptors import (
-    MethodDescriptor, class_name_of, is_valid_field_descriptor, parse_field_descriptor,
-    parse_method_descriptor, type_size,
+    MethodDescriptor,
+    class_name_of,
+    is_valid_field_descriptor,
+    parse_field_descriptor,
+    parse_method_descriptor,
+    type_size,
 )
 from jprewrite.classfile.frames import (
-    Double, Float, Frame, Integer, Long, Null, Object, Top, Uninitialized, UninitializedThis,
-    decode_stack_map_table, encode_stack_map_table, frame_kind_name, initial_frame_locals,
+    Double,
+    Float,
+    Frame,
+    Integer,
+    Long,
+    Null,
+    Object,
+    Top,
+    Uninitialized,
+    UninitializedThis,
+    decode_stack_map_table,
+    encode_stack_map_table,
+    frame_kind_name,
+    initial_frame_locals,
 )
 from jprewrite.classfile.instructions import decode_instructions
-from jprewrite.classfile import opcodes as op
 from jprewrite.errors import ClassFormatError
 
 try:  # shared Java fixtures and class-file walker
-    from test_instructions import (compiled_classes, jdk_sample_classes, needs_jdk,
-                                   walk_methods)
+    from test_instructions import compiled_classes, jdk_sample_classes, needs_jdk, walk_methods
 except ImportError:  # tests/ turned into a package
-    from tests.test_instructions import (compiled_classes, jdk_sample_classes, needs_jdk,
-                                         walk_methods)
+    from tests.test_instructions import compiled_classes, jdk_sample_classes, needs_jdk, walk_methods
 
 SIMPLE = [Top, Integer, Float, Double, Long, Null, UninitializedThis]
 NAMES = ["java/lang/Object", "java/lang/String", "[I", "[[Ljava/lang/String;", "p/Outer$Inner",

@@ -28,10 +28,17 @@ from types import SimpleNamespace
 
 import pytest
 
-from jprewrite.analysis.hierarchy import (CACHE_FORMAT_VERSION, ClassHierarchy, ClassInfo,
-                                          JdkSummaryCache, MemberInfo, cache_file_name)
+from jprewrite.analysis.hierarchy import (
+    CACHE_FORMAT_VERSION,
+    ClassHierarchy,
+    ClassInfo,
+    JdkSummaryCache,
+    MemberInfo,
+    cache_file_name,
+)
 from jprewrite.archive.jars import open_container
 from jprewrite.archive.jdk_image import JdkImage
+
 from support.jdk import java_home, javac, run, tool
 
 S = "()Ljava/lang/String;"

@@ -23,8 +23,17 @@ from hypothesis import strategies as st
 
 from jprewrite.classfile import opcodes as op
 from jprewrite.classfile.instructions import (
-    Iinc, Instruction, InvokeDynamic, InvokeInterface, LookupSwitch, MultiANewArray,
-    TableSwitch, decode_instructions, encode_instructions, instruction_length, switch_padding,
+    Iinc,
+    Instruction,
+    InvokeDynamic,
+    InvokeInterface,
+    LookupSwitch,
+    MultiANewArray,
+    TableSwitch,
+    decode_instructions,
+    encode_instructions,
+    instruction_length,
+    switch_padding,
 )
 from jprewrite.errors import ClassFormatError
 
@@ -203,7 +212,7 @@ def _javac(out: Path, sources: dict[str, str], *options: str) -> None:
                    check=True, capture_output=True, text=True)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiled_dir() -> Path:
     """Compile the Java fixtures once per test process; returns the classes directory."""
     out = Path(tempfile.mkdtemp(prefix="jprewrite-insn-"))
@@ -239,7 +248,7 @@ JDK_SAMPLE = [
 ]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def jdk_sample_dir() -> Path | None:
     """Extract JDK_SAMPLE from the JDK image once per test process (None if there is no image)."""
     if not (JIMAGE.exists() and JDK_MODULES.exists()):

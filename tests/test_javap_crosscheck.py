@@ -22,20 +22,32 @@ import pytest
 from jprewrite.classfile import opcodes as op
 from jprewrite.classfile.constants import ConstantPool
 from jprewrite.classfile.frames import (
-    Double, Float, Integer, Long, Null, Object, Top, Uninitialized, UninitializedThis,
-    decode_stack_map_table, initial_frame_locals,
+    Double,
+    Float,
+    Integer,
+    Long,
+    Null,
+    Object,
+    Top,
+    Uninitialized,
+    UninitializedThis,
+    decode_stack_map_table,
+    initial_frame_locals,
 )
 from jprewrite.classfile.instructions import (
-    Iinc, InvokeDynamic, InvokeInterface, LookupSwitch, MultiANewArray, TableSwitch,
+    Iinc,
+    InvokeDynamic,
+    InvokeInterface,
+    LookupSwitch,
+    MultiANewArray,
+    TableSwitch,
     decode_instructions,
 )
 
 try:  # shared Java fixtures and class-file walker
-    from test_instructions import (JAVAP, compiled_classes, jdk_sample_classes, needs_jdk,
-                                   walk_methods)
+    from test_instructions import JAVAP, compiled_classes, jdk_sample_classes, needs_jdk, walk_methods
 except ImportError:  # tests/ turned into a package
-    from tests.test_instructions import (JAVAP, compiled_classes, jdk_sample_classes, needs_jdk,
-                                         walk_methods)
+    from tests.test_instructions import JAVAP, compiled_classes, jdk_sample_classes, needs_jdk, walk_methods
 
 pytestmark = needs_jdk
 

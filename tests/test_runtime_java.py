@@ -22,6 +22,7 @@ import pytest
 from jprewrite.errors import JprewriteError
 from jprewrite.rewrite import runtime_build
 from jprewrite.rewrite.runtime_build import runtime_classes, runtime_source_dir
+
 from support.jdk import tool
 
 CASES = Path(__file__).parent / "runtime_java_cases"

@@ -20,10 +20,22 @@ from pathlib import Path
 import pytest
 
 from jprewrite.classfile.model import read_class
+
 from support.jdk import run, tool
-from support.samples import (PLUGIN_SUFFIX, SAMPLES_DIR, build_native, compile_sample, gcc_available,
-                             jar_sample, java_command, needs_native, plugin_of, sample_classpath,
-                             sample_main, sample_names)
+from support.samples import (
+    PLUGIN_SUFFIX,
+    SAMPLES_DIR,
+    build_native,
+    compile_sample,
+    gcc_available,
+    jar_sample,
+    java_command,
+    needs_native,
+    plugin_of,
+    sample_classpath,
+    sample_main,
+    sample_names,
+)
 
 NAMES = sample_names()
 BIG = "bigmethod"
@@ -56,7 +68,7 @@ def native_dir(name: str, work: Path) -> Path | None:
 
 def _stderr(text: str) -> str:
     # a JAVA_TOOL_OPTIONS in the environment makes every JVM say so on stderr
-    return "\n".join(l for l in text.splitlines() if not l.startswith("Picked up "))
+    return "\n".join(line for line in text.splitlines() if not line.startswith("Picked up "))
 
 
 def test_there_are_samples():

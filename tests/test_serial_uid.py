@@ -33,14 +33,33 @@ import pytest
 from jprewrite.analysis.hierarchy import ClassHierarchy
 from jprewrite.archive.jars import open_container
 from jprewrite.archive.jdk_image import JdkImage, find_java_home
-from jprewrite.classfile.model import (ACC_FINAL, ACC_PRIVATE, ACC_PUBLIC, ACC_STATIC, ACC_STRICT,
-                                       ACC_SYNCHRONIZED, ACC_TRANSIENT, ACC_VOLATILE, Field,
-                                       read_class)
-from jprewrite.instrument.serial_uid import (add_serial_version_uid, class_modifiers,
-                                             default_serial_version_uid, explicit_uid_value,
-                                             has_explicit_uid, is_enum, is_record, is_serializable,
-                                             needs_serial_version_uid, pin_serial_version_uid,
-                                             serial_version_uid, suid_hash)
+from jprewrite.classfile.model import (
+    ACC_FINAL,
+    ACC_PRIVATE,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    ACC_STRICT,
+    ACC_SYNCHRONIZED,
+    ACC_TRANSIENT,
+    ACC_VOLATILE,
+    Field,
+    read_class,
+)
+from jprewrite.instrument.serial_uid import (
+    add_serial_version_uid,
+    class_modifiers,
+    default_serial_version_uid,
+    explicit_uid_value,
+    has_explicit_uid,
+    is_enum,
+    is_record,
+    is_serializable,
+    needs_serial_version_uid,
+    pin_serial_version_uid,
+    serial_version_uid,
+    suid_hash,
+)
+
 from support.jdk import javac, run, tool
 
 NOT_SERIALIZABLE = "not serializable"
@@ -208,7 +227,7 @@ def _gen_classes(seed: int, count: int) -> dict[str, str]:
             mods.append("final")
         body: list[str] = []
         fields = set()
-        for i in range(rnd.randrange(6)):
+        for _ in range(rnd.randrange(6)):
             fm = [rnd.choice(["", "public", "protected", "private"])]
             static = rnd.random() < 0.4
             if kind == "iface":
@@ -545,7 +564,7 @@ def test_real_serializable_classes_agree_with_serialver(jdk, tmp_path):
                     if len(explicit) < 10:
                         explicit[name] = cf
         # the stripped copies: same class without its (private static) UID field
-        for name, cf in stripped.items():
+        for cf in stripped.values():
             copy = read_class(cf.to_bytes())
             copy.fields = [f for f in copy.fields if f.name != "serialVersionUID"]
             dst = stripped_dir / (cf.name + ".class")

@@ -27,20 +27,40 @@ from pathlib import Path
 
 import pytest
 
-from jprewrite.analysis.frames import (check_frames, complete_frames, frame_after_provider,
-                                       labels_needing_frames)
-from jprewrite.analysis.typeflow import (FrameUnknown, InferenceReport, State, SubroutineError,
-                                         TypeflowError, TypeMerger, execute,
-                                         flow_to, frame_from_state, infer_frames, initial_state,
-                                         merge_states, state_assignable, state_from_frame)
+from jprewrite.analysis.frames import check_frames, complete_frames, frame_after_provider, labels_needing_frames
+from jprewrite.analysis.typeflow import (
+    FrameUnknown,
+    InferenceReport,
+    State,
+    SubroutineError,
+    TypeflowError,
+    TypeMerger,
+    execute,
+    flow_to,
+    frame_from_state,
+    infer_frames,
+    initial_state,
+    merge_states,
+    state_assignable,
+    state_from_frame,
+)
 from jprewrite.classfile import constants as C
 from jprewrite.classfile import opcodes as op
 from jprewrite.classfile.constants import ConstantPool
-from jprewrite.classfile.frames import (Double, Float, Frame, Integer, Long, Null, Object, Top,
-                                       Uninitialized, UninitializedThis)
 from jprewrite.classfile.descriptors import parse_method_descriptor
-from jprewrite.classfile.instructions import (Iinc, Instruction, InvokeDynamic, InvokeInterface,
-                                                MultiANewArray)
+from jprewrite.classfile.frames import (
+    Double,
+    Float,
+    Frame,
+    Integer,
+    Long,
+    Null,
+    Object,
+    Top,
+    Uninitialized,
+    UninitializedThis,
+)
+from jprewrite.classfile.instructions import Iinc, Instruction, InvokeDynamic, InvokeInterface, MultiANewArray
 from jprewrite.classfile.model import ACC_STATIC, read_class
 from jprewrite.editor import Handler, Label, disassemble, write_body
 from jprewrite.editor.assembler import layout
@@ -739,7 +759,7 @@ def _javac(out: Path) -> Path:
     return javac({f"{name}.java": text for name, text in JAVA.items()}, out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiled() -> Path:
     """javac the fixtures once per test process; returns the classes directory."""
     root = Path(tempfile.mkdtemp(prefix="jprewrite-typeflow-"))
@@ -756,7 +776,7 @@ class DirSource:
         return p.read_bytes() if p.is_file() else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hierarchy():
     from jprewrite.analysis.hierarchy import ClassHierarchy
     from jprewrite.archive.jdk_image import JdkImage, find_java_home
@@ -843,7 +863,7 @@ def test_flow_to_reproduces_javac_frames():
     h = hierarchy()
     merger = TypeMerger(h)
     counts = collections.Counter()
-    for path, cf, m in _methods():
+    for _path, cf, m in _methods():
         body = disassemble(m)
         for i, item in enumerate(body.items):
             jf = body.frames.get(item) if isinstance(item, Label) else None

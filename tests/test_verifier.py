@@ -22,8 +22,8 @@ import functools
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -49,7 +49,7 @@ needs_jdk = pytest.mark.skipif(not HAVE_JDK, reason="needs a JDK (javac, java)")
 
 
 # ============================================================== shared helpers
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def jdk_image():
     from jprewrite.archive.jdk_image import JdkImage, find_java_home
     return JdkImage(find_java_home())
@@ -132,7 +132,7 @@ def test_debian_jar_sample_agrees_with_hotspot(tmp_path: Path, package: str, jar
     with open_container(jar) as container:
         h = hierarchy(container)
         ours: dict[str, list[VerifyProblem]] = {}
-        for entry, data in sample:
+        for _entry, data in sample:
             cf = read_class(data)
             ours[cf.name] = verify_class(cf, h)
     # HotSpot on the same classes (the whole jar on the class path for their dependencies)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from jprewrite.classfile.model import read_class
+
 from support.corpus import package_jars
 from support.jdk import java_home, javac, tool
 from support.verifier import VerifierError, VerifyReport, parse_line, verify_asm, verify_jvm

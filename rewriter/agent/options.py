@@ -71,7 +71,7 @@ class AgentOptions:
     def instrument_options(self) -> InstrumentOptions:
         """What the rewriting adds, from the keys that change it (reads the weights file)."""
         return instrument_options(counting=self.counting, allocations=self.allocations, weights=self.weights,
-                                  activation=self.activation)
+                                  activation=self.activation, mode=self.mode)
 
     def to_string(self) -> str:
         """The option string for ``-javaagent:jar=<this>`` (only what differs from the defaults)."""

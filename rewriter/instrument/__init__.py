@@ -12,7 +12,7 @@ editor on real code.
 from .context import AlreadyInstrumented, ClassReport
 from .exercise import ExerciseStats, exercise_class
 from .instrumenter import instrument_class
-from .options import COUNTING_MODES, InstrumentOptions, instrument_options, read_weights
+from .options import COUNTING_MODES, MODES, InstrumentOptions, instrument_options, read_weights
 from .pipeline import (
     ClassOutcome,
     ClassPipeline,
@@ -27,7 +27,7 @@ from .runtime_api import RUNTIME_API, RuntimeMember, contract_table
 from .support import HOLDER_SUFFIX, RUNTIME_PACKAGE, esi_descriptor, esi_name
 
 __all__ = [
-    "AlreadyInstrumented", "ClassReport", "instrument_class", "InstrumentOptions", "COUNTING_MODES",
+    "AlreadyInstrumented", "ClassReport", "instrument_class", "InstrumentOptions", "COUNTING_MODES", "MODES",
     "read_weights", "instrument_options", "ClassPipeline", "ClassOutcome", "FailurePolicy", "GateError",
     "RewrittenClass", "rewrite_class", "verify_by_default", "CallAction", "CctPlan", "ClassPatterns",
     "RUNTIME_API", "RuntimeMember", "contract_table",

@@ -18,7 +18,7 @@ from .context import ClassContext
 from .emit import FrameNeeds
 from .support import NODE
 
-__all__ = ["activation_plan", "activation_code"]
+__all__ = ["activation_plan", "activation_code", "entry_frame_of"]
 
 
 def activation_plan(method: Method, body: CodeBody, blocks: list) -> dict[int, tuple[int, bool]]:
@@ -54,14 +54,15 @@ def activation_code(ctx: ClassContext, node: int, blk, amount: int, check: bool,
         if frame is None and blk.index != 0:
             return out          # no frame to give the skip label (cannot happen with javac)
         if frame is None:
-            frame = _entry_frame(ctx, method, node)
+            frame = entry_frame_of(ctx, method, node)
     skip = Label("activation_ok")
     if frame is not None:
         needs.known[skip] = Frame(-1, list(frame.locals), list(frame.stack))
     return out + rt.activation_check(node, skip)
 
 
-def _entry_frame(ctx: ClassContext, method: Method, node: int) -> Frame:
+def entry_frame_of(ctx: ClassContext, method: Method, node: int) -> Frame:
+    """The frame at the start of an instrumented body whose node is in local ``node``."""
     locals_ = initial_frame_locals(ctx.name, method.name, method.descriptor, bool(method.access & ACC_STATIC))
     slots = sum(2 if t in (Long, Double) else 1 for t in locals_)
     if node >= slots:   # OSI bodies: the node and the saved slot (node + 1) are locals

@@ -17,11 +17,12 @@ from ..classfile.model import Method
 from ..editor import Handler, Label
 from ..editor.body import CodeBody
 from . import codegen as G
-from .activation import activation_code, activation_plan
+from .activation import activation_code, activation_plan, entry_frame_of
 from .call_sites import call_site_code, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
 from .runtime_api import NODE_BYTECODES, NODE_WEIGHTED
+from .yieldpoints import yieldpoint_blocks, yieldpoint_code
 
 __all__ = ["BodyResult", "instrument_body"]
 
@@ -55,19 +56,23 @@ class _Pass:
 
 def instrument_body(ctx: ClassContext, method: Method, body: CodeBody, node: int, *, first_site: int = 0,
                     added: set[int] | frozenset = frozenset(),
-                    part_calls: dict[int, int] | None = None) -> BodyResult:
+                    part_calls: dict[int, int] | None = None, entry: bool = True) -> BodyResult:
     """Instrument ``body`` in place; the node is in local ``node``.
 
     ``first_site``: the number of the body's first call site (an outlined part continues its
     method's numbering); ``added``: ids of instructions the splitting added (the calls of
     outlined parts, the loads and stores around them, a part's own entry and exit), which are
-    not counted and are no call sites; ``part_calls``: call id -> call sites the part holds.
+    not counted and are no call sites; ``part_calls``: call id -> call sites the part holds;
+    ``entry``: the body is a method's start (not an outlined part), where hybrid mode puts a
+    yieldpoint.
     """
     opts = ctx.options
     blocks, dead = _live_blocks(ctx, body)
     ctx.report.blocks += len(blocks)
     starts = {_past_added(body, b.start, added): b for b in blocks}
     activation = activation_plan(method, body, blocks) if opts.activation else {}
+    yieldpoints = yieldpoint_blocks(body, blocks, entry=entry) if opts.mode == "hybrid" else set()
+    entry_frame = entry_frame_of(ctx, method, node) if yieldpoints and ctx.strategy.frames else None
     init_done = G.after_initialisation(ctx.name, method.name, method.descriptor, body, ctx.pool)
     position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
     original_handlers = list(body.handlers)
@@ -82,6 +87,9 @@ def instrument_body(ctx: ClassContext, method: Method, body: CodeBody, node: int
             if blk.index in activation:
                 p.out += activation_code(ctx, node, blk, *activation[blk.index], method, body, p.needs)
             p.out += _counters(p, blk, bytecodes_ref, weighted_ref)
+            if blk.index in yieldpoints:
+                p.out += yieldpoint_code(ctx, node, blk, method, body, p.needs, entry_frame=entry_frame)
+                ctx.report.yieldpoints += 1
         if isinstance(item, Label):
             p.out.append(item)
             continue
@@ -119,7 +127,7 @@ def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list, bytearray]:
     for b in blocks:
         if b.index not in live:
             dead[b.start:b.end] = b"\x01" * (b.end - b.start)
-    if not counting and not opts.activation:
+    if not counting and not opts.activation and opts.mode != "hybrid":
         return [], dead
     return [b for b in blocks if b.index in live], dead
 

@@ -9,6 +9,8 @@ shapes of ``docs/runtime-contract.md``, each built by its own module:
 * OSI in place for constructors and ``<clinit>`` (:mod:`.shape_osi`);
 * interface dispatchers and the MethodIds in the holder class (:mod:`.shape_holder`).
 
+In sample mode none of these: bodies get yieldpoints in place (:mod:`.yieldpoints`).
+
 The class's strategy (:class:`~.context.ClassStrategy`) is chosen once, before any method.
 """
 
@@ -39,6 +41,7 @@ from .shape_esi import add_esi_and_n2b
 from .shape_holder import build_holder
 from .shape_osi import instrument_in_place
 from .support import CLASS_METHOD, CLASS_METHOD_DESC, ESI_FLAGS, HOLDER_SUFFIX, MARKER_FIELD
+from .yieldpoints import add_sample_yieldpoints
 
 __all__ = ["instrument_class"]
 
@@ -60,6 +63,10 @@ def instrument_class(cf: ClassFile, plan: CctPlan, options: InstrumentOptions | 
     if cf.name.endswith(HOLDER_SUFFIX) or any(m.name == CLASS_METHOD for m in cf.methods):
         raise AlreadyInstrumented(f"{cf.name} was already rewritten by jprewrite")
     ctx = ClassContext.create(cf, plan, options or InstrumentOptions(), contract_only)
+    if ctx.options.mode == "sample":
+        if not contract_only:
+            add_sample_yieldpoints(ctx, keep, keep_reason)
+        return ctx.report
     for m in list(cf.methods):
         _method(ctx, m, keep, keep_reason)
     if not contract_only and ("<clinit>", "()V") not in keep:

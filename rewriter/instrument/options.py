@@ -14,9 +14,11 @@ from pathlib import Path
 from ..classfile import opcodes as op
 from ..errors import JprewriteError
 
-__all__ = ["COUNTING_MODES", "InstrumentOptions", "instrument_options", "read_weights"]
+__all__ = ["COUNTING_MODES", "MODES", "InstrumentOptions", "instrument_options", "read_weights"]
 
 COUNTING_MODES = ("none", "default", "precise")
+#: exact: the CCT and counters; sample: yieldpoints only (a sampled time profile); hybrid: both
+MODES = ("exact", "sample", "hybrid")
 
 
 @dataclass
@@ -25,18 +27,27 @@ class InstrumentOptions:
     allocations: bool = False            #: count allocations per type per context
     weights: dict[int, int] | None = None  #: opcode -> cost (CCCP 5.2); None: no weighted counter
     activation: bool = False             #: JP 5.2 periodic activation of the profiling agent
+    mode: str = "exact"                  #: exact | sample | hybrid (see :mod:`.yieldpoints`)
 
     def __post_init__(self) -> None:
         if self.counting not in COUNTING_MODES:
             raise ValueError(f"counting must be one of {', '.join(COUNTING_MODES)}, not {self.counting!r}")
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+
+    @property
+    def yieldpoints(self) -> bool:
+        """Does the rewriting place yieldpoints (sample and hybrid modes)?"""
+        return self.mode != "exact"
 
 
 def instrument_options(*, counting: str = "default", allocations: bool = False,
-                       weights: str | os.PathLike[str] | None = None, activation: bool = False) -> InstrumentOptions:
+                       weights: str | os.PathLike[str] | None = None, activation: bool = False,
+                       mode: str = "exact") -> InstrumentOptions:
     """The options as a person gives them, a weights *file* included: the one way the command line
     and the agent build them, so both read a weights file (and report its mistakes) alike."""
     return InstrumentOptions(counting=counting, allocations=allocations,
-                             weights=read_weights(weights) if weights else None, activation=activation)
+                             weights=read_weights(weights) if weights else None, activation=activation, mode=mode)
 
 
 def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..classfile import opcodes as op
 from ..classfile.instructions import Instruction
 from .codegen import push_int
-from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC
+from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING
 
 __all__ = ["RuntimeMember", "RUNTIME_API", "LocalSite", "RuntimeCalls", "contract_table"]
 
@@ -44,8 +44,8 @@ def _m(owner: str, name: str, desc: str, static: bool, role: str) -> RuntimeMemb
     return RuntimeMember(owner, name, desc, static, False, role)
 
 
-def _f(owner: str, name: str, desc: str, role: str) -> RuntimeMember:
-    return RuntimeMember(owner, name, desc, False, True, role)
+def _f(owner: str, name: str, desc: str, role: str, static: bool = False) -> RuntimeMember:
+    return RuntimeMember(owner, name, desc, static, True, role)
 
 
 NODE_ENTER = _m(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC, False,
@@ -79,11 +79,17 @@ ROOT_TRIGGER_REPORT = _m(ROOT, "triggerReport", "(" + NODE_DESC + ")V", False,
                          "JP's periodic activation of the profiling agent")
 MID_GET = _m(MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True,
              "the MethodId of (class, name, descriptor, kind, sites)")
+SAMPLING_REQUESTED = _f(SAMPLING, "requested", "I", "non-zero while a sampling round has tickets out (volatile)",
+                        static=True)
+SAMPLING_YIELDPOINT_NODE = _m(SAMPLING, "yieldpoint", "(" + NODE_DESC + ")V", True,
+                              "hybrid mode: take a sample on the current CCT node")
+SAMPLING_YIELDPOINT = _m(SAMPLING, "yieldpoint", "()V", True, "sample mode: the thread samples its own stack")
 
 RUNTIME_API: tuple[RuntimeMember, ...] = (
     NODE_ENTER, NODE_BOUNDARY, NODE_PUBLISH, NODE_PUBLISH_CALL, NODE_ALLOCATE, NODE_BYTECODES, NODE_WEIGHTED,
     NODE_ROOT, ROOT_PUBLISHED, ROOT_ACTIVATION, ROOT_N2B_ENTER, ROOT_N2B_PARENT, ROOT_CTOR_ENTER,
     ROOT_ESI_CAPABLE, ROOT_PENDING, ROOT_END_PENDING, ROOT_REDIRECT, ROOT_TRIGGER_REPORT, MID_GET,
+    SAMPLING_REQUESTED, SAMPLING_YIELDPOINT_NODE, SAMPLING_YIELDPOINT,
 )
 
 
@@ -195,6 +201,14 @@ class RuntimeCalls:
                 Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root),
                 Instruction(-1, op.ALOAD, node), self.invoke(ROOT_TRIGGER_REPORT), skip]
 
+    # ----------------------------------------------------------------- Sampling
+    def yieldpoint(self, node: int | None, skip) -> list:
+        """``if (Sampling.requested != 0) Sampling.yieldpoint([node])``; ``skip`` labels the code after."""
+        call = [self.invoke(SAMPLING_YIELDPOINT)] if node is None else [
+            Instruction(-1, op.ALOAD, node), self.invoke(SAMPLING_YIELDPOINT_NODE)]
+        return [Instruction(-1, op.GETSTATIC, self.field_ref(SAMPLING_REQUESTED)), Instruction(-1, op.IFEQ, skip),
+                *call, skip]
+
     # ----------------------------------------------------------------- MethodId
     def mid_get(self) -> Instruction:
         return self.invoke(MID_GET)
@@ -204,6 +218,6 @@ def contract_table() -> str:
     """The Markdown table of :data:`RUNTIME_API` that ``docs/runtime-contract.md`` carries."""
     rows = ["| member | descriptor | kind | role |", "| --- | --- | --- | --- |"]
     for m in RUNTIME_API:
-        kind = "field" if m.field else ("static method" if m.static else "method")
+        kind = ("static " if m.static else "") + ("field" if m.field else "method")
         rows.append(f"| `{m.owner.rsplit('/', 1)[1]}.{m.name}` | `{m.descriptor}` | {kind} | {m.role} |")
     return "\n".join(rows) + "\n"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..classfile.model import ACC_BRIDGE, ACC_SYNTHETIC
 
 __all__ = [
-    "RUNTIME_PACKAGE", "NODE", "NODE_DESC", "ROOT", "ROOT_DESC", "MID", "MID_DESC", "MIDS_ARRAY",
+    "RUNTIME_PACKAGE", "NODE", "NODE_DESC", "ROOT", "ROOT_DESC", "SAMPLING", "MID", "MID_DESC", "MIDS_ARRAY",
     "HOLDER_SUFFIX", "MIDS_FIELD", "SEEN_FIELD", "MIDS_PER_CHUNK", "CLASS_METHOD", "CLASS_METHOD_DESC",
     "MARKER_FIELD", "ESI_FLAGS", "ESI_NAME_SUFFIX", "ENTERED", "UNKNOWN_SITE",
     "KIND_INSTRUMENTED", "KIND_JDK", "KIND_UNINSTRUMENTED", "KIND_NATIVE",
@@ -24,6 +24,7 @@ NODE = "jprewrite/runtime/Node"
 NODE_DESC = "L" + NODE + ";"
 ROOT = "jprewrite/runtime/ThreadRoot"
 ROOT_DESC = "L" + ROOT + ";"
+SAMPLING = "jprewrite/runtime/Sampling"
 MID = "jprewrite/runtime/MethodId"
 MID_DESC = "L" + MID + ";"
 MIDS_ARRAY = "[" + MID_DESC

@@ -50,6 +50,8 @@ _TAIL = re.compile(
 _CLOSES = re.compile(rb"(?:\]\})*")
 _WS = re.compile(rb"\s*")
 _STRING = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"')
+_COUNT = re.compile(rb',"(samples|fresh|weighted)":(-?\d+)')
+_COUNTS = re.compile(rb'(?:,"(?:samples|fresh|weighted)":-?\d+)+')
 
 
 class _Fallback(Exception):
@@ -388,6 +390,9 @@ def _add_extras(tree: Tree, extras: list[tuple[int, bytes]], b: _Buffer) -> None
     """Fields beyond calls and bytecodes (allocations, weighted, samples, …), rare enough to parse as JSON."""
     rows = []
     for i, rest in extras:
+        if _COUNTS.fullmatch(rest):  # samples, fresh, weighted: every context of a sampled profile has them
+            rows.append((i, {k.decode(): int(v) for k, v in _COUNT.findall(rest)}))
+            continue
         try:
             fields = json.loads(b"{" + rest[1:] + b"}")
         except ValueError:

@@ -175,16 +175,27 @@ final class Frames {
     }
 
     /**
-     * {@code class.name} of a {@link StackTraceElement} -> the MethodId, or the candidates (overloads)
-     * as a MethodId[]. A stack trace element has no descriptor: it is found by reflection on the class
-     * (through the sampled thread's context loader, else the system loader), once per method name.
+     * {@code class.name} of a {@link StackTraceElement} -> its MethodId, or {@link Overloads}. A stack
+     * trace element has no descriptor: it comes from the class (its class file, else reflection),
+     * once per method name.
      */
     private static final ConcurrentHashMap<String, Object> BY_NAME = new ConcurrentHashMap<String, Object>();
 
+    /** The overloads of one name, with the lines of each one's code. */
+    static final class Overloads {
+        final MethodId[] ids;
+        /** Per overload, its lines (sorted; empty when unknown). */
+        final int[][] lines;
+
+        Overloads(MethodId[] ids, int[][] lines) {
+            this.ids = ids;
+            this.lines = lines;
+        }
+    }
+
     /**
-     * The MethodId of a frame of another thread, or its candidates (a MethodId[] of overloads: a stack
-     * trace has no descriptor; see {@link #pick}). Found by reflection on the class, which may load
-     * classes: never call it holding a lock a sampled thread may want.
+     * The MethodId of a frame of another thread, or its {@link Overloads} (see {@link #pick}). Found
+     * from the class, which may load classes: never call it holding a lock a sampled thread may want.
      */
     static Object candidates(StackTraceElement e, ClassLoader hint) {
         String key = e.getClassName() + "." + e.getMethodName();
@@ -200,22 +211,29 @@ final class Frames {
     }
 
     /**
-     * One MethodId of {@link #candidates}: among overloads, the one {@code parent} already has a child
-     * for, else the first by descriptor.
+     * One MethodId of {@link #candidates}: among overloads, the one whose code covers the frame's
+     * {@code line}; else the one {@code parent} already has a child for; else the first by descriptor.
      */
-    static MethodId pick(Object candidates, Node parent) {
+    static MethodId pick(Object candidates, int line, Node parent) {
         if (candidates instanceof MethodId) {
             return (MethodId) candidates;
         }
-        MethodId[] all = (MethodId[]) candidates;
+        Overloads o = (Overloads) candidates;
+        if (line > 0) {
+            for (int i = 0; i < o.ids.length; i++) {
+                if (java.util.Arrays.binarySearch(o.lines[i], line) >= 0) {
+                    return o.ids[i];
+                }
+            }
+        }
         for (Node c = parent.firstChild(); c != null; c = c.nextSibling()) {
-            for (MethodId m : all) {
+            for (MethodId m : o.ids) {
                 if (c.method == m) {
                     return m;
                 }
             }
         }
-        return all[0];
+        return o.ids[0];
     }
 
     private static Object resolve(String className, String name, ClassLoader hint) {
@@ -225,6 +243,37 @@ final class Frames {
             return new MethodId(className, name, "", jdk ? MethodId.KIND_JDK : MethodId.KIND_INSTRUMENTED, 0);
         }
         ArrayList<String> descs = new ArrayList<String>();
+        java.util.HashMap<String, int[]> lines = new java.util.HashMap<String, int[]>();
+        ArrayList<LineNumbers.Entry> table = LineNumbers.read(c);
+        if (table != null) {
+            for (LineNumbers.Entry m : table) {
+                if (m.name.equals(name) && m.descriptor != null && !lines.containsKey(m.descriptor)) {
+                    descs.add(m.descriptor);
+                    lines.put(m.descriptor, m.lines);
+                }
+            }
+        } else {
+            reflect(c, name, descs);
+        }
+        if (descs.isEmpty()) {
+            return of(c, name, "");
+        }
+        Collections.sort(descs);
+        if (descs.size() == 1) {
+            return of(c, name, descs.get(0));
+        }
+        MethodId[] ids = new MethodId[descs.size()];
+        int[][] covered = new int[ids.length][];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = of(c, name, descs.get(i));
+            int[] l = lines.get(descs.get(i));
+            covered[i] = l == null ? new int[0] : l;
+        }
+        return new Overloads(ids, covered);
+    }
+
+    /** The descriptors of the methods named {@code name} by reflection (no class file to read). */
+    private static void reflect(Class<?> c, String name, ArrayList<String> descs) {
         try {
             if (name.equals("<init>")) {
                 for (Constructor<?> k : c.getDeclaredConstructors()) {
@@ -242,18 +291,6 @@ final class Frames {
         } catch (Throwable ignored) {
             // a class whose members cannot be listed (a missing parameter type): no descriptor
         }
-        if (descs.isEmpty()) {
-            return of(c, name, "");
-        }
-        Collections.sort(descs);
-        if (descs.size() == 1) {
-            return of(c, name, descs.get(0));
-        }
-        MethodId[] all = new MethodId[descs.size()];
-        for (int i = 0; i < all.length; i++) {
-            all[i] = of(c, name, descs.get(i));
-        }
-        return all;
     }
 
     private static Class<?> find(String className, ClassLoader hint) {

@@ -161,20 +161,23 @@ final class SampleState {
         }
         int d = trace.length - top;
         Object[] ids = new Object[d];
+        int[] lines = new int[d];
         for (int i = 0; i < d; i++) {
-            ids[i] = Frames.candidates(trace[trace.length - 1 - i], hint);
+            StackTraceElement e = trace[trace.length - 1 - i];
+            ids[i] = Frames.candidates(e, hint);
+            lines[i] = e.getLineNumber();
         }
-        record(ids);
+        record(ids, lines);
     }
 
-    private synchronized void record(Object[] ids) {
+    private synchronized void record(Object[] ids, int[] lines) {
         seen();
         int d = ids.length;
         ensure(d);
         Node node = root;
         boolean same = true;
         for (int i = 0; i < d; i++) {
-            node = node.child(Frames.pick(ids[i], node));
+            node = node.child(Frames.pick(ids[i], lines[i], node));
             if (same && i < depth && path[i] == node) {
                 continue;
             }

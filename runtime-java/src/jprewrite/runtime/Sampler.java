@@ -78,6 +78,8 @@ final class Sampler implements Runnable {
         int retryAt;
         /** Rounds until the next probe: doubles with every probe it misses, up to {@link #MAX_BACKOFF}. */
         int backoff = 1;
+        /** The round in which the sampler first listed it. */
+        int listedAt;
     }
 
     /** A thread stuck in native code costs at most one lost sample per this many rounds. */
@@ -109,12 +111,22 @@ final class Sampler implements Runnable {
         return s == null ? null : s.stats.json(s.cfg, s.mode);
     }
 
-    /** Stop issuing rounds (the profile is being written at exit). */
+    /**
+     * Stop issuing rounds (the profile is being written at exit), and let the open round finish, so
+     * that the counts agree with the trees: at most an interval and a little.
+     */
     static void stop() {
         Sampler s = active;
-        if (s != null) {
-            s.stopped = true;
-            Sampling.requested = 0;
+        if (s == null) {
+            return;
+        }
+        s.stopped = true;
+        Sampling.requested = 0;
+        LockSupport.unpark(s.thread);
+        try {
+            s.thread.join(s.cfg.intervalNs / 1000000L + 200L);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -138,11 +150,9 @@ final class Sampler implements Runnable {
         if (s == null) {
             return;
         }
-        Round rd = s.current;
-        if (rd == null || rd.tickets.get() <= 0) {
-            return;   // no ticket left: not even the thread's root is needed
+        if (s.current != null) {
+            s.yielded(ThreadRoot.current(), null);   // marks the thread seen even when no ticket is left
         }
-        s.yielded(ThreadRoot.current(), null);
     }
 
     /** A thread at a yieldpoint while a round is open: take a ticket if one is left, and sample itself. */
@@ -278,8 +288,13 @@ final class Sampler implements Runnable {
         int n = cfg.threads;
         int w = 0;
         if (cfg.waiting && !waiting.isEmpty()) {
+            // §3.1: in proportion to their numbers; with two samples or more, each side that has
+            // threads gets at least one (else one busy thread among many idle ones is never sampled)
             int all = runnable.size() + waiting.size();
             w = runnable.isEmpty() ? n : (int) Math.round(n * (double) waiting.size() / all);
+            if (n >= 2 && !runnable.isEmpty()) {
+                w = Math.max(1, Math.min(w, n - 1));
+            }
             w = Math.min(w, waiting.size());
         }
         int tickets = Math.min(n - w, runnable.size());
@@ -312,6 +327,7 @@ final class Sampler implements Runnable {
             awaitRound(rd, deadline);
             Sampling.requested = 0;
             int left = Math.max(0, rd.tickets.getAndSet(Integer.MIN_VALUE / 2));
+            current = null;
             taken = tickets - left;
             lost += left;
             awaitDone(rd, taken);
@@ -349,7 +365,9 @@ final class Sampler implements Runnable {
 
     /**
      * The application threads now: runnable ones that can reach a yieldpoint (not found quiet in a
-     * round that lost samples, unless they reached one since), and blocked/waiting/sleeping ones.
+     * round that lost samples, unless they reached one since), and blocked/waiting/sleeping ones,
+     * with {@code sample-waiting} also the quiet ones (most likely in native code, which Hofer's
+     * split counts as waiting).
      */
     private void classify(ArrayList<Thread> runnable, ArrayList<Thread> waiting) {
         long now = System.nanoTime();
@@ -372,15 +390,22 @@ final class Sampler implements Runnable {
                 continue;
             }
             if (s != Thread.State.RUNNABLE) {
-                if (mode == SamplingConfig.SAMPLE || ThreadRoot.existing(t) != null) {
-                    waiting.add(t);   // hybrid: only threads with an exact tree to attribute to
+                if (attributable(t)) {
+                    waiting.add(t);
                 }
                 continue;
             }
             Info inf = infos.get(t);
             if (inf == null) {
                 inf = new Info();
+                inf.listedAt = roundIds;
                 infos.put(t, inf);
+            }
+            if (cfg.waiting && unseen(t, inf)) {
+                if (attributable(t)) {
+                    waiting.add(t);   // runnable, but no yieldpoint for a long while: native code, most likely
+                }
+                continue;
             }
             if (inf.quietSince != 0) {
                 SampleState st = state(t, inf);
@@ -388,11 +413,31 @@ final class Sampler implements Runnable {
                     inf.quietSince = 0;   // it has reached a yieldpoint since
                     inf.backoff = 1;
                 } else if (roundIds + 1 < inf.retryAt) {
+                    if (cfg.waiting && attributable(t)) {
+                        waiting.add(t);   // runnable but unable to reach a yieldpoint (native code): §3.1's waiting side
+                    }
                     continue;   // still quiet: no ticket for it
                 }
             }
             runnable.add(t);
         }
+    }
+
+    /**
+     * With {@code sample-waiting}: a runnable thread not seen at a yieldpoint for {@link #MAX_BACKOFF}
+     * rounds (a thread that runs yieldpoints is seen, or samples itself, long before) counts as
+     * waiting, so that the sampler thread takes it; one that was never seen, once it has been listed
+     * that long.
+     */
+    private boolean unseen(Thread t, Info inf) {
+        SampleState st = state(t, inf);
+        int last = st == null ? inf.listedAt : Math.max(st.seenRound, inf.listedAt);
+        return roundIds - last > MAX_BACKOFF;
+    }
+
+    /** Whether a sample of {@code t} taken by this thread has somewhere to go (hybrid: an exact tree). */
+    private boolean attributable(Thread t) {
+        return mode == SamplingConfig.SAMPLE || ThreadRoot.existing(t) != null;
     }
 
     /** After a round that lost samples: the runnable threads that never reached a yieldpoint in it. */
@@ -435,16 +480,28 @@ final class Sampler implements Runnable {
         }
     }
 
-    /** Not the JDK's threads (the root "system" group), not jprewrite's, not this one. */
+    /**
+     * Application threads are those of the {@code main} thread group and its descendants: not the
+     * JDK's (the {@code system} group, and groups beneath it such as the one of {@code Common-Cleaner}),
+     * not jprewrite's ({@code jprewrite-*}), not this one.
+     */
     private boolean isApplication(Thread t) {
         if (t == thread || t == null) {
             return false;
         }
         ThreadGroup g = t.getThreadGroup();
-        if (g == null || g.getParent() == null) {
-            return false;   // ended, or in the system group (Reference Handler, Signal Dispatcher, ...)
+        if (g == null) {
+            return false;   // ended
         }
-        return !t.getName().startsWith("jprewrite-");
+        ThreadGroup parent = g.getParent();
+        if (parent == null) {
+            return false;   // the system group itself: Reference Handler, Signal Dispatcher, ...
+        }
+        while (parent.getParent() != null) {
+            g = parent;
+            parent = g.getParent();
+        }
+        return "main".equals(g.getName()) && !t.getName().startsWith("jprewrite-");
     }
 
     /** Record a stack trace of another thread: its sampled tree (sample mode) or its exact node (hybrid). */
