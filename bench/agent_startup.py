@@ -39,8 +39,9 @@ CONFIGS = ["plain", "jacoco", "cold", "warm"]
 
 
 def agent_jar() -> str:
-    return subprocess.run([sys.executable, "-m", "jprewrite.cli.main", "agent-path"], check=True,
-                          capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-m", "jprewrite.cli.main", "agent-path"], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def build_demo(work: Path) -> Path:
@@ -60,8 +61,10 @@ def java_opts(config: str, work: Path, bench: Path, agent: str, name: str) -> st
     cache = work / f"cache-{config}-{name}"
     if config == "cold" and cache.exists():
         shutil.rmtree(cache)
-    return (f"-javaagent:{agent}=cache={cache},python={sys.executable},progress=false,"
-            f"output={work}/profile-{config}-{name}.json")
+    return (
+        f"-javaagent:{agent}=cache={cache},python={sys.executable},progress=false,"
+        f"output={work}/profile-{config}-{name}.json"
+    )
 
 
 def run_demo(jar: Path, opts: str) -> dict:
@@ -86,7 +89,7 @@ def run_workload(bench: Path, name: str, opts: str) -> dict:
         if key == "RC":
             rec["rc"] = int(value)
         elif key == "ELAPSED":
-            rec["wall"] = float(value)     # the JVM's own wall time (without the shell script)
+            rec["wall"] = float(value)  # the JVM's own wall time (without the shell script)
         elif key == "CPU":
             rec["cpu"] = float(value)
         elif key == "CHECKSUM":
@@ -111,13 +114,17 @@ def main() -> int:
 
     results: dict[tuple[str, str], list[dict]] = {}
     for name in args.programs:
-        run(name, "warm")                          # fills the warm cache (not measured)
+        run(name, "warm")  # fills the warm cache (not measured)
         for r in range(args.n):
             for config in CONFIGS:
                 rec = run(name, config)
                 results.setdefault((name, config), []).append(rec)
-                print(f"# {name} round {r + 1} {config}: rc {rec['rc']} wall {rec['wall']:.2f} s "
-                      f"cpu {rec.get('cpu', float('nan')):.2f} s", file=sys.stderr, flush=True)
+                print(
+                    f"# {name} round {r + 1} {config}: rc {rec['rc']} wall {rec['wall']:.2f} s "
+                    f"cpu {rec.get('cpu', float('nan')):.2f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     report(results, args.programs)
     print(f"\n(scratch: {work})")
     return 0
@@ -128,20 +135,28 @@ def report(results: dict, programs: list[str]) -> None:
         vals = [r[key] for r in results.get((name, config), []) if r.get("rc") == 0 and key in r]
         return statistics.median(vals) if vals else None
 
-    print("| program | plain wall | JaCoCo wall | cold wall | warm wall | cold/JaCoCo | warm/JaCoCo "
-          "| cold/plain | warm/plain | JaCoCo/plain | output |")
+    print(
+        "| program | plain wall | JaCoCo wall | cold wall | warm wall | cold/JaCoCo | warm/JaCoCo "
+        "| cold/plain | warm/plain | JaCoCo/plain | output |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for name in programs:
         walls = {c: med(name, c, "wall") for c in CONFIGS}
         sums = {r.get("checksum") for c in CONFIGS for r in results.get((name, c), [])}
-        same = "same" if len(sums) == 1 and all(r.get("rc") == 0 for c in CONFIGS
-                                                for r in results.get((name, c), [])) else "DIFFERS"
+        same = (
+            "same"
+            if len(sums) == 1 and all(r.get("rc") == 0 for c in CONFIGS for r in results.get((name, c), []))
+            else "DIFFERS"
+        )
 
         def ratio(a: str, b: str) -> str:
             return f"{walls[a] / walls[b]:.2f}x" if walls[a] and walls[b] else "-"
+
         cells = [f"{walls[c]:.2f} s" if walls[c] else "-" for c in CONFIGS]
-        print(f"| {name} | " + " | ".join(cells) + f" | {ratio('cold', 'jacoco')} | {ratio('warm', 'jacoco')} | "
-              f"{ratio('cold', 'plain')} | {ratio('warm', 'plain')} | {ratio('jacoco', 'plain')} | {same} |")
+        print(
+            f"| {name} | " + " | ".join(cells) + f" | {ratio('cold', 'jacoco')} | {ratio('warm', 'jacoco')} | "
+            f"{ratio('cold', 'plain')} | {ratio('warm', 'plain')} | {ratio('jacoco', 'plain')} | {same} |"
+        )
 
 
 if __name__ == "__main__":

@@ -70,13 +70,15 @@ public final class MeasureLoop {
 
 
 def jprewrite(*args: str) -> str:
-    return subprocess.run([sys.executable, "-m", "jprewrite.cli.main", *args], check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-m", "jprewrite.cli.main", *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def javac(out: Path, sources: list[Path], classpath: list[str]) -> None:
-    subprocess.run(["javac", "-g", "-nowarn", "-d", str(out), "-cp", ":".join(classpath), *map(str, sources)],
-                   check=True)
+    subprocess.run(
+        ["javac", "-g", "-nowarn", "-d", str(out), "-cp", ":".join(classpath), *map(str, sources)], check=True
+    )
 
 
 def build_tests(work: Path, junit: str, tests: int) -> dict[str, Path]:
@@ -102,8 +104,18 @@ def junit_run(classes: dict[str, Path], junit: str, config: str, agent: str, wor
         if config == "budgeted":
             opts += f",excludes={EXCLUDES}"
         jvm = [f"-javaagent:{agent}={opts}"]
-    cmd = ["java", *jvm, "-jar", LAUNCHER, "--disable-banner", "--details=none", "-cp",
-           f"{classes['lib']}:{tests}:{junit}", "--select-class", "budgets.BenchTest"]
+    cmd = [
+        "java",
+        *jvm,
+        "-jar",
+        LAUNCHER,
+        "--disable-banner",
+        "--details=none",
+        "-cp",
+        f"{classes['lib']}:{tests}:{junit}",
+        "--select-class",
+        "budgets.BenchTest",
+    ]
     t = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.monotonic() - t
@@ -117,13 +129,17 @@ def measure_loop(work: Path, calls: int) -> tuple[float, float]:
     src = rt / "budgets" / "MeasureLoop.java"
     src.parent.mkdir(parents=True)
     src.write_text(LOOP)
-    junit = jprewrite("junit-path")   # holds the runtime: compile against it
+    junit = jprewrite("junit-path")  # holds the runtime: compile against it
     javac(work / "loop", [src], [junit])
     jprewrite("rewrite", str(work / "loop"), str(work / "loop.jar"), "--quiet")
-    p = subprocess.run(["java", "-Djprewrite.output=none", "-cp", str(work / "loop.jar"), "budgets.MeasureLoop",
-                        str(calls)], check=True, capture_output=True, text=True)
+    p = subprocess.run(
+        ["java", "-Djprewrite.output=none", "-cp", str(work / "loop.jar"), "budgets.MeasureLoop", str(calls)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     rows = [line.split() for line in p.stdout.splitlines() if line.startswith("measure ")]
-    tail = rows[2:]   # after warm-up
+    tail = rows[2:]  # after warm-up
     return statistics.median(float(r[1]) for r in tail), statistics.median(float(r[3]) for r in tail)
 
 
@@ -137,13 +153,15 @@ def main() -> int:
         print(f"needs Debian's junit5 ({LAUNCHER})", file=sys.stderr)
         return 2
     agent, junit = jprewrite("agent-path"), jprewrite("junit-path")
-    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
-          f"{args.tests} tests, {args.rounds} rounds")
+    print(
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
+        f"{args.tests} tests, {args.rounds} rounds"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-budgets-") as tmp:
         work = Path(tmp)
         classes = build_tests(work, junit, args.tests)
         configs = ["plain", "budgeted", "budgeted-junit"]
-        for config in configs[1:]:   # fill the agent caches: the runs below are warm
+        for config in configs[1:]:  # fill the agent caches: the runs below are warm
             junit_run(classes, junit, config, agent, work)
         times: dict[str, list[float]] = {c: [] for c in configs}
         for r in range(args.rounds):
@@ -155,8 +173,10 @@ def main() -> int:
             m = statistics.median(times[config])
             print(f"{config:15s} median {m:6.2f}s  ({m / plain:.2f}x plain, +{m - plain:.2f}s)")
         measure, call = measure_loop(work, args.calls)
-        print(f"Measure.run(EMPTY): {measure:.0f} ns per call (a plain call of the same instrumented Runnable: "
-              f"{call:.1f} ns)")
+        print(
+            f"Measure.run(EMPTY): {measure:.0f} ns per call (a plain call of the same instrumented Runnable: "
+            f"{call:.1f} ns)"
+        )
     return 0
 
 

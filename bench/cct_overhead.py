@@ -65,7 +65,7 @@ def path_jar(path: Path, entries: list[Path]) -> None:
     parts = [e.as_uri() + ("/" if e.is_dir() else "") for e in entries]
     lines = ["Manifest-Version: 1.0", "Class-Path: " + " ".join(parts)]
     text = ""
-    for line in lines:   # manifest lines are wrapped at 72 bytes
+    for line in lines:  # manifest lines are wrapped at 72 bytes
         first, rest = line[:70], line[70:]
         text += first + "\r\n"
         while rest:
@@ -97,8 +97,11 @@ def main() -> int:
         if out.exists():
             shutil.rmtree(out)
         t = time.monotonic()
-        r = subprocess.run([sys.executable, "-m", "jprewrite.cli.main", *inputs, "--output-dir", str(out),
-                            "--counting", mode, "-q"], text=True, capture_output=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "jprewrite.cli.main", *inputs, "--output-dir", str(out), "--counting", mode, "-q"],
+            text=True,
+            capture_output=True,
+        )
         if r.returncode:
             sys.exit(f"jprewrite failed ({mode}): {r.stderr[-2000:]}")
         throughput[mode] = time.monotonic() - t
@@ -125,9 +128,24 @@ def main() -> int:
     raw = work / "runs.jsonl"
     if raw.exists():
         raw.unlink()
-    r = subprocess.run([sys.executable, str(bench / "lib" / "measure.py"), "-n", str(args.n),
-                        "--max-rounds", str(args.max_rounds), "-c", ",".join(configs), "-o", str(raw),
-                        *args.workloads], env=env, text=True, capture_output=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(bench / "lib" / "measure.py"),
+            "-n",
+            str(args.n),
+            "--max-rounds",
+            str(args.max_rounds),
+            "-c",
+            ",".join(configs),
+            "-o",
+            str(raw),
+            *args.workloads,
+        ],
+        env=env,
+        text=True,
+        capture_output=True,
+    )
     if r.returncode:
         sys.exit(f"measure.py failed: {r.stderr[-3000:]}")
     runs = [json.loads(line) for line in raw.read_text().splitlines() if line.strip()]
@@ -145,8 +163,13 @@ def report(runs: list[dict], workloads: list[str], configs: list[str], throughpu
         return statistics.median(vals) if vals else None
 
     plain_sums = {r["workload"]: r.get("checksum") for r in runs if r["config"] == "plain" and r.get("rc") == 0}
-    bad = sorted({(r["workload"], r["config"]) for r in runs
-                  if r.get("rc") != 0 or r.get("checksum") != plain_sums.get(r["workload"])})
+    bad = sorted(
+        {
+            (r["workload"], r["config"])
+            for r in runs
+            if r.get("rc") != 0 or r.get("checksum") != plain_sums.get(r["workload"])
+        }
+    )
     print("CPU time ratio to plain (median of clean runs; 2 cores):")
     print(f"{'workload':10}" + "".join(f"{c:>12}" for c in configs[1:]) + f"{'plain CPU s':>14}")
     ratios: dict[str, list[float]] = {c: [] for c in configs[1:]}
@@ -161,8 +184,10 @@ def report(runs: list[dict], workloads: list[str], configs: list[str], throughpu
             else:
                 row += f"{'-':>12}"
         print(row + f"{base or 0:14.2f}")
-    print(f"{'geomean':10}" + "".join(
-        f"{math.exp(sum(map(math.log, v)) / len(v)):12.2f}" if v else f"{'-':>12}" for v in ratios.values()))
+    print(
+        f"{'geomean':10}"
+        + "".join(f"{math.exp(sum(map(math.log, v)) / len(v)):12.2f}" if v else f"{'-':>12}" for v in ratios.values())
+    )
     print("\npeak RSS ratio to plain:")
     for w in workloads:
         base = med(w, "plain", "maxrss_kb")
@@ -171,8 +196,10 @@ def report(runs: list[dict], workloads: list[str], configs: list[str], throughpu
             v = med(w, c, "maxrss_kb")
             cells.append(f"{v / base:12.2f}" if base and v else f"{'-':>12}")
         print(f"{w:10}" + "".join(cells))
-    print(f"\nrewriting {classes} classes (one run per mode, all CPUs): " + ", ".join(
-        f"{m} {classes / t:.0f} classes/s ({t:.0f} s)" for m, t in throughput.items()))
+    print(
+        f"\nrewriting {classes} classes (one run per mode, all CPUs): "
+        + ", ".join(f"{m} {classes / t:.0f} classes/s ({t:.0f} s)" for m, t in throughput.items())
+    )
     if bad:
         print("CHECKSUM MISMATCH:", bad)
 

@@ -38,14 +38,12 @@ from jprewrite.classfile.model import read_class  # noqa: E402
 
 SHARED_TOOLS = ROOT.parent / "shared" / "bench" / "src" / "tools" / "InstrBench.java"
 J = Path("/usr/share/java")
-ASM_CP = [J / "asm.jar", J / "asm-commons.jar", J / "asm-tree.jar", J / "asm-analysis.jar",
-          J / "org.jacoco.core.jar"]
+ASM_CP = [J / "asm.jar", J / "asm-commons.jar", J / "asm-tree.jar", J / "asm-analysis.jar", J / "org.jacoco.core.jar"]
 
 
 def java_base_classes() -> list[tuple[str, bytes]]:
     with JdkImage(find_java_home()) as image:
-        return [(name, data) for _, name, data in image.iter_classes("java.base")
-                if not name.endswith("module-info")]
+        return [(name, data) for _, name, data in image.iter_classes("java.base") if not name.endswith("module-info")]
 
 
 def write_jar(classes: list[tuple[str, bytes]], path: Path) -> None:
@@ -58,22 +56,31 @@ def write_jar(classes: list[tuple[str, bytes]], path: Path) -> None:
 def build_instr_bench(out: Path) -> Path:
     missing = [p for p in ASM_CP if not p.exists()]
     if missing or not SHARED_TOOLS.exists():
-        sys.exit(f"ASM anchor unavailable: need Debian libasm-java and libjacoco-java "
-                 f"(apt-get install libasm-java libjacoco-java) and {SHARED_TOOLS}")
+        sys.exit(
+            f"ASM anchor unavailable: need Debian libasm-java and libjacoco-java "
+            f"(apt-get install libasm-java libjacoco-java) and {SHARED_TOOLS}"
+        )
     tools = out / "tools"
     if not (tools / "InstrBench.class").exists():
         tools.mkdir(parents=True, exist_ok=True)
         javac = find_java_home() / "bin" / "javac"
-        subprocess.run([str(javac), "-nowarn", "-d", str(tools), "-cp", os.pathsep.join(map(str, ASM_CP)),
-                        str(SHARED_TOOLS)], check=True, capture_output=True)
+        subprocess.run(
+            [str(javac), "-nowarn", "-d", str(tools), "-cp", os.pathsep.join(map(str, ASM_CP)), str(SHARED_TOOLS)],
+            check=True,
+            capture_output=True,
+        )
     return tools
 
 
 def run_asm(mode: str, passes: int, jar: Path, tools: Path) -> dict:
     java = find_java_home() / "bin" / "java"
     cp = os.pathsep.join([str(tools), *map(str, ASM_CP)])
-    r = subprocess.run([str(java), "-Xms2g", "-Xmx2g", "-cp", cp, "InstrBench", mode, str(passes), str(jar)],
-                       check=True, capture_output=True, text=True)
+    r = subprocess.run(
+        [str(java), "-Xms2g", "-Xmx2g", "-cp", cp, "InstrBench", mode, str(passes), str(jar)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     line = next(l for l in r.stdout.splitlines() if l.startswith("JSON "))
     return json.loads(line[5:])
 
@@ -83,6 +90,7 @@ GC_OFF = False
 
 def run_python(classes: list[tuple[str, bytes]], full: bool) -> float:
     import gc
+
     if GC_OFF:
         gc.disable()
     started = time.process_time()
@@ -119,9 +127,13 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--passes", type=int, default=8, help="ASM passes per JVM (warm = median of 3..N)")
     ap.add_argument("--out", type=Path, default=HERE / "out")
-    ap.add_argument("--gc", choices=("on", "off"), default="on",
-                    help="off: Python's cyclic GC disabled during jprewrite's timed loops (as a batch "
-                         "rewriter may do); shown in the output")
+    ap.add_argument(
+        "--gc",
+        choices=("on", "off"),
+        default="on",
+        help="off: Python's cyclic GC disabled during jprewrite's timed loops (as a batch "
+        "rewriter may do); shown in the output",
+    )
     args = ap.parse_args()
 
     global GC_OFF
@@ -131,11 +143,13 @@ def main() -> int:
     jar = args.out / "java.base.jar"
     write_jar(classes, jar)
     tools = build_instr_bench(args.out)
-    print(f"java.base: {len(classes)} classes, {total_bytes / 1e6:.1f} MB; Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs; {args.repeats} repeats; cyclic GC {args.gc}", flush=True)
+    print(
+        f"java.base: {len(classes)} classes, {total_bytes / 1e6:.1f} MB; Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} CPUs; {args.repeats} repeats; cyclic GC {args.gc}",
+        flush=True,
+    )
 
-    results: dict[str, list[float]] = {"asm copy": [], "asm copycp": [], "jprewrite full": [],
-                                       "jprewrite lazy": []}
+    results: dict[str, list[float]] = {"asm copy": [], "asm copycp": [], "jprewrite full": [], "jprewrite lazy": []}
     for r in range(args.repeats):
         results["asm copy"].append(run_asm("copy", args.passes, jar, tools)["warm_s"])
         results["jprewrite full"].append(run_python(classes, full=True))

@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from jprewrite.analysis.blocks import basic_blocks  # noqa: E402
 from jprewrite.archive.jdk_image import JdkImage, find_java_home  # noqa: E402
 from jprewrite.classfile import opcodes as op  # noqa: E402
+from jprewrite.classfile.frames import Integer  # noqa: E402
 from jprewrite.classfile.instructions import Iinc, Instruction  # noqa: E402
 from jprewrite.classfile.model import ACC_ABSTRACT, ACC_NATIVE, read_class  # noqa: E402
 from jprewrite.editor import CodeTooLargeError, disassemble, write_body  # noqa: E402
-from jprewrite.classfile.frames import Integer  # noqa: E402
 from jprewrite.instrument.codegen import define_local_in_frames  # noqa: E402
 
 
@@ -100,13 +100,20 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--mode", choices=("default", "precise"), default="default")
     ap.add_argument("--no-verify", action="store_true")
-    ap.add_argument("--gc", choices=("on", "off"), default="on",
-                    help="off: cyclic GC disabled during the timed loop (collected between repeats), "
-                         "as a batch rewriter may do; reported in the output")
+    ap.add_argument(
+        "--gc",
+        choices=("on", "off"),
+        default="on",
+        help="off: cyclic GC disabled during the timed loop (collected between repeats), "
+        "as a batch rewriter may do; reported in the output",
+    )
     args = ap.parse_args()
     classes = java_base()
-    print(f"java.base: {len(classes)} classes; mode {args.mode}; Python {sys.version.split()[0]}; "
-          f"{os.cpu_count()} CPUs; {args.repeats} repeats; cyclic GC {args.gc}", flush=True)
+    print(
+        f"java.base: {len(classes)} classes; mode {args.mode}; Python {sys.version.split()[0]}; "
+        f"{os.cpu_count()} CPUs; {args.repeats} repeats; cyclic GC {args.gc}",
+        flush=True,
+    )
     totals, plains, splits = [], [], []
     out: list[bytes] = []
     for r in range(args.repeats):
@@ -118,8 +125,11 @@ def main() -> int:
         gc.enable()
         splits.append(split)
         totals.append(sum(split.values()))
-        print(f"  repeat {r + 1}: counters {totals[-1]:.2f}s ({len(classes) / totals[-1]:.0f} classes/s), "
-              f"plain round trip {plains[-1]:.2f}s; too large: {too_large}", flush=True)
+        print(
+            f"  repeat {r + 1}: counters {totals[-1]:.2f}s ({len(classes) / totals[-1]:.0f} classes/s), "
+            f"plain round trip {plains[-1]:.2f}s; too large: {too_large}",
+            flush=True,
+        )
     med = statistics.median(totals)
     print()
     print(f"median counters run: {med:.2f}s CPU, {len(classes) / med:.0f} classes/s  (goal <= 15 s)")
@@ -129,6 +139,7 @@ def main() -> int:
         print(f"  {k:9} {v:6.2f}s  {100 * v / med:4.0f}%")
     if not args.no_verify:
         from support.verifier import verify_asm
+
         sample = [(n, b) for (n, _), b in zip(classes, out) if not n.startswith("java/lang/Object")][::25]
         with tempfile.TemporaryDirectory() as tmp:
             jar = Path(tmp) / "sample.jar"
@@ -136,8 +147,10 @@ def main() -> int:
                 for n, b in sample:
                     z.writestr(n + ".class", b)
             rep = verify_asm([jar])
-            print(f"ASM verifier on every 25th class ({len(sample)}): ok={len(rep.ok)} "
-                  f"fail={len(rep.failed)} missing={len(rep.missing)}")
+            print(
+                f"ASM verifier on every 25th class ({len(sample)}): ok={len(rep.ok)} "
+                f"fail={len(rep.failed)} missing={len(rep.missing)}"
+            )
     return 0
 
 

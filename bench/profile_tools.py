@@ -50,9 +50,11 @@ print(len(p.merged), sum(len(t) for _, t in p.threads), len(p.frames))
 
 def run(cmd: list[str], cap_bytes: int | None = None) -> tuple[float, float, int, str]:
     """(wall s, CPU s, peak RSS KB, first output line) of one child process."""
+
     def limit() -> None:
         if cap_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
+
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, preexec_fn=limit, cwd=REPO)
@@ -78,8 +80,7 @@ def steps(profile: str, tmp: Path) -> list[tuple[str, list[str]]]:
         ("report --by method", [*JPREWRITE, "report", profile, "--by", "method", "--color", "never"]),
         ("flamegraph", [*JPREWRITE, "flamegraph", profile, "-o", str(tmp / "f.html")]),
         ("export collapsed", [*JPREWRITE, "export", profile, "--format", "collapsed", "-o", str(tmp / "c.txt")]),
-        ("export speedscope", [*JPREWRITE, "export", profile, "--format", "speedscope",
-                               "-o", str(tmp / "s.json")]),
+        ("export speedscope", [*JPREWRITE, "export", profile, "--format", "speedscope", "-o", str(tmp / "s.json")]),
         ("export pprof", [*JPREWRITE, "export", profile, "--format", "pprof", "-o", str(tmp / "p.pb.gz")]),
         ("diff", [*JPREWRITE, "diff", profile, profile]),
     ]
@@ -92,8 +93,10 @@ def main() -> int:
     ap.add_argument("--cap-gb", type=float, default=8.0, help="address-space cap of json.load (default 8 GB)")
     args = ap.parse_args()
     size = os.path.getsize(args.profile)
-    print(f"{args.profile}: {size / 1e6:,.0f} MB; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs; "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{args.profile}: {size / 1e6:,.0f} MB; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     skip = [s for s in args.skip.split(",") if s]
     with tempfile.TemporaryDirectory(prefix="jprewrite-bench-") as tmp:
         print(f"{'step':22} {'wall s':>8} {'CPU s':>8} {'peak MB':>9}  output")
@@ -103,8 +106,16 @@ def main() -> int:
             cap = int(args.cap_gb * (1 << 30)) if name == "json.load" else None
             wall, cpu, rss, text = run(cmd, cap)
             if name.startswith("export") or name == "flamegraph":
-                out = next(Path(tmp).glob({"flamegraph": "f.html", "export collapsed": "c.txt",
-                                           "export speedscope": "s.json", "export pprof": "p.pb.gz"}[name]))
+                out = next(
+                    Path(tmp).glob(
+                        {
+                            "flamegraph": "f.html",
+                            "export collapsed": "c.txt",
+                            "export speedscope": "s.json",
+                            "export pprof": "p.pb.gz",
+                        }[name]
+                    )
+                )
                 text = f"{out.stat().st_size / 1e6:,.1f} MB written " + text
             print(f"{name:22} {wall:8.1f} {cpu:8.1f} {rss / 1024:9,.0f}  {text[:90]}", flush=True)
     return 0

@@ -41,8 +41,11 @@ from jprewrite.analysis.verifier import verify_class  # noqa: E402
 from jprewrite.archive.jars import open_container  # noqa: E402
 from jprewrite.archive.jdk_image import JdkImage, find_java_home  # noqa: E402
 from jprewrite.classfile.model import read_class  # noqa: E402
-from jprewrite.instrument import instrument_class  # noqa: E402
-from jprewrite.instrument import CctPlan, InstrumentOptions  # noqa: E402
+from jprewrite.instrument import (  # noqa: E402
+    CctPlan,
+    InstrumentOptions,
+    instrument_class,  # noqa: E402
+)
 
 
 def load(jar: Path) -> list[tuple[str, bytes]]:
@@ -50,7 +53,7 @@ def load(jar: Path) -> list[tuple[str, bytes]]:
     with open_container(jar) as c:
         for e in c.entries():
             if e.is_class and not e.name.startswith("META-INF/") and not e.name.endswith("module-info.class"):
-                out.append((e.name[:-len(".class")], e.read()))
+                out.append((e.name[: -len(".class")], e.read()))
     return out
 
 
@@ -63,8 +66,9 @@ def code_bytes(cf) -> dict[tuple[str, str], bytes]:
     return out
 
 
-def one_repeat(classes, plan: CctPlan, hierarchy: ClassHierarchy, options: InstrumentOptions,
-               originals: dict[str, dict]) -> dict[str, float]:
+def one_repeat(
+    classes, plan: CctPlan, hierarchy: ClassHierarchy, options: InstrumentOptions, originals: dict[str, dict]
+) -> dict[str, float]:
     clock = time.process_time
     t = dict(rewrite=0.0, verify=0.0, reread=0.0, holders=0.0)
     counts = dict(classes=0, methods=0, problems=0)
@@ -113,7 +117,7 @@ def main() -> int:
     args = ap.parse_args()
     classes = load(args.jar)
     if args.limit:
-        classes = classes[:args.limit]
+        classes = classes[: args.limit]
     container = open_container(args.jar)
     hierarchy = ClassHierarchy([container], JdkImage(find_java_home()))
     names = {n for n, _ in classes}
@@ -122,22 +126,30 @@ def main() -> int:
     plan.warm_up()
     originals = {n: code_bytes(read_class(d)) for n, d in classes}
     options = InstrumentOptions(counting=args.counting)
-    print(f"{args.jar.name}: {len(classes)} classes; counting {args.counting}; Python "
-          f"{sys.version.split()[0]}; {os.cpu_count()} CPUs; {args.repeats} repeats", flush=True)
+    print(
+        f"{args.jar.name}: {len(classes)} classes; counting {args.counting}; Python "
+        f"{sys.version.split()[0]}; {os.cpu_count()} CPUs; {args.repeats} repeats",
+        flush=True,
+    )
     rows = []
     for r in range(args.repeats):
         gc.collect()
         t = one_repeat(classes, plan, hierarchy, options, originals)
         rows.append(t)
-        print(f"  repeat {r + 1}: rewrite {t['rewrite']:.2f}s, verify {t['verify']:.2f}s "
-              f"({t['verify'] / t['rewrite']:.1%}; holder classes {t['holders']:.2f}s), "
-              f"verify re-read {t['reread']:.2f}s ({t['reread'] / t['rewrite']:.1%}); "
-              f"{t['classes']} classes, {t['methods']} changed methods, {t['problems']} problems", flush=True)
+        print(
+            f"  repeat {r + 1}: rewrite {t['rewrite']:.2f}s, verify {t['verify']:.2f}s "
+            f"({t['verify'] / t['rewrite']:.1%}; holder classes {t['holders']:.2f}s), "
+            f"verify re-read {t['reread']:.2f}s ({t['reread'] / t['rewrite']:.1%}); "
+            f"{t['classes']} classes, {t['methods']} changed methods, {t['problems']} problems",
+            flush=True,
+        )
     med = {k: statistics.median(row[k] for row in rows) for k in ("rewrite", "verify", "reread")}
     ratio = statistics.median(row["verify"] / row["rewrite"] for row in rows)
     ratio_reread = statistics.median(row["reread"] / row["rewrite"] for row in rows)
-    print(f"median: rewrite {med['rewrite']:.2f}s ({rows[0]['classes'] / med['rewrite']:.0f} classes/s), "
-          f"verify {med['verify']:.2f}s, verify re-read {med['reread']:.2f}s")
+    print(
+        f"median: rewrite {med['rewrite']:.2f}s ({rows[0]['classes'] / med['rewrite']:.0f} classes/s), "
+        f"verify {med['verify']:.2f}s, verify re-read {med['reread']:.2f}s"
+    )
     print(f"cost ratio verify / rewrite (goal <= 15%): {ratio:.1%}   (re-read: {ratio_reread:.1%})")
     container.close()
     hierarchy.save_cache()

@@ -5,4 +5,4 @@ exports nothing else (the commands are the interface, not their functions). Impo
 imports no command, so a process-pool worker of ``check`` that needs :mod:`.roundtrip` stays cheap.
 """
 
-__all__ = ["main"]   # the module: ``jprewrite.cli.main.main`` is the entry point
+__all__ = ["main"]  # the module: ``jprewrite.cli.main.main`` is the entry point

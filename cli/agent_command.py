@@ -23,13 +23,19 @@ from .inputs import split_patterns
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("agent-path", help="print the path of the -javaagent jar (building it on first use)",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "agent-path",
+        help="print the path of the -javaagent jar (building it on first use)",
+        description=__doc__.split("\n\n")[0],
+    )
     p.set_defaults(run=run_agent_path)
-    r = sub.add_parser("run", help="run java with the profiling agent: jprewrite run [options] -- JAVA-ARGS",
-                       description="Run a Java program under the jprewrite agent (classes are rewritten as they "
-                                   "load; a cache makes the next run start fast). Everything after '--' goes "
-                                   "to java.")
+    r = sub.add_parser(
+        "run",
+        help="run java with the profiling agent: jprewrite run [options] -- JAVA-ARGS",
+        description="Run a Java program under the jprewrite agent (classes are rewritten as they "
+        "load; a cache makes the next run start fast). Everything after '--' goes "
+        "to java.",
+    )
     r.add_argument("java_args", nargs=argparse.REMAINDER, metavar="-- JAVA-ARGS")
     r.add_argument("--output", "-o", metavar="FILE", help="profile written at exit (default: jprewrite-profile.json)")
     r.add_argument("--collapsed", metavar="FILE", help="also write collapsed stacks")
@@ -43,14 +49,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--quiet", "-q", action="store_true", help="no progress lines while classes are rewritten")
     r.add_argument("--java", metavar="PATH", help="java executable (default: JAVA_HOME's, else the one on PATH)")
     s = r.add_argument_group("sampling (docs/sampling.md)")
-    s.add_argument("--mode", choices=MODES, default="exact",
-                   help="exact: calling context tree and counters (default); sample: time profile only; "
-                        "hybrid: both, samples on the exact tree's nodes")
+    s.add_argument(
+        "--mode",
+        choices=MODES,
+        default="exact",
+        help="exact: calling context tree and counters (default); sample: time profile only; "
+        "hybrid: both, samples on the exact tree's nodes",
+    )
     s.add_argument("--interval", metavar="TIME", help="sampling interval, e.g. 10ms (default), 1ms, 100us")
-    s.add_argument("--sampler", choices=SAMPLERS,
-                   help="safepoint: Thread.getAllStackTraces() (no rewriting in sample mode); partial: threads "
-                        "at yieldpoints sample themselves; incremental (default): like partial, each frame "
-                        "decoded once")
+    s.add_argument(
+        "--sampler",
+        choices=SAMPLERS,
+        help="safepoint: Thread.getAllStackTraces() (no rewriting in sample mode); partial: threads "
+        "at yieldpoints sample themselves; incremental (default): like partial, each frame "
+        "decoded once",
+    )
     s.add_argument("--sample-threads", type=int, metavar="N", help="samples per round (default: processors)")
     s.add_argument("--sample-waiting", action="store_true", help="also sample blocked, waiting and sleeping threads")
     r.set_defaults(run=run_java)
@@ -67,17 +80,26 @@ def _java(explicit: str | None) -> str:
 
 
 def agent_option_string(args: argparse.Namespace) -> str:
-    opts = AgentOptions(output=args.output and os.path.abspath(args.output),
-                        collapsed=args.collapsed and os.path.abspath(args.collapsed),
-                        includes=split_patterns(args.includes), excludes=split_patterns(args.excludes),
-                        counting=args.counting, allocations=args.allocations,
-                        weights=args.weights and os.path.abspath(args.weights), activation=args.activation,
-                        cache=args.cache if args.cache in (None, "none") else os.path.abspath(args.cache),
-                        python=sys.executable, progress=not args.quiet, mode=args.mode, interval=args.interval,
-                        sampler=args.sampler, sample_threads=args.sample_threads,
-                        sample_waiting=True if args.sample_waiting else None)
+    opts = AgentOptions(
+        output=args.output and os.path.abspath(args.output),
+        collapsed=args.collapsed and os.path.abspath(args.collapsed),
+        includes=split_patterns(args.includes),
+        excludes=split_patterns(args.excludes),
+        counting=args.counting,
+        allocations=args.allocations,
+        weights=args.weights and os.path.abspath(args.weights),
+        activation=args.activation,
+        cache=args.cache if args.cache in (None, "none") else os.path.abspath(args.cache),
+        python=sys.executable,
+        progress=not args.quiet,
+        mode=args.mode,
+        interval=args.interval,
+        sampler=args.sampler,
+        sample_threads=args.sample_threads,
+        sample_waiting=True if args.sample_waiting else None,
+    )
     text = opts.to_string()
-    parse_options(text)   # the same checks the agent makes, before a JVM is started
+    parse_options(text)  # the same checks the agent makes, before a JVM is started
     return text
 
 

@@ -29,12 +29,14 @@ _Batch = Callable[[str, list[str]], list[tuple[str, bool, str]]]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="decode and re-encode every class; report any that differ",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "check", help="decode and re-encode every class; report any that differ", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("inputs", nargs="*", metavar="PATH", help="jar, zip, directory or .class file")
     p.add_argument("--jdk", action="store_true", help="also check every class of the JDK runtime image")
-    p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
-                   help="worker processes (default: number of CPUs)")
+    p.add_argument(
+        "--jobs", "-j", type=int, default=os.cpu_count() or 1, help="worker processes (default: number of CPUs)"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     p.set_defaults(run=run)
 
@@ -44,7 +46,7 @@ def _check_container_batch(path: str, names: list[str]) -> list[tuple[str, bool,
     with open_container(path) as c:
         for name in names:
             entry = c.entry(name)
-            assert entry is not None   # the name is one of the container's own entries
+            assert entry is not None  # the name is one of the container's own entries
             where = None if c.kind == "class" else name
             try:
                 data = entry.read()
@@ -61,30 +63,32 @@ def _check_jdk_batch(home: str, names: list[str]) -> list[tuple[str, bool, str]]
     with JdkImage(home) as image:
         for name in names:
             data = image.read_resource(name)
-            ok, why = (full_round_trip(data, path=home, entry=name) if data is not None
-                       else (False, f"error: {home}!{name}: vanished from the image"))
+            ok, why = (
+                full_round_trip(data, path=home, entry=name)
+                if data is not None
+                else (False, f"error: {home}!{name}: vanished from the image")
+            )
             out.append((name, ok, why))
     return out
 
 
 def run(args: argparse.Namespace) -> int:
     if not args.inputs and not args.jdk:
-        print("jprewrite: check needs at least one jar, directory or class file, or --jdk",
-              file=sys.stderr)
+        print("jprewrite: check needs at least one jar, directory or class file, or --jdk", file=sys.stderr)
         return 2
     containers = open_inputs(args.inputs)
     work: list[tuple[_Batch, str, list[str]]] = []  # (function, location, batch)
     for c in containers:
         names = [e.name for e in c.entries() if e.is_class]
         for i in range(0, len(names), _BATCH):
-            work.append((_check_container_batch, c.path, names[i:i + _BATCH]))
+            work.append((_check_container_batch, c.path, names[i : i + _BATCH]))
         c.close()
     if args.jdk:
         home = str(find_java_home())
         with JdkImage(home) as image:
             names = [f"/{module}/{name}.class" for module, name in image.iter_class_names()]
         for i in range(0, len(names), _BATCH):
-            work.append((_check_jdk_batch, home, names[i:i + _BATCH]))
+            work.append((_check_jdk_batch, home, names[i : i + _BATCH]))
     total = sum(len(b) for _, _, b in work)
     progress = Progress("check", total, enabled=not args.quiet)
     identical = differ = errors = 0
@@ -114,8 +118,7 @@ def run(args: argparse.Namespace) -> int:
                 account(location, fut.result())
     progress.close()
     elapsed = time.monotonic() - started
-    print(f"checked {total} classes in {elapsed:.1f}s: {identical} identical, {differ} differ, "
-          f"{errors} unreadable")
+    print(f"checked {total} classes in {elapsed:.1f}s: {identical} identical, {differ} differ, {errors} unreadable")
     if errors:
         return 2
     return 0 if differ == 0 else 1

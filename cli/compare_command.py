@@ -25,20 +25,40 @@ COMPARE_METRICS = ("samples", "calls", "bytecodes")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("compare", help="degree of overlap, hot-edge coverage and correlation of two profiles",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "compare",
+        help="degree of overlap, hot-edge coverage and correlation of two profiles",
+        description=__doc__.split("\n\n")[0],
+    )
     p.add_argument("a", metavar="A", help="a profile (JSON written by jprewrite or import-jfr, .gz too)")
     p.add_argument("b", metavar="B", help="the profile to compare it with")
-    p.add_argument("--metric", choices=COMPARE_METRICS,
-                   help="the edge weights (default: samples when both have samples, else bytecodes, else calls)")
-    p.add_argument("--metric-b", choices=COMPARE_METRICS, metavar="METRIC",
-                   help="B's edge weights when they differ from A's: a hybrid profile's samples against its "
-                        "own bytecodes is 'compare P P --metric samples --metric-b bytecodes'")
-    p.add_argument("--app-only", nargs="+", default=(), metavar="PREFIX",
-                   help="keep only frames whose JVM name starts with a PREFIX (com.acme.); the others are "
-                        "dropped and their callees attached to their callers")
-    p.add_argument("--threshold", type=float, default=0.1, metavar="T",
-                   help="hot edges: weight at least T times the hottest edge's (default 0.1, as in the papers)")
+    p.add_argument(
+        "--metric",
+        choices=COMPARE_METRICS,
+        help="the edge weights (default: samples when both have samples, else bytecodes, else calls)",
+    )
+    p.add_argument(
+        "--metric-b",
+        choices=COMPARE_METRICS,
+        metavar="METRIC",
+        help="B's edge weights when they differ from A's: a hybrid profile's samples against its "
+        "own bytecodes is 'compare P P --metric samples --metric-b bytecodes'",
+    )
+    p.add_argument(
+        "--app-only",
+        nargs="+",
+        default=(),
+        metavar="PREFIX",
+        help="keep only frames whose JVM name starts with a PREFIX (com.acme.); the others are "
+        "dropped and their callees attached to their callers",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.1,
+        metavar="T",
+        help="hot edges: weight at least T times the hottest edge's (default 0.1, as in the papers)",
+    )
     p.add_argument("--top", type=int, default=10, metavar="N", help="hot methods compared (default 10)")
     p.add_argument("--thread", metavar="NAME", help="compare this thread's trees instead of the merged ones")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="hot edges listed (default 20)")
@@ -76,17 +96,29 @@ def run(args: argparse.Namespace) -> int:
     for path, p, m in ((args.a, a, metric), (args.b, b, metric_b)):
         if not p.tree(args.thread).total(m):
             have = [x for x in p.metrics if p.tree(args.thread).total(x)]
-            raise JprewriteError(f"the profile has no {m} (it has: {', '.join(have) or 'nothing'})",
-                                 path=path)
-    sim = similarity(a, b, metric=metric, metric_b=metric_b, threshold=args.threshold, app_only=args.app_only,
-                     top=args.top, thread=args.thread, edges=args.limit)
+            raise JprewriteError(f"the profile has no {m} (it has: {', '.join(have) or 'nothing'})", path=path)
+    sim = similarity(
+        a,
+        b,
+        metric=metric,
+        metric_b=metric_b,
+        threshold=args.threshold,
+        app_only=args.app_only,
+        top=args.top,
+        thread=args.thread,
+        edges=args.limit,
+    )
     for path, top in ((args.a, sim.top_a), (args.b, sim.top_b)):
         if not top:  # everything folded into the root: nothing left to compare
-            where = f"in the application frames (--app-only {' '.join(args.app_only)})" if args.app_only \
+            where = (
+                f"in the application frames (--app-only {' '.join(args.app_only)})"
+                if args.app_only
                 else "in any method"
+            )
             raise JprewriteError(f"no {metric} left {where}", path=path)
-    sys.stdout.write(to_json(sim, args.a, args.b) if args.json else format_text(sim, args.a, args.b, args.limit,
-                                                                                 args.full))
+    sys.stdout.write(
+        to_json(sim, args.a, args.b) if args.json else format_text(sim, args.a, args.b, args.limit, args.full)
+    )
     return 0
 
 

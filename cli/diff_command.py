@@ -22,17 +22,29 @@ EXIT_REGRESSED = 3
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("diff", help="compare two profiles context by context (exit 3 on a regression)",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "diff",
+        help="compare two profiles context by context (exit 3 on a regression)",
+        description=__doc__.split("\n\n")[0],
+    )
     p.add_argument("base", metavar="BASE", help="the baseline profile (JSON, .gz too)")
     p.add_argument("new", metavar="NEW", help="the profile to check against it")
     p.add_argument("--metric", choices=METRICS, default="bytecodes", help="what to compare (default bytecodes)")
-    p.add_argument("--threshold", type=float, default=0.0, metavar="PCT",
-                   help="growth allowed, in percent of the base total, for the total and for each context "
-                        "(default 0: any growth is a regression)")
-    p.add_argument("--app-only", nargs="+", default=(), metavar="PREFIX",
-                   help="keep only frames whose JVM name starts with a PREFIX (com.acme.); others are folded "
-                        "into their callers")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.0,
+        metavar="PCT",
+        help="growth allowed, in percent of the base total, for the total and for each context "
+        "(default 0: any growth is a regression)",
+    )
+    p.add_argument(
+        "--app-only",
+        nargs="+",
+        default=(),
+        metavar="PREFIX",
+        help="keep only frames whose JVM name starts with a PREFIX (com.acme.); others are folded into their callers",
+    )
     p.add_argument("--thread", metavar="NAME", help="compare this thread's trees instead of the merged ones")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--limit", type=int, default=20, help="changed contexts listed (default 20; json: all)")
@@ -53,8 +65,7 @@ def run(args: argparse.Namespace) -> int:
             names = ", ".join(sorted(set(p.thread_names))) or "none"
             what = f"no thread named {args.thread!r} (threads: {names})" if args.thread else "no merged tree"
             raise JprewriteError(what, path=path) from None
-    cmp = compare(base, new, metric=args.metric, threshold=args.threshold, app_only=args.app_only,
-                  thread=args.thread)
+    cmp = compare(base, new, metric=args.metric, threshold=args.threshold, app_only=args.app_only, thread=args.thread)
     if args.format == "json":
         sys.stdout.write(to_json(cmp))
     elif args.format == "markdown":

@@ -33,11 +33,12 @@ def build_sample_jar(out_dir: Path) -> Path:
         shutil.rmtree(classes)
     classes.mkdir(parents=True)
     sources = sorted(str(p) for p in SAMPLE.rglob("*.java"))
-    subprocess.run([str(bin_dir / "javac"), "-g", "--release", "11", "-d", str(classes), *sources],
-                   check=True)
+    subprocess.run([str(bin_dir / "javac"), "-g", "--release", "11", "-d", str(classes), *sources], check=True)
     jar = out_dir / "demo.jar"
-    subprocess.run([str(bin_dir / "jar"), "--create", "--file", str(jar), "--main-class", MAIN_CLASS,
-                    "-C", str(classes), "."], check=True)
+    subprocess.run(
+        [str(bin_dir / "jar"), "--create", "--file", str(jar), "--main-class", MAIN_CLASS, "-C", str(classes), "."],
+        check=True,
+    )
     return jar
 
 
@@ -63,11 +64,18 @@ def main() -> int:
     profile = out_dir / "demo-profile.json"
     print(f"\n== java -Xverify:all -Djprewrite.output={profile.name} -jar {profiled.name}")
     sys.stdout.flush()
-    run = subprocess.run([java, "-Xverify:all", f"-Djprewrite.output={profile}", "-jar", str(profiled)],
-                         check=True, capture_output=True, text=True)
+    run = subprocess.run(
+        [java, "-Xverify:all", f"-Djprewrite.output={profile}", "-jar", str(profiled)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     print(run.stdout, end="")
-    print("(output identical to the original run)" if run.stdout == original
-          else "!! OUTPUT DIFFERS FROM THE ORIGINAL RUN")
+    print(
+        "(output identical to the original run)"
+        if run.stdout == original
+        else "!! OUTPUT DIFFERS FROM THE ORIGINAL RUN"
+    )
     print(f"\n== jprewrite report {profile.name} --top 6")
     sys.stdout.flush()
     rc = cli_main.main(["report", str(profile), "--top", "6", "--depth", "6"])

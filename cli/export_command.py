@@ -21,14 +21,20 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="convert a profile for speedscope, pprof or flame-graph tools",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "export",
+        help="convert a profile for speedscope, pprof or flame-graph tools",
+        description=__doc__.split("\n\n")[0],
+    )
     p.add_argument("profile", metavar="PROFILE", help="profile JSON written by jprewrite (.gz too)")
     p.add_argument("--format", required=True, choices=("speedscope", "pprof", "collapsed"))
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write ('-': stdout, not pprof)")
-    p.add_argument("--metric", choices=METRICS,
-                   help="weight of each stack (default: bytecodes, or calls when none were counted); "
-                        "pprof carries every metric and makes this the default one")
+    p.add_argument(
+        "--metric",
+        choices=METRICS,
+        help="weight of each stack (default: bytecodes, or calls when none were counted); "
+        "pprof carries every metric and makes this the default one",
+    )
     p.add_argument("--thread", metavar="NAME", help="only this thread's tree")
     p.add_argument("--full", action="store_true", help="full JVM names instead of short ones")
     p.set_defaults(run=run)
@@ -38,8 +44,11 @@ def run(args: argparse.Namespace) -> int:
     one_tree = args.format == "collapsed" and args.thread is None  # collapsed stacks: the merged tree only
     profile = load(args.profile, threads=False if one_tree else True if args.thread is None else [args.thread])
     try:
-        trees = [("all threads", profile.tree())] if one_tree else export_trees(
-            profile, args.thread, merged=args.format == "speedscope")
+        trees = (
+            [("all threads", profile.tree())]
+            if one_tree
+            else export_trees(profile, args.thread, merged=args.format == "speedscope")
+        )
     except KeyError:
         names = ", ".join(sorted(set(profile.thread_names))) or "none"
         raise JprewriteError(f"no thread named {args.thread!r} (threads: {names})", path=args.profile) from None
@@ -48,8 +57,14 @@ def run(args: argparse.Namespace) -> int:
         if args.output == "-":
             raise JprewriteError("pprof output is binary: give a file with -o")
         with open_output(args.output, binary=True, compress=False) as out:  # pprof gzips itself
-            write_pprof(profile, trees, out, default_metric=metric, full_names=args.full,
-                        comment=f"jprewrite {__version__}: exact counts of {args.profile}")
+            write_pprof(
+                profile,
+                trees,
+                out,
+                default_metric=metric,
+                full_names=args.full,
+                comment=f"jprewrite {__version__}: exact counts of {args.profile}",
+            )
         print(f"jprewrite: wrote {args.output} (pprof, {len(trees)} tree(s))", file=sys.stderr)
         return 0
     out = sys.stdout if args.output == "-" else open_output(args.output)

@@ -23,12 +23,18 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import-jfr", help="turn a JDK Flight Recorder recording's execution samples into a profile",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "import-jfr",
+        help="turn a JDK Flight Recorder recording's execution samples into a profile",
+        description=__doc__.split("\n\n")[0],
+    )
     p.add_argument("recording", metavar="REC.jfr", help="a recording (java -XX:StartFlightRecording=filename=REC.jfr)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the profile to write (.gz: gzipped)")
-    p.add_argument("--keep-hidden", action="store_true",
-                   help="keep the frames JFR marks hidden (lambda proxies, LambdaForm, method-handle adapters)")
+    p.add_argument(
+        "--keep-hidden",
+        action="store_true",
+        help="keep the frames JFR marks hidden (lambda proxies, LambdaForm, method-handle adapters)",
+    )
     p.add_argument("--jfr", metavar="PATH", help="the jfr tool to use (default: $JAVA_HOME/bin/jfr, or next to java)")
     p.set_defaults(run=run)
 
@@ -50,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
     if stats.truncated:
         extra.append(f"{stats.truncated:,} truncated stacks under {TRUNCATED}")
     threads = f"{len(stats.threads):,} thread{'s' if len(stats.threads) != 1 else ''}"
-    print(f"jprewrite: wrote {args.output} ({stats.samples:,} samples, {threads}, "
-          f"{contexts:,} contexts{''.join(', ' + e for e in extra)}) in {time.perf_counter() - start:.1f} s",
-          file=sys.stderr)
+    print(
+        f"jprewrite: wrote {args.output} ({stats.samples:,} samples, {threads}, "
+        f"{contexts:,} contexts{''.join(', ' + e for e in extra)}) in {time.perf_counter() - start:.1f} s",
+        file=sys.stderr,
+    )
     return 0

@@ -35,13 +35,29 @@ from ..classfile.model import (
 from ..errors import JprewriteError
 from .inputs import open_inputs
 
-_CLASS_FLAGS = [(ACC_PUBLIC, "public"), (ACC_FINAL, "final"), (ACC_INTERFACE, "interface"),
-                (ACC_ABSTRACT, "abstract"), (ACC_SYNTHETIC, "synthetic"), (ACC_ANNOTATION, "annotation"),
-                (ACC_ENUM, "enum"), (ACC_MODULE, "module")]
-_METHOD_FLAGS = [(ACC_PUBLIC, "public"), (ACC_PRIVATE, "private"), (ACC_PROTECTED, "protected"),
-                 (ACC_STATIC, "static"), (ACC_FINAL, "final"), (ACC_SYNCHRONIZED, "synchronized"),
-                 (ACC_BRIDGE, "bridge"), (ACC_VARARGS, "varargs"), (ACC_NATIVE, "native"),
-                 (ACC_ABSTRACT, "abstract"), (ACC_SYNTHETIC, "synthetic")]
+_CLASS_FLAGS = [
+    (ACC_PUBLIC, "public"),
+    (ACC_FINAL, "final"),
+    (ACC_INTERFACE, "interface"),
+    (ACC_ABSTRACT, "abstract"),
+    (ACC_SYNTHETIC, "synthetic"),
+    (ACC_ANNOTATION, "annotation"),
+    (ACC_ENUM, "enum"),
+    (ACC_MODULE, "module"),
+]
+_METHOD_FLAGS = [
+    (ACC_PUBLIC, "public"),
+    (ACC_PRIVATE, "private"),
+    (ACC_PROTECTED, "protected"),
+    (ACC_STATIC, "static"),
+    (ACC_FINAL, "final"),
+    (ACC_SYNCHRONIZED, "synchronized"),
+    (ACC_BRIDGE, "bridge"),
+    (ACC_VARARGS, "varargs"),
+    (ACC_NATIVE, "native"),
+    (ACC_ABSTRACT, "abstract"),
+    (ACC_SYNTHETIC, "synthetic"),
+]
 
 
 def java_release(major: int) -> str:
@@ -64,10 +80,13 @@ def describe_class(cf: ClassFile) -> dict:
     for m in cf.methods:
         code = m.code()
         m_attrs = Counter(pool.utf8(a.name_index) for a in m.attributes)
-        entry = {"name": m.name, "descriptor": m.descriptor,
-                 "flags": flags(m.access, _METHOD_FLAGS),
-                 "code_size": len(code.code) if code is not None else None,
-                 "attributes": dict(m_attrs)}
+        entry = {
+            "name": m.name,
+            "descriptor": m.descriptor,
+            "flags": flags(m.access, _METHOD_FLAGS),
+            "code_size": len(code.code) if code is not None else None,
+            "attributes": dict(m_attrs),
+        }
         if code is not None:
             entry["max_stack"] = code.max_stack
             entry["max_locals"] = code.max_locals
@@ -90,8 +109,9 @@ def describe_class(cf: ClassFile) -> dict:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("info", help="list classes, versions, methods, code sizes and attributes",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "info", help="list classes, versions, methods, code sizes and attributes", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("inputs", nargs="+", metavar="PATH", help="jar, zip, directory or .class file")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--methods", action="store_true", help="also list every method (text output)")
@@ -116,22 +136,22 @@ def run(args: argparse.Namespace) -> int:
             except JprewriteError as err:
                 err.located(path=c.path, entry=None if c.kind == "class" else e.name)
                 raise
-        report.append({"path": c.path, "kind": c.kind,
-                       "classes": classes, "resources": resources})
+        report.append({"path": c.path, "kind": c.kind, "classes": classes, "resources": resources})
         c.close()
     if args.json:
         json.dump({"inputs": report}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     for item in report:
-        print(f"{item['path']}: {item['kind']}, {len(item['classes'])} classes, "
-              f"{item['resources']} other files")
+        print(f"{item['path']}: {item['kind']}, {len(item['classes'])} classes, {item['resources']} other files")
         for cls in item["classes"]:
             code = sum(m["code_size"] or 0 for m in cls["methods"])
             attrs = ", ".join(f"{k}={v}" if v > 1 else k for k, v in sorted(cls["attributes"].items()))
-            print(f"  {cls['name']}  {cls['version']} (Java {cls['java']})  "
-                  f"{' '.join(cls['flags']) or '-'}  fields={cls['fields']} "
-                  f"methods={len(cls['methods'])} code={code}B  [{attrs}]")
+            print(
+                f"  {cls['name']}  {cls['version']} (Java {cls['java']})  "
+                f"{' '.join(cls['flags']) or '-'}  fields={cls['fields']} "
+                f"methods={len(cls['methods'])} code={code}B  [{attrs}]"
+            )
             if args.methods:
                 for m in cls["methods"]:
                     size = f"code={m['code_size']}B" if m["code_size"] is not None else "no code"

@@ -14,8 +14,11 @@ from ..rewrite.junit_build import junit_jar
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("junit-path", help="print the path of the JUnit budgets jar (building it on first use)",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "junit-path",
+        help="print the path of the JUnit budgets jar (building it on first use)",
+        description=__doc__.split("\n\n")[0],
+    )
     p.set_defaults(run=run_junit_path)
 
 

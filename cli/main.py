@@ -47,12 +47,10 @@ class CommandParser(_OneLineErrors):
 
 
 def build_parser() -> CommandParser:
-    parser = CommandParser(
-        prog="jprewrite",
-        description="Exact and portable JVM profiling by class-file rewriting.")
+    parser = CommandParser(prog="jprewrite", description="Exact and portable JVM profiling by class-file rewriting.")
     parser.add_argument("--version", action="version", version=f"jprewrite {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineErrors)
-    parser.commands = sub.choices   # filled in as each command registers below
+    parser.commands = sub.choices  # filled in as each command registers below
     rewrite_command.add_parser(sub)
     report_command.add_parser(sub)
     export_command.add_parser(sub)

@@ -25,23 +25,43 @@ __all__ = ["add_parser", "run", "load_profile", "load_tree"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="print the hottest contexts or methods of a profile",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "report", help="print the hottest contexts or methods of a profile", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("profile", metavar="PROFILE", help="profile JSON written by jprewrite (.gz too)")
-    p.add_argument("--by", choices=("context", "method"), default="context",
-                   help="a tree of calling contexts (default) or a flat list of methods")
-    p.add_argument("--metric", choices=METRICS,
-                   help="what to rank by (default: bytecodes, or calls when none were counted)")
+    p.add_argument(
+        "--by",
+        choices=("context", "method"),
+        default="context",
+        help="a tree of calling contexts (default) or a flat list of methods",
+    )
+    p.add_argument(
+        "--metric", choices=METRICS, help="what to rank by (default: bytecodes, or calls when none were counted)"
+    )
     p.add_argument("--thread", metavar="NAME", help="one thread's tree instead of the merged one")
-    p.add_argument("--focus", metavar="REGEX",
-                   help="only what runs beneath methods whose JVM name matches REGEX, merged over their contexts")
+    p.add_argument(
+        "--focus",
+        metavar="REGEX",
+        help="only what runs beneath methods whose JVM name matches REGEX, merged over their contexts",
+    )
     p.add_argument("--top", type=int, help="children shown per context (default 10), methods listed (default 30)")
-    p.add_argument("--min", "--min-percent", dest="min_percent", type=float, default=0.5, metavar="PCT",
-                   help="hide contexts below this share of the total (default 0.5)")
+    p.add_argument(
+        "--min",
+        "--min-percent",
+        dest="min_percent",
+        type=float,
+        default=0.5,
+        metavar="PCT",
+        help="hide contexts below this share of the total (default 0.5)",
+    )
     p.add_argument("--depth", type=int, default=40, help="deepest level printed (default 40)")
     p.add_argument("--full", action="store_true", help="full JVM names (class with package, descriptor)")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colours: on a terminal (auto, unless NO_COLOR is set), always or never")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colours: on a terminal (auto, unless NO_COLOR is set), always or never",
+    )
     p.set_defaults(run=run)
 
 
@@ -91,8 +111,11 @@ def _use_color(choice: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     # the tree of contexts above --min percent of the bytecodes needs only those contexts (and
     # how many children each has): the reader passes over smaller subtrees without parsing them
-    prune = (args.min_percent / 100.0 if args.by == "context" and args.focus is None and args.min_percent > 0
-             and args.metric in (None, "bytecodes") else None)
+    prune = (
+        args.min_percent / 100.0
+        if args.by == "context" and args.focus is None and args.min_percent > 0 and args.metric in (None, "bytecodes")
+        else None
+    )
     profile, tree = load_tree(args.profile, args.thread, prune)
     if tree.pruned and not tree.total("bytecodes"):  # nothing counted: the report is of calls, read it all
         profile, tree = load_tree(args.profile, args.thread)
@@ -106,8 +129,13 @@ def run(args: argparse.Namespace) -> int:
         whole = tree.total(metric)
         tree = focus(tree, lambda f: match(f) and f != tree.frame[0])
         share = 100.0 * tree.total(metric) / whole if whole else 0.0
-        out.write(style(f"focus /{args.focus}/: {len(tree) - 1:,} contexts, {tree.total(metric):,} "
-                        f"{metric} ({share:.1f}% of the profile)\n", "2"))
+        out.write(
+            style(
+                f"focus /{args.focus}/: {len(tree) - 1:,} contexts, {tree.total(metric):,} "
+                f"{metric} ({share:.1f}% of the profile)\n",
+                "2",
+            )
+        )
     if args.by == "method":
         _methods(tree, metric, args, out, style)
     else:
@@ -152,21 +180,29 @@ def _contexts(tree: Tree, metric: str, args: argparse.Namespace, out, style: _St
             continue
         pct = 100.0 * inc[i] / grand
         name = names[tree.frame[i]]
-        out.write(f"{inc[i]:>14,} {own[i]:>14,} {calls[i]:>10,}  {'  ' * depth}{style(name, '1' if depth else '')}"
-                  f"{style(_kind(tree, tree.frame[i]), '2')} {style.pct(pct)}\n")
+        out.write(
+            f"{inc[i]:>14,} {own[i]:>14,} {calls[i]:>10,}  {'  ' * depth}{style(name, '1' if depth else '')}"
+            f"{style(_kind(tree, tree.frame[i]), '2')} {style.pct(pct)}\n"
+        )
 
 
 def _methods(tree: Tree, metric: str, args: argparse.Namespace, out, style: _Style) -> None:
     grand = tree.total(metric) or 1
     top = 30 if args.top is None else args.top
-    stats = [s for s in by_method(tree, metric) if max(s.self_value, s.inclusive) * 100.0 / grand >= args.min_percent
-             or args.min_percent <= 0]
-    out.write(f"{'self':>14} {'self%':>6} {'inclusive':>14} {'incl%':>6} {'calls':>12} {'contexts':>8}  "
-              f"method ({metric})\n")
+    stats = [
+        s
+        for s in by_method(tree, metric)
+        if max(s.self_value, s.inclusive) * 100.0 / grand >= args.min_percent or args.min_percent <= 0
+    ]
+    out.write(
+        f"{'self':>14} {'self%':>6} {'inclusive':>14} {'incl%':>6} {'calls':>12} {'contexts':>8}  method ({metric})\n"
+    )
     names = _names(tree, {s.frame for s in stats[:top]}, args.full)
     for s in stats[:top]:
         sp, ip = 100.0 * s.self_value / grand, 100.0 * s.inclusive / grand
-        out.write(f"{s.self_value:>14,} {style.pct(sp, f'{sp:5.1f}%')} {s.inclusive:>14,} {ip:5.1f}% "
-                  f"{s.calls:>12,} {s.contexts:>8,}  {style(names[s.frame], '1')}{style(_kind(tree, s.frame), '2')}\n")
+        out.write(
+            f"{s.self_value:>14,} {style.pct(sp, f'{sp:5.1f}%')} {s.inclusive:>14,} {ip:5.1f}% "
+            f"{s.calls:>12,} {s.contexts:>8,}  {style(names[s.frame], '1')}{style(_kind(tree, s.frame), '2')}\n"
+        )
     if len(stats) > top:
         out.write(style(f"... {len(stats) - top} more methods", "2") + "\n")

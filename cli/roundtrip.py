@@ -9,8 +9,7 @@ from ..classfile.model import ClassFile, read_class
 from ..errors import JprewriteError
 
 
-def full_round_trip(data: bytes, *, path: str | None = None,
-                    entry: str | None = None) -> tuple[bool, str]:
+def full_round_trip(data: bytes, *, path: str | None = None, entry: str | None = None) -> tuple[bool, str]:
     """Decode everything, encode again; (identical?, what differs or "error: <located message>")."""
     try:
         cf = read_class(data)
@@ -25,8 +24,7 @@ def full_round_trip(data: bytes, *, path: str | None = None,
 
 def locate_difference(original: bytes, produced: bytes) -> str:
     """Name the part (constant pool, a method's code, frames...) where ``produced`` first differs."""
-    first = next((i for i, (a, b) in enumerate(zip(original, produced)) if a != b),
-                 min(len(original), len(produced)))
+    first = next((i for i, (a, b) in enumerate(zip(original, produced)) if a != b), min(len(original), len(produced)))
     where = f"first difference at byte {first} ({len(original)} -> {len(produced)} bytes)"
     try:
         fresh = read_class(original)

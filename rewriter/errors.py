@@ -12,8 +12,9 @@ from __future__ import annotations
 class JprewriteError(Exception):
     """Base of all errors about input that jprewrite reports in one line."""
 
-    def __init__(self, message: str, *, path: str | None = None, entry: str | None = None,
-                 offset: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, path: str | None = None, entry: str | None = None, offset: int | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.path = path

@@ -48,8 +48,13 @@ def test_sample_under_agent_equals_offline_rewrite_and_warm_run_needs_no_python(
     assert offline.returncode == 0 and offline.stdout == plain.stdout, offline.stderr
 
     cache = work / "agent-cache"
-    cold = run_with_agent([jar], [main], agent_options(cache, work / "cold.json", counting="precise"),
-                          profile=work / "cold.json", jvm=("-Xverify:all", *jvm))
+    cold = run_with_agent(
+        [jar],
+        [main],
+        agent_options(cache, work / "cold.json", counting="precise"),
+        profile=work / "cold.json",
+        jvm=("-Xverify:all", *jvm),
+    )
     assert cold.returncode == 0, cold.stderr
     assert cold.stdout == plain.stdout
     assert WARNING not in cold.stderr, cold.stderr
@@ -71,11 +76,16 @@ def test_fig4_counts_under_agent_match_the_paper_and_the_jdi_oracle(tmp_path) ->
     classes = tmp_path / "classes"
     subprocess.run([tool("javac"), "-g", "-d", str(classes), *map(str, case.rglob("*.java"))], check=True)
     main = "com.example.fig4.Main"
-    run = run_with_agent([classes], [main], agent_options(tmp_path / "cache", tmp_path / "p.json",
-                                                          counting="precise"), profile=tmp_path / "p.json")
+    run = run_with_agent(
+        [classes],
+        [main],
+        agent_options(tmp_path / "cache", tmp_path / "p.json", counting="precise"),
+        profile=tmp_path / "p.json",
+    )
     assert run.returncode == 0, run.stderr
     oracle = run_oracle([classes], main, app_patterns=("com.example.",), timeout=600)
     from test_cct_oracle import without_object_init
+
     expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
     assert not diff_profiles(expected, run.profile)
     f = find(run.profile, "Main.main([Ljava/lang/String;)V", "Foo.f()V")
@@ -96,14 +106,31 @@ def test_agent_path_and_run_command(built, tmp_path, capsys) -> None:  # noqa: F
     assert "jprewrite/runtime/Node.class" in names and "jprewrite/agent/build.properties" in names
     work, sample = built("demo")
     profile = tmp_path / "demo.json"
-    cmd = [sys.executable, "-m", "jprewrite.cli.main", "run", "--output", str(profile), "--cache",
-           str(tmp_path / "cache"), "--counting", "precise", "--", "-cp", str(sample), sample_main("demo")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jprewrite.cli.main",
+        "run",
+        "--output",
+        str(profile),
+        "--cache",
+        str(tmp_path / "cache"),
+        "--counting",
+        "precise",
+        "--",
+        "-cp",
+        str(sample),
+        sample_main("demo"),
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert p.stdout == run_java([sample], sample_main("demo"), jvm=()).stdout
     assert profile.exists()
-    bad = subprocess.run([sys.executable, "-m", "jprewrite.cli.main", "run", "--counting", "bogus", "--", "-version"],
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "jprewrite.cli.main", "run", "--counting", "bogus", "--", "-version"],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
 
@@ -172,8 +199,9 @@ def test_worker_killed_mid_run_keeps_the_application_running(phases, tmp_path) -
     expected = _expected_phases(phases, tmp_path)
     go = tmp_path / "go"
     profile = tmp_path / "p.json"
-    proc = run_with_agent([phases], ["com.example.phases.Main", str(go)],
-                          agent_options(tmp_path / "cache", profile), wait=False)
+    proc = run_with_agent(
+        [phases], ["com.example.phases.Main", str(go)], agent_options(tmp_path / "cache", profile), wait=False
+    )
     try:
         first = proc.stdout.readline()
         assert first.startswith("early"), first + proc.stderr.read()
@@ -191,6 +219,7 @@ def test_worker_killed_mid_run_keeps_the_application_running(phases, tmp_path) -
     assert first + rest == expected
     assert err.count(WARNING) >= 1 and "worker" in err, err
     from jprewrite.cli.report_command import load_profile
+
     data = load_profile(str(profile))
     # classes loaded after the kill are profiled by the restarted worker
     assert find(data, "Main.main([Ljava/lang/String;)V", "LateC.work(I)I", "LateA.work(I)I")["calls"] == 1
@@ -202,13 +231,17 @@ def test_a_worker_that_fails_or_hangs_leaves_the_program_uninstrumented(phases, 
     go = tmp_path / "go"
     go.touch()
     started = time.monotonic()
-    run = run_with_agent([phases], ["com.example.phases.Main", str(go)],
-                         agent_options("none", tmp_path / "p.json", worker=worker, timeout="3"),
-                         profile=tmp_path / "p.json", timeout=120)
+    run = run_with_agent(
+        [phases],
+        ["com.example.phases.Main", str(go)],
+        agent_options("none", tmp_path / "p.json", worker=worker, timeout="3"),
+        profile=tmp_path / "p.json",
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout == expected
     lines = [line for line in run.stderr.splitlines() if line.startswith(WARNING)]
-    assert 1 <= len(lines) <= 2, run.stderr      # one warning, and the one of the failed restart
+    assert 1 <= len(lines) <= 2, run.stderr  # one warning, and the one of the failed restart
     assert time.monotonic() - started < 60
 
 
@@ -217,28 +250,39 @@ def test_corrupt_cache_entries_are_rewritten_again(phases, tmp_path) -> None:
     go = tmp_path / "go"
     go.touch()
     cache = tmp_path / "cache"
-    first = run_with_agent([phases], ["com.example.phases.Main", str(go)], agent_options(cache, tmp_path / "a.json"),
-                           profile=tmp_path / "a.json")
+    first = run_with_agent(
+        [phases],
+        ["com.example.phases.Main", str(go)],
+        agent_options(cache, tmp_path / "a.json"),
+        profile=tmp_path / "a.json",
+    )
     assert first.returncode == 0 and first.stdout == expected
     entries = _cache_files(cache)
     assert len(entries) >= 5
     for i, p in enumerate(entries):
         data = bytearray(p.read_bytes())
         if i % 3 == 0:
-            p.write_bytes(bytes(data[: len(data) // 2]))          # truncated
+            p.write_bytes(bytes(data[: len(data) // 2]))  # truncated
         elif i % 3 == 1:
-            data[len(data) // 2] ^= 0xFF                           # a flipped byte
+            data[len(data) // 2] ^= 0xFF  # a flipped byte
             p.write_bytes(bytes(data))
         else:
             p.write_bytes(b"garbage")
-    second = run_with_agent([phases], ["com.example.phases.Main", str(go)], agent_options(cache, tmp_path / "b.json"),
-                            profile=tmp_path / "b.json")
+    second = run_with_agent(
+        [phases],
+        ["com.example.phases.Main", str(go)],
+        agent_options(cache, tmp_path / "b.json"),
+        profile=tmp_path / "b.json",
+    )
     assert second.returncode == 0 and second.stdout == expected, second.stderr
     assert not diff_profiles(first.profile, second.profile)
     # and the entries were replaced by good ones: a third run needs no Python
-    third = run_with_agent([phases], ["com.example.phases.Main", str(go)],
-                           agent_options(cache, tmp_path / "c.json", python="/nonexistent/python"),
-                           profile=tmp_path / "c.json")
+    third = run_with_agent(
+        [phases],
+        ["com.example.phases.Main", str(go)],
+        agent_options(cache, tmp_path / "c.json", python="/nonexistent/python"),
+        profile=tmp_path / "c.json",
+    )
     assert third.returncode == 0 and WARNING not in third.stderr, third.stderr
     assert not diff_profiles(first.profile, third.profile)
 
@@ -258,8 +302,10 @@ def test_a_class_that_cannot_be_rewritten_keeps_its_contract(phases, tmp_path) -
     assert late_a["kind"] == "uninstrumented" and late_a["calls"] == 1
     # both Python forms fail: the agent gives the class its contract itself, in Java (one report;
     # tests/test_agent_fallback.py covers callers rewritten earlier; see docs/agent.md)
-    both = {"JPREWRITE_AGENT_FAIL": "com.example.phases.Task",
-            "JPREWRITE_AGENT_FAIL_CONTRACT": "com.example.phases.Task"}
+    both = {
+        "JPREWRITE_AGENT_FAIL": "com.example.phases.Task",
+        "JPREWRITE_AGENT_FAIL_CONTRACT": "com.example.phases.Task",
+    }
     run = _run_env(phases, go, tmp_path, both)
     assert run.returncode == 0 and run.stdout == expected, run.stderr
     assert sum("Task" in line for line in run.stderr.splitlines()) == 1, run.stderr
@@ -267,31 +313,46 @@ def test_a_class_that_cannot_be_rewritten_keeps_its_contract(phases, tmp_path) -
 
 def _run_env(phases: Path, go: Path, tmp_path: Path, env: dict[str, str]):
     profile = tmp_path / f"p{len(list(tmp_path.glob('p*.json')))}.json"
-    cmd = [tool("java"), "-Xverify:all",
-           f"-javaagent:{_agent()}={agent_options('none', profile)}", "-cp", str(phases),
-           "com.example.phases.Main", str(go)]
+    cmd = [
+        tool("java"),
+        "-Xverify:all",
+        f"-javaagent:{_agent()}={agent_options('none', profile)}",
+        "-cp",
+        str(phases),
+        "com.example.phases.Main",
+        str(go),
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, **env})
     from jprewrite.cli.report_command import load_profile
 
     from support.agent import AgentRun
+
     return AgentRun(p.stdout, p.stderr, p.returncode, load_profile(str(profile)) if profile.exists() else None)
 
 
 def _agent() -> Path:
     from jprewrite.agent.build import agent_jar
+
     return agent_jar()
 
 
-@pytest.mark.parametrize("options,message", [
-    ("foo=1", "unknown"), ("counting=bogus", "counting"), ("allocations=maybe", "allocations"),
-    ("timeout=-3", "timeout"), ("weights=/nonexistent/weights.txt", "weights"), ("output", "output"),
-])
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ("foo=1", "unknown"),
+        ("counting=bogus", "counting"),
+        ("allocations=maybe", "allocations"),
+        ("timeout=-3", "timeout"),
+        ("weights=/nonexistent/weights.txt", "weights"),
+        ("output", "output"),
+    ],
+)
 def test_bad_options_fail_fast_at_start_up(phases, tmp_path, options, message) -> None:
     go = tmp_path / "go"
     go.touch()
     run = run_with_agent([phases], ["com.example.phases.Main", str(go)], options, timeout=60)
     assert run.returncode != 0
-    assert run.stdout == ""       # main never ran
+    assert run.stdout == ""  # main never ran
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(WARNING) and message in lines[0], run.stderr
 
@@ -335,8 +396,12 @@ def test_classes_defined_at_run_time_are_instrumented(tmp_path) -> None:
     plain = run_java([classes], "com.example.gen.Main", str(generated), jvm=())
     assert plain.returncode == 0 and plain.stdout == "sum 110\n", plain.stderr
     profile = tmp_path / "p.json"
-    run = run_with_agent([classes], ["com.example.gen.Main", str(generated)],
-                         agent_options(tmp_path / "cache", profile, counting="precise"), profile=profile)
+    run = run_with_agent(
+        [classes],
+        ["com.example.gen.Main", str(generated)],
+        agent_options(tmp_path / "cache", profile, counting="precise"),
+        profile=profile,
+    )
     assert run.returncode == 0 and run.stdout == plain.stdout, run.stderr
     assert WARNING not in run.stderr, run.stderr
     apply = find(run.profile, "Main.main([Ljava/lang/String;)V", "Twice.apply(I)I")

@@ -31,11 +31,21 @@ from support.profiling import find, run_java
 from support.verifier import verify_asm, verify_jvm
 
 WARNING = "jprewrite agent:"
-LINKAGE = ("NoSuchMethodError", "AbstractMethodError", "VerifyError", "NoClassDefFoundError",
-           "IncompatibleClassChangeError", "ClassFormatError", "IllegalAccessError")
+LINKAGE = (
+    "NoSuchMethodError",
+    "AbstractMethodError",
+    "VerifyError",
+    "NoClassDefFoundError",
+    "IncompatibleClassChangeError",
+    "ClassFormatError",
+    "IllegalAccessError",
+)
 MAIN = "com.example.fb.Main"
-USE = ("Main.main([Ljava/lang/String;)V", "Late.run()V",
-       "Caller.use(Lcom/example/fb/Base;Lcom/example/fb/Named;Lcom/example/fb/Legacy;Lcom/example/fb/Init;)Ljava/lang/String;")
+USE = (
+    "Main.main([Ljava/lang/String;)V",
+    "Late.run()V",
+    "Caller.use(Lcom/example/fb/Base;Lcom/example/fb/Named;Lcom/example/fb/Legacy;Lcom/example/fb/Init;)Ljava/lang/String;",
+)
 
 # An abstract superclass and a caller rewritten early; subclasses, an interface with default and abstract
 # methods, an old-version (--release 7) interface, an interface with a static initialiser (publishing
@@ -206,7 +216,8 @@ public class Old implements Runnable, OldApi {
 package com.example.edge;
 public interface OldApi { int api(long x); int ZERO = 0; }
 """,
-    **{f"com/example/edge/Old{v}.java": f"""
+    **{
+        f"com/example/edge/Old{v}.java": f"""
 package com.example.edge;
 public class Old{v} implements Runnable {{
     int n;
@@ -214,7 +225,9 @@ public class Old{v} implements Runnable {{
     public int get(long x, double d) {{ return (int) x + n + (int) d; }}
     static int twice(int a) {{ return a < 0 ? -a : 2 * a; }}
 }}
-""" for v in (48, 49, 50)},
+"""
+        for v in (48, 49, 50)
+    },
 }
 
 
@@ -229,7 +242,7 @@ def fallback(tmp_path_factory) -> Path:
 def edge(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("edge") / "classes"
     javac(EDGE_OLD, out, "--release", "7", "-Xlint:-options")
-    for v in (48, 49, 50):   # javac cannot target these any more: version 51 code without 51's features
+    for v in (48, 49, 50):  # javac cannot target these any more: version 51 code without 51's features
         p = out / "com" / "example" / "edge" / f"Old{v}.class"
         data = bytearray(p.read_bytes())
         data[6:8] = v.to_bytes(2, "big")
@@ -265,8 +278,9 @@ def _mortal_worker(tmp_path: Path) -> tuple[Path, Path]:
     return script, dead
 
 
-def test_classes_loaded_after_the_worker_died_for_good_link_with_callers_rewritten_before(fallback, expected,
-                                                                                          tmp_path) -> None:
+def test_classes_loaded_after_the_worker_died_for_good_link_with_callers_rewritten_before(
+    fallback, expected, tmp_path
+) -> None:
     """Base, Caller and Main are rewritten by Python; then the worker is killed and cannot start again.
     Circle, Square, Ring (subclasses), Named, Legacy, Init (interfaces) and Callee load afterwards: the
     agent writes their contract, so Caller's ESI calls and dispatcher calls link, overrides run, and
@@ -274,14 +288,13 @@ def test_classes_loaded_after_the_worker_died_for_good_link_with_callers_rewritt
     script, dead = _mortal_worker(tmp_path)
     go = tmp_path / "go"
     profile = tmp_path / "p.json"
-    proc = run_with_agent([fallback], [MAIN, str(go)], agent_options("none", profile, worker=str(script)),
-                          wait=False)
+    proc = run_with_agent([fallback], [MAIN, str(go)], agent_options("none", profile, worker=str(script)), wait=False)
     try:
         first = proc.stdout.readline()
         assert first.startswith("early"), first + proc.stderr.read()
         pids = _worker_pids(proc.pid)
         assert pids, "no worker process was started"
-        dead.touch()                    # the restart fails too: the worker is gone for good
+        dead.touch()  # the restart fails too: the worker is gone for good
         for pid in pids:
             os.kill(pid, signal.SIGKILL)
         time.sleep(0.2)
@@ -298,20 +311,26 @@ def test_classes_loaded_after_the_worker_died_for_good_link_with_callers_rewritt
     assert "classes loaded from now on stay uninstrumented" in warnings[1], err
     data = load_profile(str(profile))
     use = find(data, *USE)
-    assert use["calls"] == 3 and use.get("kind", "instrumented") == "instrumented"   # rewritten by Python
+    assert use["calls"] == 3 and use.get("kind", "instrumented") == "instrumented"  # rewritten by Python
     # the late classes answered through their delegating ESI methods: boundary nodes (kind 2)
     compute = find(data, *USE, "Callee.compute(I)I")
     assert compute["calls"] == 3 and compute["kind"] == "uninstrumented"
-    children = {c["method"].rsplit(".", 2)[-2] + "." + c["method"].rsplit(".", 1)[-1]: c
-                for c in use.get("children", ())}
-    assert children["Circle.describe()Ljava/lang/String;"]["kind"] == "uninstrumented"   # the override ran
+    children = {
+        c["method"].rsplit(".", 2)[-2] + "." + c["method"].rsplit(".", 1)[-1]: c for c in use.get("children", ())
+    }
+    assert children["Circle.describe()Ljava/lang/String;"]["kind"] == "uninstrumented"  # the override ran
     # Base is instrumented: its describe() runs beneath Circle's super call
     describe = find(data, *USE, "Circle.describe()Ljava/lang/String;", "Base.describe()Ljava/lang/String;")
     assert describe.get("kind", "instrumented") == "instrumented"
 
 
-FAILING = ["com.example.fb.Callee", "com.example.fb.Named", "com.example.fb.Legacy", "com.example.fb.Init",
-           "com.example.fb.Circle"]
+FAILING = [
+    "com.example.fb.Callee",
+    "com.example.fb.Named",
+    "com.example.fb.Legacy",
+    "com.example.fb.Init",
+    "com.example.fb.Circle",
+]
 
 
 def _run_env(fallback: Path, go: Path, profile: Path, env: dict[str, str], **options: str) -> AgentRun:
@@ -373,10 +392,15 @@ def test_a_worker_that_never_starts_still_gives_every_class_its_contract(fallbac
 
 # ----------------------------------------------------------------------------- the writer itself
 
+
 def contract_tool(out: Path, *inputs: Path) -> dict[str, str]:
     """``ContractTool OUT INPUTS``: {class: 'OK' | 'SKIP: why' | 'FAIL: why'}."""
-    p = subprocess.run([tool("java"), "-cp", str(agent_jar()), "jprewrite.agent.ContractTool", str(out),
-                        *map(str, inputs)], capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [tool("java"), "-cp", str(agent_jar()), "jprewrite.agent.ContractTool", str(out), *map(str, inputs)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr
     verdicts = {}
     for line in p.stdout.splitlines():
@@ -470,6 +494,7 @@ def _python_contract_only(monkeypatch, class_path: list[Path]) -> dict[str, dict
     {class: {name: bytes}} of the contract-only forms (the class and its holder)."""
     from jprewrite.agent.loadtime import LoadTimeRewriter
     from jprewrite.agent.options import parse_options
+
     monkeypatch.setenv("JPREWRITE_AGENT_FAIL", "*")
     rewriter = LoadTimeRewriter(parse_options(""), str(java_home()), os.pathsep.join(map(str, class_path)))
     out = {}
@@ -504,8 +529,11 @@ def _compare(python: dict[str, dict[str, bytes]], java_out: Path) -> list[str]:
             for shape in (py, java):
                 shape["methods"].pop(("$jprewrite$class", "()Ljava/lang/Class;"), None)
             if py != java:
-                differing = [k for k in py["methods"].keys() | java["methods"].keys()
-                             if py["methods"].get(k) != java["methods"].get(k)]
+                differing = [
+                    k
+                    for k in py["methods"].keys() | java["methods"].keys()
+                    if py["methods"].get(k) != java["methods"].get(k)
+                ]
                 problems.append(f"{cls}: differs ({differing[:5]}, fields {py['fields'] != java['fields']})")
     return problems
 
@@ -577,23 +605,33 @@ public class XalanMain {
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("main, package, failing", [
-    # a large part of each library fails both Python rewrites: classes rewritten before them pass
-    # them nodes (and classes rewritten after them treat them as uninstrumented)
-    ("XalanMain", "libxalan2-java", "org.apache.xml.*:org.apache.xpath.*:org.apache.xalan.templates.*"),
-    ("H2Main", "libh2-java", "org.h2.command.*:org.h2.expression.*:org.h2.value.*:org.h2.util.*:org.h2.table.*"),
-])
+@pytest.mark.parametrize(
+    "main, package, failing",
+    [
+        # a large part of each library fails both Python rewrites: classes rewritten before them pass
+        # them nodes (and classes rewritten after them treat them as uninstrumented)
+        ("XalanMain", "libxalan2-java", "org.apache.xml.*:org.apache.xpath.*:org.apache.xalan.templates.*"),
+        ("H2Main", "libh2-java", "org.h2.command.*:org.h2.expression.*:org.h2.value.*:org.h2.util.*:org.h2.table.*"),
+    ],
+)
 def test_real_library_with_many_java_contracts_runs_unchanged(tmp_path, main, package, failing) -> None:
     jars = package_jars(package)
-    drivers = javac({f"{main}.java": DRIVERS[f"{main}.java"]}, tmp_path / "driver",
-                    "-cp", os.pathsep.join(map(str, jars)))
+    drivers = javac(
+        {f"{main}.java": DRIVERS[f"{main}.java"]}, tmp_path / "driver", "-cp", os.pathsep.join(map(str, jars))
+    )
     cp = [drivers, *jars]
     plain = run_java(cp, main, jvm=())
     assert plain.returncode == 0 and "checksum" in plain.stdout, plain.stderr
     profile = tmp_path / "p.json"
     env = {"JPREWRITE_AGENT_FAIL": failing, "JPREWRITE_AGENT_FAIL_CONTRACT": failing}
-    cmd = [tool("java"), "-Xverify:all", f"-javaagent:{agent_jar()}={agent_options('none', profile, progress='false')}",
-           "-cp", os.pathsep.join(map(str, cp)), main]
+    cmd = [
+        tool("java"),
+        "-Xverify:all",
+        f"-javaagent:{agent_jar()}={agent_options('none', profile, progress='false')}",
+        "-cp",
+        os.pathsep.join(map(str, cp)),
+        main,
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**os.environ, **env})
     assert p.returncode == 0, p.stderr[-3000:]
     _no_linkage_errors(p.stderr)

@@ -34,31 +34,43 @@ def test_xalan_under_agent_equals_offline_rewrite_of_its_class_path(bench, tmp_p
     out = tmp_path / "offline"
     rewrite([Path(p) for p in cp], out, output_dir=True)
     offline_profile = tmp_path / "offline.json"
-    offline = run_workload(bench, "xalan", tmp_path / "run-offline",
-                           BENCH_CP=":".join(str(out / Path(p).name) for p in cp),
-                           JAVA_OPTS=f"-Djprewrite.output={offline_profile}")
+    offline = run_workload(
+        bench,
+        "xalan",
+        tmp_path / "run-offline",
+        BENCH_CP=":".join(str(out / Path(p).name) for p in cp),
+        JAVA_OPTS=f"-Djprewrite.output={offline_profile}",
+    )
     agent_profile = tmp_path / "agent.json"
-    agent = run_workload(bench, "xalan", tmp_path / "run-agent",
-                         JAVA_OPTS=_agent_opts(tmp_path / "cache", agent_profile))
+    agent = run_workload(
+        bench, "xalan", tmp_path / "run-agent", JAVA_OPTS=_agent_opts(tmp_path / "cache", agent_profile)
+    )
     assert plain["CHECKSUM"] == offline["CHECKSUM"] == agent["CHECKSUM"]
     a, b = json.loads(offline_profile.read_text()), json.loads(agent_profile.read_text())
     differences = diff_profiles(a, b)
     assert not differences, "\n".join(differences[:30])
     # warm: from the cache, same tree
     warm_profile = tmp_path / "warm.json"
-    warm = run_workload(bench, "xalan", tmp_path / "run-warm",
-                        JAVA_OPTS=_agent_opts(tmp_path / "cache", warm_profile, python="/nonexistent/python"))
+    warm = run_workload(
+        bench,
+        "xalan",
+        tmp_path / "run-warm",
+        JAVA_OPTS=_agent_opts(tmp_path / "cache", warm_profile, python="/nonexistent/python"),
+    )
     assert warm["CHECKSUM"] == plain["CHECKSUM"]
     assert not diff_profiles(a, json.loads(warm_profile.read_text()))
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("workload, package, generated", [
-    # the script's classes (bench.groovy: Vec, Bin, Dyn...) are compiled and defined at run time, by a
-    # compiler that reflects over the (instrumented) Groovy runtime: ESI methods must stay out of its way
-    ("groovy", "groovy", ("Vec", "Num", "VarN", "Bin", "Dyn", "bench")),
-    ("h2", "libh2-java", None),
-])
+@pytest.mark.parametrize(
+    "workload, package, generated",
+    [
+        # the script's classes (bench.groovy: Vec, Bin, Dyn...) are compiled and defined at run time, by a
+        # compiler that reflects over the (instrumented) Groovy runtime: ESI methods must stay out of its way
+        ("groovy", "groovy", ("Vec", "Num", "VarN", "Bin", "Dyn", "bench")),
+        ("h2", "libh2-java", None),
+    ],
+)
 def test_workload_under_agent_same_output(bench, tmp_path, workload, package, generated) -> None:  # noqa: F811
     package_jars(package)
     plain = run_workload(bench, workload, tmp_path / "plain")

@@ -84,13 +84,43 @@ def built(tmp_path_factory) -> SimpleNamespace:
     (src / "com/acme/Hello.java").write_text(HELLO)
     (src / "com/acme/Util.java").write_text(UTIL)
     keystore = root / "ks.p12"
-    keytool = subprocess.Popen([tool("keytool"), *FAST_JVM, "-genkeypair", "-keystore", str(keystore),
-                                "-storepass", STOREPASS, "-keypass", STOREPASS, "-alias", "me", "-keyalg", "EC",
-                                "-dname", "CN=jprewrite test", "-validity", "2"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    keytool = subprocess.Popen(
+        [
+            tool("keytool"),
+            *FAST_JVM,
+            "-genkeypair",
+            "-keystore",
+            str(keystore),
+            "-storepass",
+            STOREPASS,
+            "-keypass",
+            STOREPASS,
+            "-alias",
+            "me",
+            "-keyalg",
+            "EC",
+            "-dname",
+            "CN=jprewrite test",
+            "-validity",
+            "2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     classes = root / "classes"
-    _run([tool("javac"), *FAST_JVM, "--release", "11", "-d", classes, src / "module-info.java",
-          src / "com/acme/Hello.java", src / "com/acme/Util.java"])
+    _run(
+        [
+            tool("javac"),
+            *FAST_JVM,
+            "--release",
+            "11",
+            "-d",
+            classes,
+            src / "module-info.java",
+            src / "com/acme/Hello.java",
+            src / "com/acme/Util.java",
+        ]
+    )
     (classes / "com/acme/greeting.txt").write_text("hello resource\n")
     # The versioned class differs only in its string constant (same length, so the class stays valid).
     hello = (classes / "com/acme/Hello.class").read_bytes()
@@ -99,12 +129,30 @@ def built(tmp_path_factory) -> SimpleNamespace:
     (v11 / "com/acme").mkdir(parents=True)
     (v11 / "com/acme/Hello.class").write_bytes(hello.replace(b"hello from base", b"hello from v11!"))
     app = root / "app.jar"
-    _run([tool("jar"), *FAST_JVM, "--create", "--file", app, "--main-class", "com.acme.Hello",
-          "-C", classes, ".", "--release", "11", "-C", v11, "."])
+    _run(
+        [
+            tool("jar"),
+            *FAST_JVM,
+            "--create",
+            "--file",
+            app,
+            "--main-class",
+            "com.acme.Hello",
+            "-C",
+            classes,
+            ".",
+            "--release",
+            "11",
+            "-C",
+            v11,
+            ".",
+        ]
+    )
     assert keytool.wait() == 0, keytool.stdout.read() if keytool.stdout else ""
     signed = root / "signed.jar"
-    _run([tool("jarsigner"), *FAST_JVM, "-keystore", keystore, "-storepass", STOREPASS, "-signedjar", signed,
-          app, "me"])
+    _run(
+        [tool("jarsigner"), *FAST_JVM, "-keystore", keystore, "-storepass", STOREPASS, "-signedjar", signed, app, "me"]
+    )
     return SimpleNamespace(root=root, classes=classes, app=app, signed=signed, hello=hello)
 
 
@@ -131,8 +179,7 @@ def make_py_zip(path: Path, hello_class: bytes) -> Path:
         f.external_attr = 0o100644 << 16
         z.writestr(f, b"some text that compresses well " * 50)
         z.writestr(zipfile.ZipInfo("data/empty.txt", (2015, 6, 7, 8, 9, 10)), b"", compress_type=DEFLATED)
-        z.writestr(zipfile.ZipInfo("com/acme/Hello.class", (2022, 1, 1, 0, 0, 0)), hello_class,
-                   compress_type=DEFLATED)
+        z.writestr(zipfile.ZipInfo("com/acme/Hello.class", (2022, 1, 1, 0, 0, 0)), hello_class, compress_type=DEFLATED)
     return path
 
 
@@ -142,10 +189,27 @@ def assert_same_zip(a: Path, b: Path) -> None:
         ia, ib = za.infolist(), zb.infolist()
         assert [i.filename for i in ia] == [i.filename for i in ib]
         for x, y in zip(ia, ib):
-            assert (x.date_time, x.compress_type, x.comment, x.external_attr, x.extra, x.CRC, x.file_size,
-                    x.create_system, x.flag_bits) == \
-                   (y.date_time, y.compress_type, y.comment, y.external_attr, y.extra, y.CRC, y.file_size,
-                    y.create_system, y.flag_bits), x.filename
+            assert (
+                x.date_time,
+                x.compress_type,
+                x.comment,
+                x.external_attr,
+                x.extra,
+                x.CRC,
+                x.file_size,
+                x.create_system,
+                x.flag_bits,
+            ) == (
+                y.date_time,
+                y.compress_type,
+                y.comment,
+                y.external_attr,
+                y.extra,
+                y.CRC,
+                y.file_size,
+                y.create_system,
+                y.flag_bits,
+            ), x.filename
             if not x.is_dir():
                 assert za.read(x) == zb.read(y), x.filename
         assert za.comment == zb.comment
@@ -153,7 +217,7 @@ def assert_same_zip(a: Path, b: Path) -> None:
 
 def corrupt(path: Path, offset: int, value: bytes) -> None:
     data = bytearray(path.read_bytes())
-    data[offset:offset + len(value)] = value
+    data[offset : offset + len(value)] = value
     path.write_bytes(bytes(data))
 
 
@@ -205,8 +269,14 @@ def test_directory_container(built):
     with open_container(built.classes) as c:
         assert c.kind == "directory"
         names = [e.name for e in c.entries()]
-        assert names == ["com/", "com/acme/", "com/acme/Hello.class", "com/acme/Util.class",
-                         "com/acme/greeting.txt", "module-info.class"]
+        assert names == [
+            "com/",
+            "com/acme/",
+            "com/acme/Hello.class",
+            "com/acme/Util.class",
+            "com/acme/greeting.txt",
+            "module-info.class",
+        ]
         assert c.find_class("com/acme/Util").read() == (built.classes / "com/acme/Util.class").read_bytes()
         assert c.entry("module-info.class").is_module_info
         assert c.manifest() is None and not c.is_multi_release
@@ -219,8 +289,13 @@ def test_directory_container_puts_manifest_first(tmp_path):
     (tmp_path / "META-INF/MANIFEST.MF").write_bytes(b"Manifest-Version: 1.0\r\n\r\n")
     (tmp_path / "META-INF/other.txt").write_bytes(b"o")
     with open_container(tmp_path) as c:
-        assert [e.name for e in c.entries()] == ["META-INF/", "META-INF/MANIFEST.MF", "META-INF/other.txt",
-                                                 "a/", "a/X.class"]
+        assert [e.name for e in c.entries()] == [
+            "META-INF/",
+            "META-INF/MANIFEST.MF",
+            "META-INF/other.txt",
+            "a/",
+            "a/X.class",
+        ]
 
 
 def test_single_class_file_container_is_named_after_its_class(built, tmp_path):
@@ -244,7 +319,7 @@ def test_jar_detected_by_content_not_name(built, tmp_path):
 
 
 def test_executable_jar_with_launcher_script(built, tmp_path):
-    script = b"#!/bin/sh\nexec java -jar \"$0\" \"$@\"\n"
+    script = b'#!/bin/sh\nexec java -jar "$0" "$@"\n'
     exe = tmp_path / "app.run"
     exe.write_bytes(script + built.app.read_bytes())
     out = tmp_path / "out.run"
@@ -252,7 +327,7 @@ def test_executable_jar_with_launcher_script(built, tmp_path):
         assert c.kind == "jar" and c.preamble == script
         assert c.get("com/acme/greeting.txt") == b"hello resource\n"
         rewrite_container(c, out)
-    assert out.read_bytes()[:len(script)] == script
+    assert out.read_bytes()[: len(script)] == script
     assert_same_zip(exe, out)
     assert _java("-jar", out).strip() == "hello from v11! 42"
 
@@ -262,11 +337,40 @@ def _zip64_archive(path: Path, data: bytes = b"hello zip64") -> None:
     name = b"big/hello.txt"
     crc = zlib.crc32(data)
     local_extra = struct.pack("<HHQQ", 1, 16, len(data), len(data))
-    local = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 45, 0, 0, 0, 0x21, crc, 0xFFFFFFFF, 0xFFFFFFFF,
-                        len(name), len(local_extra)) + name + local_extra + data
+    local = (
+        struct.pack(
+            "<4sHHHHHIIIHH", b"PK\x03\x04", 45, 0, 0, 0, 0x21, crc, 0xFFFFFFFF, 0xFFFFFFFF, len(name), len(local_extra)
+        )
+        + name
+        + local_extra
+        + data
+    )
     central_extra = struct.pack("<HHQQQ", 1, 24, len(data), len(data), 0)
-    central = struct.pack("<4sBBHHHHHIIIHHHHHII", b"PK\x01\x02", 45, 3, 45, 0, 0, 0, 0x21, crc, 0xFFFFFFFF,
-                          0xFFFFFFFF, len(name), len(central_extra), 0, 0, 0, 0, 0xFFFFFFFF) + name + central_extra
+    central = (
+        struct.pack(
+            "<4sBBHHHHHIIIHHHHHII",
+            b"PK\x01\x02",
+            45,
+            3,
+            45,
+            0,
+            0,
+            0,
+            0x21,
+            crc,
+            0xFFFFFFFF,
+            0xFFFFFFFF,
+            len(name),
+            len(central_extra),
+            0,
+            0,
+            0,
+            0,
+            0xFFFFFFFF,
+        )
+        + name
+        + central_extra
+    )
     eocd64 = struct.pack("<4sQHHIIQQQQ", b"PK\x06\x06", 44, 45, 45, 0, 0, 1, 1, len(central), len(local))
     locator = struct.pack("<4sIQI", b"PK\x06\x07", 0, len(local) + len(central), 1)
     eocd = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
@@ -283,7 +387,7 @@ def test_zip64_archive_is_read_and_copied_exactly(tmp_path):
         rewrite_container(c, out)
     # Entries and central directory (with its ZIP64 extra field) are copied exactly; one entry needs
     # no ZIP64 end records, so the writer uses the plain one.
-    entries_and_cd = src.read_bytes()[:-(56 + 20 + 22)]
+    entries_and_cd = src.read_bytes()[: -(56 + 20 + 22)]
     assert out.read_bytes()[:-22] == entries_and_cd
     assert_same_zip(src, out)
 
@@ -338,6 +442,7 @@ def test_unreadable_path(built, tmp_path, monkeypatch):
             if os.fspath(path) == str(locked):
                 raise PermissionError(13, "Permission denied", str(path))
             return real_open(path, flags, *args, **kw)
+
         monkeypatch.setattr(jars.os, "open", refusing_open)
     with pytest.raises(ArchiveError) as err:
         open_container(locked)
@@ -378,7 +483,7 @@ def test_bad_central_directory(built, tmp_path):
     # find the second central record by its name and break its signature
     data = bad.read_bytes()
     pos = data.index(b"PK\x01\x02", cd_start + 1)
-    assert data[pos + 46:pos + 46 + len(second.filename)] == second.filename.encode()
+    assert data[pos + 46 : pos + 46 + len(second.filename)] == second.filename.encode()
     corrupt(bad, pos, b"XX")
     with pytest.raises(ArchiveError) as err:
         open_container(bad)
@@ -449,8 +554,9 @@ def test_duplicate_entry_names(tmp_path):
     assert err.value.path == str(bad) and err.value.entry == "com/acme/A.class"
 
 
-@pytest.mark.parametrize("evil", ["../escape.txt", "/etc/absolute.txt", "a/../../up.txt", "C:/drive.txt",
-                                  "back\\slash.txt"])
+@pytest.mark.parametrize(
+    "evil", ["../escape.txt", "/etc/absolute.txt", "a/../../up.txt", "C:/drive.txt", "back\\slash.txt"]
+)
 def test_escaping_names_refused_for_directory_output(tmp_path, evil):
     src = tmp_path / "evil.zip"
     with zipfile.ZipFile(src, "w") as z:
@@ -485,6 +591,7 @@ def test_random_corruption_raises_only_archive_errors(built, tmp_path):
     import random
 
     from jprewrite.errors import JprewriteError
+
     rng = random.Random(20240501)
     original = built.signed.read_bytes()
     victim, out = tmp_path / "damaged.jar", tmp_path / "out.jar"
@@ -492,12 +599,13 @@ def test_random_corruption_raises_only_archive_errors(built, tmp_path):
         data = bytearray(original)
         for _ in range(rng.randint(1, 3)):
             # mostly hit the central directory and end record, where structure lives
-            pos = len(data) - 1 - rng.randrange(min(len(data), 1500)) if rng.random() < 0.7 \
-                else rng.randrange(len(data))
+            pos = (
+                len(data) - 1 - rng.randrange(min(len(data), 1500)) if rng.random() < 0.7 else rng.randrange(len(data))
+            )
             if rng.random() < 0.8:
                 data[pos] = rng.randrange(256)
             else:
-                del data[pos:pos + rng.randint(1, 40)]
+                del data[pos : pos + rng.randint(1, 40)]
         victim.write_bytes(bytes(data))
         try:
             with open_container(victim) as c:
@@ -521,8 +629,11 @@ def test_copy_of_python_zip_preserves_every_detail(built, tmp_path):
     with open_container(src) as c:
         assert c.comment == b"archive comment"
         stored = c.entry("data/stored.bin")
-        assert (stored.compress_type, stored.comment, stored.date_time) == \
-               (STORED, b"stored entry comment", (2001, 2, 3, 4, 5, 6))
+        assert (stored.compress_type, stored.comment, stored.date_time) == (
+            STORED,
+            b"stored entry comment",
+            (2001, 2, 3, 4, 5, 6),
+        )
         rewrite_container(c, out)
     assert_same_zip(src, out)
     assert out.read_bytes() == src.read_bytes()
@@ -542,15 +653,19 @@ def test_replaced_entries_keep_metadata_and_method(built, tmp_path):
     new_stored = b"new stored payload" * 3
     new_text = b"changed text " * 40
     with open_container(src) as c:
-        rewrite_container(c, out, lambda e: {"data/stored.bin": new_stored,
-                                             "data/deflated.txt": new_text}.get(e.name))
+        rewrite_container(c, out, lambda e: {"data/stored.bin": new_stored, "data/deflated.txt": new_text}.get(e.name))
     with zipfile.ZipFile(src) as za, zipfile.ZipFile(out) as zb:
         assert zb.testzip() is None  # every CRC and size is right
         assert [i.filename for i in za.infolist()] == [i.filename for i in zb.infolist()]
         for x in za.infolist():
             y = zb.getinfo(x.filename)
-            assert (x.date_time, x.compress_type, x.comment, x.external_attr, x.extra) == \
-                   (y.date_time, y.compress_type, y.comment, y.external_attr, y.extra), x.filename
+            assert (x.date_time, x.compress_type, x.comment, x.external_attr, x.extra) == (
+                y.date_time,
+                y.compress_type,
+                y.comment,
+                y.external_attr,
+                y.extra,
+            ), x.filename
         assert zb.read("data/stored.bin") == new_stored
         assert zb.getinfo("data/stored.bin").compress_size == len(new_stored)
         assert zb.read("data/deflated.txt") == new_text
@@ -566,6 +681,7 @@ def test_rewritten_class_runs_on_the_jvm(built, tmp_path):
         if entry.class_name == "com/acme/Hello" and entry.release == 11:
             return entry.read().replace(b"hello from v11!", b"hello, patched!")
         return None
+
     with open_container(built.app) as c:
         rewrite_container(c, out, patch)
     assert _java("-cp", out, "com.acme.Hello").strip() == "hello, patched! 42"
@@ -698,6 +814,7 @@ def test_exception_in_transform_leaves_nothing(built, tmp_path):
         if entry.name == "com/acme/Util.class":
             raise RuntimeError("transform failed")
         return None
+
     with open_container(built.app) as c:
         for target, as_dir in ((out, False), (out_dir, True)):
             with pytest.raises(RuntimeError, match="transform failed"):
@@ -728,6 +845,7 @@ def test_signed_jar_output_is_unsigned_with_one_warning(built, tmp_path):
         if entry.class_name == "com/acme/Hello" and entry.release == 11:
             return entry.read().replace(b"hello from v11!", b"hello, patched!")
         return None
+
     with open_container(built.signed) as c:
         assert c.is_signed and set(c.signature_files) == {"META-INF/ME.SF", "META-INF/ME.EC"}
         original = c.manifest()
@@ -749,10 +867,12 @@ def test_signed_jar_output_is_unsigned_with_one_warning(built, tmp_path):
 
 def test_signature_stripping_keeps_other_per_entry_attributes(tmp_path):
     src, out = tmp_path / "signed.jar", tmp_path / "out.jar"
-    manifest = (b"Manifest-Version: 1.0\r\nImplementation-Title: x\r\n\r\n"
-                b"Name: a/A.class\r\nSHA-256-Digest: AAAA\r\n\r\n"
-                b"Name: a/\r\nSealed: true\r\nSHA1-Digest: BBBB\r\nSHA-384-Digest-Manifest-Main: CC\r\n\r\n"
-                b"Name: b/B.class\r\nX-Custom: keep me\r\n\r\n")
+    manifest = (
+        b"Manifest-Version: 1.0\r\nImplementation-Title: x\r\n\r\n"
+        b"Name: a/A.class\r\nSHA-256-Digest: AAAA\r\n\r\n"
+        b"Name: a/\r\nSealed: true\r\nSHA1-Digest: BBBB\r\nSHA-384-Digest-Manifest-Main: CC\r\n\r\n"
+        b"Name: b/B.class\r\nX-Custom: keep me\r\n\r\n"
+    )
     with zipfile.ZipFile(src, "w") as z:
         z.writestr("META-INF/MANIFEST.MF", manifest)
         z.writestr("META-INF/SIGNER.SF", b"sf")
@@ -768,7 +888,8 @@ def test_signature_stripping_keeps_other_per_entry_attributes(tmp_path):
         assert z.read("META-INF/MANIFEST.MF") == (
             b"Manifest-Version: 1.0\r\nImplementation-Title: x\r\n\r\n"
             b"Name: a/\r\nSealed: true\r\n\r\n"
-            b"Name: b/B.class\r\nX-Custom: keep me\r\n\r\n")
+            b"Name: b/B.class\r\nX-Custom: keep me\r\n\r\n"
+        )
     assert len(messages) == 1 and str(src) in messages[0]
 
 
@@ -776,8 +897,10 @@ def test_signature_stripping_keeps_other_per_entry_attributes(tmp_path):
 
 
 def test_unchanged_manifest_is_byte_identical():
-    odd = (b"Manifest-Version: 1.0\nClass-Path: a.jar b.jar c.jar d.jar e.jar f.jar g.jar h.jar i.jar j.ja\n"
-           b" r k.jar\nCreated-By: someone\n\n\nName: x/\nSealed: true\n")  # LF, wrapped, extra blank line
+    odd = (
+        b"Manifest-Version: 1.0\nClass-Path: a.jar b.jar c.jar d.jar e.jar f.jar g.jar h.jar i.jar j.ja\n"
+        b" r k.jar\nCreated-By: someone\n\n\nName: x/\nSealed: true\n"
+    )  # LF, wrapped, extra blank line
     m = Manifest.parse(odd)
     assert m.main["Class-Path"].endswith("j.jar k.jar") and m.sections["x/"]["sealed"] == "true"
     assert not m.is_modified and m.to_bytes() == odd
@@ -814,8 +937,10 @@ def test_manifest_joins_continuations_split_inside_a_character():
 
 
 def test_manifest_digest_stripping():
-    m = Manifest.parse(b"Manifest-Version: 1.0\r\nX-Main-Digest: keep\r\n\r\n"
-                       b"Name: a\r\nSHA-256-Digest: x\r\n\r\nName: b\r\nMD5-Digest: y\r\nFoo: bar\r\n\r\n")
+    m = Manifest.parse(
+        b"Manifest-Version: 1.0\r\nX-Main-Digest: keep\r\n\r\n"
+        b"Name: a\r\nSHA-256-Digest: x\r\n\r\nName: b\r\nMD5-Digest: y\r\nFoo: bar\r\n\r\n"
+    )
     assert m.strip_digests() is True
     assert list(m.sections) == ["b"] and dict(m.sections["b"]) == {"Foo": "bar"}
     assert m.main["X-Main-Digest"] == "keep"  # main attributes are kept

@@ -195,8 +195,15 @@ class Analysed:
 
     def shape(self) -> list[tuple]:
         """[(start offset, size, sorted successor offsets, sorted handler offsets)]."""
-        return [(self.off(b.index), b.size, sorted(self.off(s) for s in b.successors),
-                 sorted(self.off(s) for s in b.exception_successors)) for b in self.blocks]
+        return [
+            (
+                self.off(b.index),
+                b.size,
+                sorted(self.off(s) for s in b.successors),
+                sorted(self.off(s) for s in b.exception_successors),
+            )
+            for b in self.blocks
+        ]
 
     def offs(self, indices) -> set[int]:
         return {self.off(b) for b in indices}
@@ -219,57 +226,95 @@ EXPECTED = {
     "whileLoop": ([(0, 2, [2], []), (2, 2, [6, 16], []), (6, 6, [2], []), (16, 2, [], [])], SAME),
     # the do-while body is one block that loops to itself
     "doWhile": ([(0, 2, [2], []), (2, 7, [2, 13], []), (13, 2, [], [])], SAME),
-    "nested": ([(0, 4, [4], []), (4, 3, [9, 32], []), (9, 2, [11], []), (11, 3, [16, 26], []),
-                (16, 6, [11], []), (26, 2, [4], []), (32, 2, [], [])], SAME),
-    "labelled": ([(0, 4, [4], []), (4, 3, [9, 47], []), (9, 2, [11], []), (11, 3, [16, 41], []),
-                  (16, 3, [21, 24], []), (21, 1, [41], []), (24, 3, [29, 32], []), (29, 1, [47], []),
-                  (32, 3, [11], []), (41, 2, [4], []), (47, 2, [], [])], SAME),
+    "nested": (
+        [
+            (0, 4, [4], []),
+            (4, 3, [9, 32], []),
+            (9, 2, [11], []),
+            (11, 3, [16, 26], []),
+            (16, 6, [11], []),
+            (26, 2, [4], []),
+            (32, 2, [], []),
+        ],
+        SAME,
+    ),
+    "labelled": (
+        [
+            (0, 4, [4], []),
+            (4, 3, [9, 47], []),
+            (9, 2, [11], []),
+            (11, 3, [16, 41], []),
+            (16, 3, [21, 24], []),
+            (21, 1, [41], []),
+            (24, 3, [29, 32], []),
+            (29, 1, [47], []),
+            (32, 3, [11], []),
+            (41, 2, [4], []),
+            (47, 2, [], []),
+        ],
+        SAME,
+    ),
     # tableswitch: case 3 and default share 41
-    "table": ([(0, 2, [32, 35, 38, 41], []), (32, 2, [], []), (35, 2, [], []), (38, 2, [], []),
-               (41, 2, [], [])], SAME),
-    "lookup": ([(0, 2, [36, 39, 42, 45], []), (36, 2, [], []), (39, 2, [], []), (42, 2, [], []),
-                (45, 2, [], [])], SAME),
+    "table": ([(0, 2, [32, 35, 38, 41], []), (32, 2, [], []), (35, 2, [], []), (38, 2, [], []), (41, 2, [], [])], SAME),
+    "lookup": (
+        [(0, 2, [36, 39, 42, 45], []), (36, 2, [], []), (39, 2, [], []), (42, 2, [], []), (45, 2, [], [])],
+        SAME,
+    ),
     # eight table entries, three distinct targets
     "dups": ([(0, 2, [44, 46, 48], []), (44, 2, [], []), (46, 2, [], []), (48, 2, [], [])], SAME),
     # [0,5)->15 NumberFormatException, [0,5)->28 any, [15,18)->28 any
     "tryCatchFinally": (
         [(0, 9, [], [15, 28]), (15, 9, [], [28]), (28, 7, [], [])],
-        [(0, 2, [4], [15, 28]),    # aload_0 invokestatic
-         (4, 2, [8], [15, 28]),    # istore_1 getstatic (offset 4 is still in [0,5))
-         (8, 3, [13], []),         # iconst_1 iadd putstatic
-         (13, 2, [], []),          # iload_1 ireturn
-         (15, 4, [21], [28]),      # astore_1 iconst_m1 istore_2 getstatic
-         (21, 3, [26], []), (26, 2, [], []),
-         (28, 2, [32], []), (32, 3, [37], []), (37, 2, [], [])]),
+        [
+            (0, 2, [4], [15, 28]),  # aload_0 invokestatic
+            (4, 2, [8], [15, 28]),  # istore_1 getstatic (offset 4 is still in [0,5))
+            (8, 3, [13], []),  # iconst_1 iadd putstatic
+            (13, 2, [], []),  # iload_1 ireturn
+            (15, 4, [21], [28]),  # astore_1 iconst_m1 istore_2 getstatic
+            (21, 3, [26], []),
+            (26, 2, [], []),
+            (28, 2, [32], []),
+            (32, 3, [37], []),
+            (37, 2, [], []),
+        ],
+    ),
     # [4,16)->19 any, [19,22)->19 any (the handler covers itself)
     "sync": (
         [(0, 13, [24], [19]), (19, 5, [], [19]), (24, 1, [], [])],
-        [(0, 4, [4], []),          # aload_1 dup astore_2 monitorenter: before the range
-         (4, 3, [9], [19]),        # aload_0 dup getfield
-         (9, 3, [14], [19]),       # iconst_1 iadd putfield
-         (14, 2, [16], [19]),      # aload_2 monitorexit
-         (16, 1, [24], []),        # goto: offset 16 is the end of the range
-         (19, 3, [22], [19]),      # astore_3 aload_2 monitorexit
-         (22, 2, [], []),          # aload_3 athrow
-         (24, 1, [], [])]),
+        [
+            (0, 4, [4], []),  # aload_1 dup astore_2 monitorenter: before the range
+            (4, 3, [9], [19]),  # aload_0 dup getfield
+            (9, 3, [14], [19]),  # iconst_1 iadd putfield
+            (14, 2, [16], [19]),  # aload_2 monitorexit
+            (16, 1, [24], []),  # goto: offset 16 is the end of the range
+            (19, 3, [22], [19]),  # astore_3 aload_2 monitorexit
+            (22, 2, [], []),  # aload_3 athrow
+            (24, 1, [], []),
+        ],
+    ),
     # a throwing call in the middle of a default block; the array load too
-    "callMiddle": ([(0, 15, [], [])],
-                   [(0, 4, [6], []), (6, 9, [17], []), (17, 2, [], [])]),
+    "callMiddle": ([(0, 15, [], [])], [(0, 4, [6], []), (6, 9, [17], []), (17, 2, [], [])]),
     # the handler range [2,7) covers the middle of the first default block
-    "partial": ([(0, 6, [13], [10]), (10, 3, [], []), (13, 2, [], [])],
-                [(0, 4, [6], [10]), (6, 2, [13], [10]), (10, 3, [], []), (13, 2, [], [])]),
+    "partial": (
+        [(0, 6, [13], [10]), (10, 3, [], []), (13, 2, [], [])],
+        [(0, 4, [6], [10]), (6, 2, [13], [10]), (10, 3, [], []), (13, 2, [], [])],
+    ),
     # ends in a goto, loops to the entry
     "spin": ([(0, 3, [0], [])], [(0, 2, [4], []), (4, 1, [0], [])]),
     # ldc of a String or an int does not throw, ldc of a Class may
-    "consts": ([(0, 9, [14, 18], []), (14, 2, [19], []), (18, 1, [19], []), (19, 1, [], [])],
-               [(0, 3, [5], []), (5, 6, [14, 18], []), (14, 2, [19], []), (18, 1, [19], []),
-                (19, 1, [], [])]),
+    "consts": (
+        [(0, 9, [14, 18], []), (14, 2, [19], []), (18, 1, [19], []), (19, 1, [], [])],
+        [(0, 3, [5], []), (5, 6, [14, 18], []), (14, 2, [19], []), (18, 1, [19], []), (19, 1, [], [])],
+    ),
     # JP Fig. 4/5: blocks of 2, 3, 7 and 1 bytecodes; precisely, 3 blocks inside the if
-    "f": ([(0, 2, [2], []), (2, 3, [8, 23], []), (8, 7, [2], []), (23, 1, [], [])],
-          [(0, 2, [2], []), (2, 3, [8, 23], []), (8, 2, [12], []), (12, 3, [17], []),
-           (17, 2, [2], []), (23, 1, [], [])]),
-    "g": ([(0, 2, [2], []), (2, 3, [7, 17], []), (7, 4, [2], []), (17, 1, [], [])],
-          [(0, 2, [2], []), (2, 3, [7, 17], []), (7, 2, [11], []), (11, 2, [2], []), (17, 1, [], [])]),
+    "f": (
+        [(0, 2, [2], []), (2, 3, [8, 23], []), (8, 7, [2], []), (23, 1, [], [])],
+        [(0, 2, [2], []), (2, 3, [8, 23], []), (8, 2, [12], []), (12, 3, [17], []), (17, 2, [2], []), (23, 1, [], [])],
+    ),
+    "g": (
+        [(0, 2, [2], []), (2, 3, [7, 17], []), (7, 4, [2], []), (17, 1, [], [])],
+        [(0, 2, [2], []), (2, 3, [7, 17], []), (7, 2, [11], []), (11, 2, [2], []), (17, 1, [], [])],
+    ),
     "h": ([(0, 1, [], [])], SAME),
 }
 
@@ -299,9 +344,21 @@ def test_while_true_and_for_compile_alike_as_the_paper_says(classes) -> None:
 
 # --------------------------------------------------------------------------- loops and JP section 5.2
 LOOPS = {  # method -> loop start offsets (retreating-edge targets and backward-jump targets agree)
-    "ifElse": set(), "forLoop": {4}, "whileLoop": {2}, "doWhile": {2}, "nested": {4, 11},
-    "labelled": {4, 11}, "table": set(), "tryCatchFinally": set(), "sync": set(), "f": {2},
-    "g": {2}, "h": set(), "spin": {0}, "partial": set(), "callMiddle": set(),
+    "ifElse": set(),
+    "forLoop": {4},
+    "whileLoop": {2},
+    "doWhile": {2},
+    "nested": {4, 11},
+    "labelled": {4, 11},
+    "table": set(),
+    "tryCatchFinally": set(),
+    "sync": set(),
+    "f": {2},
+    "g": {2},
+    "h": set(),
+    "spin": {0},
+    "partial": set(),
+    "callMiddle": set(),
 }
 
 
@@ -327,8 +384,8 @@ PATHS = {
     "g": {0: 2, 2: 7},
     "h": {0: 1},
     "forLoop": {0: 4, 4: 9},
-    "doWhile": {0: 2, 2: 9},          # the self loop stops at its own header
-    "nested": {0: 4, 4: 5, 11: 9},    # 4: 3 + 2 (then the inner header); 11: 3 + 6
+    "doWhile": {0: 2, 2: 9},  # the self loop stops at its own header
+    "nested": {0: 4, 4: 5, 11: 9},  # 4: 3 + 2 (then the inner header); 11: 3 + 6
     "labelled": {0: 4, 4: 5, 11: 12},  # 11 -> 16 -> 24 -> 29 -> 47: 3 + 3 + 3 + 1 + 2
     "table": {0: 4},
     "tryCatchFinally": {0: 9, 15: 9, 28: 7},
@@ -344,9 +401,19 @@ def test_longest_paths(classes, name, mode) -> None:
     assert Analysed(classes["B"], name, mode).jp_paths() == PATHS[name]
 
 
-OMIT_ENTRY_CHECK = {"f": True, "g": True, "h": True, "forLoop": True, "ifElse": True,
-                    "tryCatchFinally": False, "callMiddle": False, "spin": False, "sync": True,
-                    "partial": False, "nested": True}
+OMIT_ENTRY_CHECK = {
+    "f": True,
+    "g": True,
+    "h": True,
+    "forLoop": True,
+    "ifElse": True,
+    "tryCatchFinally": False,
+    "callMiddle": False,
+    "spin": False,
+    "sync": True,
+    "partial": False,
+    "nested": True,
+}
 
 
 @pytest.mark.parametrize("name", sorted(OMIT_ENTRY_CHECK))
@@ -371,8 +438,9 @@ def test_labels_are_reused_or_inserted_and_nothing_else_changes(classes) -> None
     before = list(body.items)
     blocks = basic_blocks(body, "default")
     after = body.items
-    assert [x for x in after if not isinstance(x, Label) or any(x is y for y in before)] \
-        == [x for x in before]  # the old items, in order, same objects
+    assert [x for x in after if not isinstance(x, Label) or any(x is y for y in before)] == [
+        x for x in before
+    ]  # the old items, in order, same objects
     for b in blocks:
         assert after[b.start - 1] is b.label
         assert not isinstance(after[b.start], Label) and not isinstance(after[b.end - 1], Label)
@@ -400,60 +468,157 @@ def _jsr_class() -> ClassFile:
     def method(name: str, desc: str, items: list, max_locals: int, handlers=()) -> None:
         body = CodeBody(items=items, handlers=list(handlers), max_locals=max_locals)
         code = assemble(body, pool, frames=False, name_index=pool.add_utf8("Code"))
-        cf.methods.append(Method(ACC_PUBLIC | ACC_STATIC, pool.add_utf8(name), pool.add_utf8(desc),
-                                 [code], cf))
+        cf.methods.append(Method(ACC_PUBLIC | ACC_STATIC, pool.add_utf8(name), pool.add_utf8(desc), [code], cf))
 
     from jprewrite.editor.body import Handler
+
     # sub(x): one subroutine called from two places
     els, end, S = Label(), Label(), Label()
-    method("sub", "(I)I", [
-        _I(op.ILOAD, 0), _I(op.IFEQ, els), _I(op.JSR, S), Iinc(-1, 0, 1), _I(op.GOTO, end),
-        els, _I(op.JSR, S), Iinc(-1, 0, 2),
-        end, _I(op.ILOAD, 0), _I(op.IRETURN),
-        S, _I(op.ASTORE, 1), Iinc(-1, 0, 10), _I(op.RET, 1)], 2)
+    method(
+        "sub",
+        "(I)I",
+        [
+            _I(op.ILOAD, 0),
+            _I(op.IFEQ, els),
+            _I(op.JSR, S),
+            Iinc(-1, 0, 1),
+            _I(op.GOTO, end),
+            els,
+            _I(op.JSR, S),
+            Iinc(-1, 0, 2),
+            end,
+            _I(op.ILOAD, 0),
+            _I(op.IRETURN),
+            S,
+            _I(op.ASTORE, 1),
+            Iinc(-1, 0, 10),
+            _I(op.RET, 1),
+        ],
+        2,
+    )
     # nest(x): S calls T
     els, end, S, T = Label(), Label(), Label(), Label()
-    method("nest", "(I)I", [
-        _I(op.ILOAD, 0), _I(op.IFEQ, els), _I(op.JSR, S), Iinc(-1, 0, 1), _I(op.GOTO, end),
-        els, _I(op.JSR, S), Iinc(-1, 0, 2),
-        end, _I(op.ILOAD, 0), _I(op.IRETURN),
-        S, _I(op.ASTORE, 1), Iinc(-1, 0, 10), _I(op.JSR, T), Iinc(-1, 0, 100), _I(op.RET, 1),
-        T, _I(op.ASTORE, 2), Iinc(-1, 0, 1000), _I(op.RET, 2)], 3)
+    method(
+        "nest",
+        "(I)I",
+        [
+            _I(op.ILOAD, 0),
+            _I(op.IFEQ, els),
+            _I(op.JSR, S),
+            Iinc(-1, 0, 1),
+            _I(op.GOTO, end),
+            els,
+            _I(op.JSR, S),
+            Iinc(-1, 0, 2),
+            end,
+            _I(op.ILOAD, 0),
+            _I(op.IRETURN),
+            S,
+            _I(op.ASTORE, 1),
+            Iinc(-1, 0, 10),
+            _I(op.JSR, T),
+            Iinc(-1, 0, 100),
+            _I(op.RET, 1),
+            T,
+            _I(op.ASTORE, 2),
+            Iinc(-1, 0, 1000),
+            _I(op.RET, 2),
+        ],
+        3,
+    )
     # fin(s): old javac's try/finally, the finally block a subroutine called twice
     out = pool.add_fieldref("java/lang/System", "out", "Ljava/io/PrintStream;")
     println_s = pool.add_methodref("java/io/PrintStream", "println", "(Ljava/lang/String;)V")
     println_i = pool.add_methodref("java/io/PrintStream", "println", "(I)V")
     parse = pool.add_methodref("java/lang/Integer", "parseInt", "(Ljava/lang/String;)I")
     ls, le, hnd, F = Label(), Label(), Label(), Label()
-    method("fin", "(Ljava/lang/String;)I", [
-        ls, _I(op.ALOAD, 0), _I(op.INVOKESTATIC, parse), _I(op.ISTORE, 1),
-        le, _I(op.JSR, F), _I(op.ILOAD, 1), _I(op.IRETURN),
-        hnd, _I(op.ASTORE, 2), _I(op.JSR, F), _I(op.ALOAD, 2), _I(op.ATHROW),
-        F, _I(op.ASTORE, 3), _I(op.GETSTATIC, out), _I(op.LDC, pool.add_string("fin")),
-        _I(op.INVOKEVIRTUAL, println_s), _I(op.RET, 3)], 4, [Handler(ls, le, hnd, 0)])
+    method(
+        "fin",
+        "(Ljava/lang/String;)I",
+        [
+            ls,
+            _I(op.ALOAD, 0),
+            _I(op.INVOKESTATIC, parse),
+            _I(op.ISTORE, 1),
+            le,
+            _I(op.JSR, F),
+            _I(op.ILOAD, 1),
+            _I(op.IRETURN),
+            hnd,
+            _I(op.ASTORE, 2),
+            _I(op.JSR, F),
+            _I(op.ALOAD, 2),
+            _I(op.ATHROW),
+            F,
+            _I(op.ASTORE, 3),
+            _I(op.GETSTATIC, out),
+            _I(op.LDC, pool.add_string("fin")),
+            _I(op.INVOKEVIRTUAL, println_s),
+            _I(op.RET, 3),
+        ],
+        4,
+        [Handler(ls, le, hnd, 0)],
+    )
     # irr(x): a loop with two entries (irreducible)
     A, Bl, end = Label(), Label(), Label()
-    method("irr", "(I)I", [
-        _I(op.ILOAD, 0), _I(op.IFEQ, Bl),
-        A, Iinc(-1, 0, -1), _I(op.ILOAD, 0), _I(op.IFLE, end),
-        Bl, Iinc(-1, 0, -2), _I(op.ILOAD, 0), _I(op.IFGT, A),
-        end, _I(op.ILOAD, 0), _I(op.IRETURN)], 1)
+    method(
+        "irr",
+        "(I)I",
+        [
+            _I(op.ILOAD, 0),
+            _I(op.IFEQ, Bl),
+            A,
+            Iinc(-1, 0, -1),
+            _I(op.ILOAD, 0),
+            _I(op.IFLE, end),
+            Bl,
+            Iinc(-1, 0, -2),
+            _I(op.ILOAD, 0),
+            _I(op.IFGT, A),
+            end,
+            _I(op.ILOAD, 0),
+            _I(op.IRETURN),
+        ],
+        1,
+    )
     # bottom(x): a loop tested at the bottom, entered by a forward goto
     A, Bl = Label(), Label()
-    method("bottom", "(I)I", [
-        _I(op.ICONST_0), _I(op.ISTORE, 1), _I(op.GOTO, Bl),
-        A, _I(op.ILOAD, 1), _I(op.ILOAD, 0), _I(op.IADD), _I(op.ISTORE, 1), Iinc(-1, 0, -1),
-        Bl, _I(op.ILOAD, 0), _I(op.IFGT, A),
-        _I(op.ILOAD, 1), _I(op.IRETURN)], 2)
+    method(
+        "bottom",
+        "(I)I",
+        [
+            _I(op.ICONST_0),
+            _I(op.ISTORE, 1),
+            _I(op.GOTO, Bl),
+            A,
+            _I(op.ILOAD, 1),
+            _I(op.ILOAD, 0),
+            _I(op.IADD),
+            _I(op.ISTORE, 1),
+            Iinc(-1, 0, -1),
+            Bl,
+            _I(op.ILOAD, 0),
+            _I(op.IFGT, A),
+            _I(op.ILOAD, 1),
+            _I(op.IRETURN),
+        ],
+        2,
+    )
     # dead(): unreachable self loop and unreachable return
     L = Label()
-    method("dead", "()I", [_I(op.ICONST_1), _I(op.IRETURN), L, _I(op.GOTO, L),
-                           _I(op.ICONST_2), _I(op.IRETURN)], 0)
+    method("dead", "()I", [_I(op.ICONST_1), _I(op.IRETURN), L, _I(op.GOTO, L), _I(op.ICONST_2), _I(op.IRETURN)], 0)
     main: list = []
-    for name, desc, arg in (("sub", "(I)I", 0), ("sub", "(I)I", 5), ("nest", "(I)I", 0),
-                            ("nest", "(I)I", 5), ("irr", "(I)I", 0), ("irr", "(I)I", 7),
-                            ("bottom", "(I)I", 4), ("dead", "()I", None),
-                            ("fin", "(Ljava/lang/String;)I", "7")):
+    for name, desc, arg in (
+        ("sub", "(I)I", 0),
+        ("sub", "(I)I", 5),
+        ("nest", "(I)I", 0),
+        ("nest", "(I)I", 5),
+        ("irr", "(I)I", 0),
+        ("irr", "(I)I", 7),
+        ("bottom", "(I)I", 4),
+        ("dead", "()I", None),
+        ("fin", "(Ljava/lang/String;)I", "7"),
+    ):
         main.append(_I(op.GETSTATIC, out))
         if isinstance(arg, str):
             main.append(_I(op.LDC, pool.add_string(arg)))
@@ -481,8 +646,15 @@ def test_jsr_ret_one_subroutine(jsr_class) -> None:
     a = Analysed(jsr_class["J"], "sub")
     # 0: iload ifeq | 4: jsr 21 | 7: iinc goto | 13: jsr 21 | 16: iinc | 19: iload ireturn
     # 21: astore iinc ret -> after both jsrs
-    assert a.shape() == [(0, 2, [4, 13], []), (4, 1, [21], []), (7, 2, [19], []), (13, 1, [21], []),
-                         (16, 1, [19], []), (19, 2, [], []), (21, 3, [7, 16], [])]
+    assert a.shape() == [
+        (0, 2, [4, 13], []),
+        (4, 1, [21], []),
+        (7, 2, [19], []),
+        (13, 1, [21], []),
+        (16, 1, [19], []),
+        (19, 2, [], []),
+        (21, 3, [7, 16], []),
+    ]
     assert a.offs(b.index for b in a.blocks if b.is_subroutine) == {21}
     assert a.offs(loop_headers(a.body, a.blocks)) == set()
     assert a.offs(backward_jump_targets(a.body, a.blocks)) == {7, 16}  # ret goes back
@@ -502,8 +674,8 @@ def test_jsr_ret_nested_subroutines(jsr_class) -> None:
     # 21 S: astore iinc jsr T | 28 iinc ret | 33 T: astore (wide) iinc ret
     assert offs == [0, 4, 7, 13, 16, 19, 21, 28, 33]
     assert shape[6] == (21, 3, [33], [])
-    assert shape[7] == (28, 2, [7, 16], [])       # S returns after the jsrs to S
-    assert shape[8] == (33, 3, [7, 16, 28], [])   # T after its jsr, or from S too (multi-level ret)
+    assert shape[7] == (28, 2, [7, 16], [])  # S returns after the jsrs to S
+    assert shape[8] == (33, 3, [7, 16, 28], [])  # T after its jsr, or from S too (multi-level ret)
     assert a.offs(b.index for b in a.blocks if b.is_subroutine) == {21, 33}
     paths = a.jp_paths()
     assert paths[0] == 3 and paths[21] == 3  # the entry runs to a jsr, S to the jsr to T
@@ -515,20 +687,31 @@ def test_jsr_ret_finally_with_handler(jsr_class) -> None:
         # 0 aload invokestatic istore jsr | 8 iload ireturn | 10 H: astore jsr | 14 aload athrow
         # 16 F: astore getstatic ldc invokevirtual ret; the handler range is [0, 5)
         if mode == "default":
-            assert a.shape() == [(0, 4, [16], [10]), (8, 2, [], []), (10, 2, [16], []),
-                                 (14, 2, [], []), (16, 5, [8, 14], [])]
+            assert a.shape() == [
+                (0, 4, [16], [10]),
+                (8, 2, [], []),
+                (10, 2, [16], []),
+                (14, 2, [], []),
+                (16, 5, [8, 14], []),
+            ]
         else:
-            assert a.shape() == [(0, 2, [4], [10]), (4, 2, [16], [10]), (8, 2, [], []),
-                                 (10, 2, [16], []), (14, 2, [], []), (16, 2, [20], []),
-                                 (20, 2, [25], []), (25, 1, [8, 14], [])]
+            assert a.shape() == [
+                (0, 2, [4], [10]),
+                (4, 2, [16], [10]),
+                (8, 2, [], []),
+                (10, 2, [16], []),
+                (14, 2, [], []),
+                (16, 2, [20], []),
+                (20, 2, [25], []),
+                (25, 1, [8, 14], []),
+            ]
         _check_structure(a.body, a.blocks, mode, a.method.pool)
 
 
 def test_irreducible_loop(jsr_class) -> None:
     a = Analysed(jsr_class["J"], "irr")
     # 0 iload ifeq B | 4 A: iinc iload ifle end | 11 B: iinc iload ifgt A | 18 end: iload ireturn
-    assert a.shape() == [(0, 2, [4, 11], []), (4, 3, [11, 18], []), (11, 3, [4, 18], []),
-                         (18, 2, [], [])]
+    assert a.shape() == [(0, 2, [4, 11], []), (4, 3, [11, 18], []), (11, 3, [4, 18], []), (18, 2, [], [])]
     assert a.offs(loop_headers(a.body, a.blocks)) == {4}  # DFS: 0 -> 4 -> 11 -> 4 retreats
     assert a.offs(backward_jump_targets(a.body, a.blocks)) == {4}
     assert a.jp_paths() == {0: 7, 4: 8}  # 0: 2 + (11: 3 + 2); 4: 3 + 3 + 2
@@ -561,13 +744,25 @@ def test_unreachable_code(jsr_class) -> None:
 
 def test_ret_outside_any_subroutine_may_return_after_any_jsr() -> None:
     S, dead = Label(), Label()
-    items = [_I(op.JSR, S), _I(op.JSR, S), _I(op.RETURN),
-             S, _I(op.ASTORE, 0), _I(op.RET, 0),
-             dead, _I(op.RET, 0)]  # unreachable ret: no subroutine reaches it
+    items = [
+        _I(op.JSR, S),
+        _I(op.JSR, S),
+        _I(op.RETURN),
+        S,
+        _I(op.ASTORE, 0),
+        _I(op.RET, 0),
+        dead,
+        _I(op.RET, 0),
+    ]  # unreachable ret: no subroutine reaches it
     body = CodeBody(items=items, max_locals=1)
     blocks = basic_blocks(body, "default")
     assert [(b.first, b.size, b.successors) for b in blocks] == [
-        (0, 1, [3]), (1, 1, [3]), (2, 1, []), (3, 2, [1, 2]), (5, 1, [1, 2])]
+        (0, 1, [3]),
+        (1, 1, [3]),
+        (2, 1, []),
+        (3, 2, [1, 2]),
+        (5, 1, [1, 2]),
+    ]
 
 
 def test_bad_mode_and_empty_body() -> None:
@@ -577,10 +772,34 @@ def test_bad_mode_and_empty_body() -> None:
 
 
 def test_opcode_tables() -> None:
-    assert MAY_THROW_OPCODES.isdisjoint({op.IADD, op.FDIV, op.DREM, op.ILOAD, op.IINC, op.GOTO, op.JSR,
-                                         op.RET, op.TABLESWITCH, op.NOP, op.DUP, op.I2L, op.LCMP})
-    assert {op.IDIV, op.LREM, op.AASTORE, op.ARRAYLENGTH, op.INSTANCEOF, op.MONITOREXIT,
-            op.INVOKEDYNAMIC, op.MULTIANEWARRAY, op.PUTSTATIC} <= MAY_THROW_OPCODES
+    assert MAY_THROW_OPCODES.isdisjoint(
+        {
+            op.IADD,
+            op.FDIV,
+            op.DREM,
+            op.ILOAD,
+            op.IINC,
+            op.GOTO,
+            op.JSR,
+            op.RET,
+            op.TABLESWITCH,
+            op.NOP,
+            op.DUP,
+            op.I2L,
+            op.LCMP,
+        }
+    )
+    assert {
+        op.IDIV,
+        op.LREM,
+        op.AASTORE,
+        op.ARRAYLENGTH,
+        op.INSTANCEOF,
+        op.MONITOREXIT,
+        op.INVOKEDYNAMIC,
+        op.MULTIANEWARRAY,
+        op.PUTSTATIC,
+    } <= MAY_THROW_OPCODES
     assert op.INVOKEVIRTUAL not in CONTROL_OPCODES and op.JSR in CONTROL_OPCODES
     assert may_throw(_I(op.LDC, 1)) and not ends_block(_I(op.IDIV), "default")
 
@@ -597,7 +816,7 @@ def _check_structure(body: CodeBody, blocks, mode: str, pool) -> None:
     for b in blocks:
         assert b.first == pos and b.size >= 1
         assert items[b.start - 1] is b.label
-        chunk = [x for x in items[b.start:b.end] if not isinstance(x, Label)]
+        chunk = [x for x in items[b.start : b.end] if not isinstance(x, Label)]
         assert len(chunk) == b.size and chunk[0] is insns[pos] and chunk[-1] is insns[pos + b.size - 1]
         # nothing inside a block ends it
         assert not any(ends_block(x, mode, pool) for x in chunk[:-1])
@@ -618,9 +837,12 @@ def _check_structure(body: CodeBody, blocks, mode: str, pool) -> None:
     for h in body.handlers:
         assert label_ord[id(h.handler)] in starts
     # boundaries are all needed: after an instruction that ends a block, or at a target/handler
-    needed = {0} | {label_ord[id(t)] for insn in insns for t in branch_targets(insn)} \
-        | {label_ord[id(h.handler)] for h in body.handlers} \
+    needed = (
+        {0}
+        | {label_ord[id(t)] for insn in insns for t in branch_targets(insn)}
+        | {label_ord[id(h.handler)] for h in body.handlers}
         | {i + 1 for i, x in enumerate(insns) if ends_block(x, mode, pool) and i + 1 < n}
+    )
     assert starts == needed
     # edges are symmetric
     for b in blocks:

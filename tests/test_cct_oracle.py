@@ -33,8 +33,7 @@ def without_object_init(node: dict) -> dict:
     stack = [copy]
     while stack:
         n = stack.pop()
-        kids = [dict(c) for c in n.get("children", ())
-                if not (c["method"] == OBJECT_INIT and not c.get("children"))]
+        kids = [dict(c) for c in n.get("children", ()) if not (c["method"] == OBJECT_INIT and not c.get("children"))]
         n["children"] = kids
         stack.extend(kids)
     return copy
@@ -47,6 +46,7 @@ def built(tmp_path_factory):
     def get(name: str) -> tuple[Path, Path]:
         classes = compile_sample(name, root / name / "classes")
         return root / name, make_jar(classes, root / name / f"{name}.jar")
+
     return get
 
 
@@ -69,15 +69,27 @@ def test_sample_matches_oracle(built, name: str) -> None:
 
 CASES = Path(__file__).parent / "oracle_cases"
 # the oracle's own test programs (tests/test_oracle.py checks the oracle on them): main class, arguments
-ORACLE_CASES = [("bytecodes", ()), ("callbacks", ()), ("clinit", ()), ("exceptions", ()), ("exits", ("exit",)),
-                ("exits", ("fail",)), ("fig4", ()), ("lambdas", ()), ("mixed", ()), ("recursion", ("3000",)),
-                ("reflection", ()), ("threads", ())]
+ORACLE_CASES = [
+    ("bytecodes", ()),
+    ("callbacks", ()),
+    ("clinit", ()),
+    ("exceptions", ()),
+    ("exits", ("exit",)),
+    ("exits", ("fail",)),
+    ("fig4", ()),
+    ("lambdas", ()),
+    ("mixed", ()),
+    ("recursion", ("3000",)),
+    ("reflection", ()),
+    ("threads", ()),
+]
 
 
 @pytest.mark.parametrize("case, args", ORACLE_CASES, ids=[f"{c}-{'-'.join(a) or 'plain'}" for c, a in ORACLE_CASES])
 def test_oracle_case_matches(tmp_path, case: str, args: tuple[str, ...]) -> None:
     """System.exit, uncaught exceptions in main, clinit chains, threads: the same tree as the oracle."""
     from support.jdk import javac
+
     sources = {str(p.relative_to(CASES / case)): p.read_text() for p in sorted((CASES / case).rglob("*.java"))}
     jar = make_jar(javac(sources, tmp_path / "classes"), tmp_path / f"{case}.jar")
     out = tmp_path / f"{case}-precise.jar"
@@ -87,7 +99,10 @@ def test_oracle_case_matches(tmp_path, case: str, args: tuple[str, ...]) -> None
     oracle = run_oracle([jar], main, args, app_patterns=(f"com.example.{case}.",), timeout=600)
     assert rewritten.stdout == oracle.stdout
     assert rewritten.returncode == oracle.returncode
-    expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"]),
-                "threads": [{**t, "root": without_object_init(t["root"])} for t in oracle.profile["threads"]]}
+    expected = {
+        **oracle.profile,
+        "root": without_object_init(oracle.profile["root"]),
+        "threads": [{**t, "root": without_object_init(t["root"])} for t in oracle.profile["threads"]],
+    }
     differences = diff_profiles(expected, rewritten.profile, threads=True)
     assert not differences, "\n".join(differences[:40])

@@ -109,17 +109,20 @@ public class Counting implements Profiler {
 def test_periodic_activation_calls_the_profiling_agent(fig4, tmp_path) -> None:
     """JP section 5: the agent is called about every 1000 bytecodes (the counter is an upper bound)."""
     from jprewrite.rewrite.runtime_build import runtime_classes
+
     tmp, _ = fig4
     rt = tmp_path / "runtime"
     for name, data in runtime_classes().items():
         (rt / name).parent.mkdir(parents=True, exist_ok=True)
         (rt / name).write_bytes(data)
-    loop = {"Loop.java": """
+    loop = {
+        "Loop.java": """
 public class Loop {
   static int f(int n) { int s = 0; for (int i = 0; i < n; i++) s += i % 7; return s; }
   public static void main(String[] a) { int t = 0; for (int k = 0; k < 50; k++) t += f(2000); System.out.println(t); }
 }
-"""}
+"""
+    }
     classes = javac({**loop, **PROFILER}, tmp_path / "classes", "-cp", str(rt))
     jar = make_jar(classes, tmp_path / "loop.jar")
     out = tmp_path / "loop-activation.jar"
@@ -139,6 +142,7 @@ public class Loop {
 def _cli(*args: str) -> tuple[int, str]:
     import subprocess
     import sys
+
     p = subprocess.run([sys.executable, "-m", "jprewrite.cli.main", *args], capture_output=True, text=True)
     return p.returncode, p.stderr
 
@@ -149,6 +153,7 @@ def test_bad_input_is_one_line_and_exit_2(fig4, tmp_path) -> None:
     text.write_text("not a jar")
     truncated = tmp_path / "truncated.jar"
     import zipfile
+
     with zipfile.ZipFile(jar) as z, zipfile.ZipFile(truncated, "w") as out:
         for name in z.namelist():
             data = z.read(name)
@@ -178,12 +183,24 @@ def test_manifest_class_path_points_at_rewritten_siblings(tmp_path) -> None:
     """A Class-Path naming another input of the run (here by absolute path, as Debian's jars do)
     is pointed at that input's output; the rewritten application then runs instrumented code only."""
     import zipfile
+
     (tmp_path / "in").mkdir()
-    lib = make_jar(javac({"lib/Lib.java": "package lib; public class Lib { public static int twice(int x) { return 2 * x; } }"},
-                         tmp_path / "lib-classes"), tmp_path / "in" / "lib.jar")
-    app_classes = javac({"App.java": "public class App { public static void main(String[] a) { System.out.println(lib.Lib.twice(21)); } }"},
-                        tmp_path / "app-classes", "-cp", str(lib))
-    (tmp_path / "manifest.txt").write_text(f"Main-Class: App\nClass-Path: {lib.as_uri()[len('file:'):]}\n")
+    lib = make_jar(
+        javac(
+            {"lib/Lib.java": "package lib; public class Lib { public static int twice(int x) { return 2 * x; } }"},
+            tmp_path / "lib-classes",
+        ),
+        tmp_path / "in" / "lib.jar",
+    )
+    app_classes = javac(
+        {
+            "App.java": "public class App { public static void main(String[] a) { System.out.println(lib.Lib.twice(21)); } }"
+        },
+        tmp_path / "app-classes",
+        "-cp",
+        str(lib),
+    )
+    (tmp_path / "manifest.txt").write_text(f"Main-Class: App\nClass-Path: {lib.as_uri()[len('file:') :]}\n")
     app = tmp_path / "in" / "app.jar"
     run([tool("jar"), "cfm", str(app), str(tmp_path / "manifest.txt"), "-C", str(app_classes), "."])
     out = tmp_path / "out"
@@ -192,8 +209,7 @@ def test_manifest_class_path_points_at_rewritten_siblings(tmp_path) -> None:
     assert "Class-Path: lib.jar" in manifest.replace("\r\n ", "")
     r = run_java([out / "app.jar"], "App", profile=tmp_path / "p.json")
     assert r.returncode == 0 and r.stdout == "42\n", r.stderr
-    assert any(p[-1] == "lib.Lib.twice(I)I" and p[0] == "App.main([Ljava/lang/String;)V"
-               for p in paths(r.profile))
+    assert any(p[-1] == "lib.Lib.twice(I)I" and p[0] == "App.main([Ljava/lang/String;)V" for p in paths(r.profile))
     # rewriting the application alone keeps the entry and says so
     code, err = _cli(str(app), str(tmp_path / "alone.jar"))
     assert code == 0 and "Class-Path entry" in err and "not rewritten in this run" in err
@@ -235,15 +251,27 @@ def test_interfaces_below_version_52_go_through_publishing_dispatchers(tmp_path)
     from support.jdk import javac
     from support.oracle import diff_profiles, run_oracle
     from test_cct_oracle import without_object_init
-    classes = javac({k: v.replace("(p, m, a) -> m.getName().equals(\"area\") ? Integer.valueOf(7) : \"proxy\"",
-                                  "new java.lang.reflect.InvocationHandler() { public Object invoke(Object p, "
-                                  "java.lang.reflect.Method m, Object[] a) { return m.getName().equals(\"area\") "
-                                  "? Integer.valueOf(7) : \"proxy\"; } }")
-                     for k, v in OLD_INTERFACES.items()}, tmp_path / "classes", "--release", "7", "-g")
+
+    classes = javac(
+        {
+            k: v.replace(
+                '(p, m, a) -> m.getName().equals("area") ? Integer.valueOf(7) : "proxy"',
+                "new java.lang.reflect.InvocationHandler() { public Object invoke(Object p, "
+                'java.lang.reflect.Method m, Object[] a) { return m.getName().equals("area") '
+                '? Integer.valueOf(7) : "proxy"; } }',
+            )
+            for k, v in OLD_INTERFACES.items()
+        },
+        tmp_path / "classes",
+        "--release",
+        "7",
+        "-g",
+    )
     jar = make_jar(classes, tmp_path / "old.jar")
     out = tmp_path / "old-rewritten.jar"
     rewrite([jar], out, "--counting", "precise")
     import zipfile
+
     with zipfile.ZipFile(out) as z:
         shape = read_class(z.read("com/example/old/Main$Shape.class"))
     assert shape.major == 51

@@ -28,6 +28,7 @@ def built(tmp_path_factory):
             jar = make_jar(classes, root / name / f"{name}.jar")
             cache[name] = (root / name, jar)
         return cache[name]
+
     return get
 
 
@@ -53,8 +54,10 @@ def _walk(node: dict, path: tuple = ()):
 
 def test_native_methods_get_b2n_nodes_and_callbacks_land_beneath(built, tmp_path) -> None:
     if not gcc_available():
-        pytest.skip("NO C COMPILER: gcc is needed to build the JNI sample's library "
-                    "(B2N wrappers are still exercised by the natives sample through the JDK)")
+        pytest.skip(
+            "NO C COMPILER: gcc is needed to build the JNI sample's library "
+            "(B2N wrappers are still exercised by the natives sample through the JDK)"
+        )
     work, jar = built("jni")
     native = build_native("jni", tmp_path / "native")
     out = work / "jni-rewritten.jar"
@@ -72,7 +75,7 @@ def test_native_methods_get_b2n_nodes_and_callbacks_land_beneath(built, tmp_path
     callback = nodes[(main, "com.example.jni.NativeOps.sumWithCallback(I)J", "com.example.jni.NativeOps.onValue(I)J")]
     assert callback["calls"] == 10 and callback["bytecodes"] > 0
     checked = nodes[(main, "com.example.jni.NativeOps.checked(I)I", "com.example.jni.NativeOps.check(I)I")]
-    assert checked["calls"] == 2   # once returning, once throwing through the native frame
+    assert checked["calls"] == 2  # once returning, once throwing through the native frame
     assert nodes[(main, "com.example.jni.NativeOps.add(II)I")]["kind"] == "native"
 
 
@@ -94,5 +97,9 @@ def test_uninstrumented_subclasses_run_their_overrides(built, tmp_path) -> None:
     assert redirected, "the uninstrumented overrides should appear as boundary nodes"
     assert all(n.get("kind") == "uninstrumented" and n["bytecodes"] == 0 for _, n in redirected)
     # Fancy's overrides call super methods: those run instrumented, beneath the override's node
-    assert any(len(p) >= 2 and p[-2].startswith("com.example.plugin.Fancy.")
-               and p[-1].startswith("com.example.uninstrumented.Base.") for p in nodes)
+    assert any(
+        len(p) >= 2
+        and p[-2].startswith("com.example.plugin.Fancy.")
+        and p[-1].startswith("com.example.uninstrumented.Base.")
+        for p in nodes
+    )

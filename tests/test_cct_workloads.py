@@ -20,7 +20,7 @@ from support.profiling import rewrite
 from support.workloads import run_workload
 from test_exercise_workloads import bench  # noqa: F401  (fixture)
 
-WORKLOADS = {   # workload -> (Debian package, a method prefix of the program that must be in the profile)
+WORKLOADS = {  # workload -> (Debian package, a method prefix of the program that must be in the profile)
     "xalan": ("libxalan2-java", "org.apache.xalan."),
     "h2": ("libh2-java", "org.h2."),
     "lucene": ("liblucene4.10-java", "org.apache.lucene."),
@@ -51,8 +51,13 @@ def test_rewritten_workload_same_output_and_profile(bench, rewritten, workload) 
     class_paths, tmp = rewritten
     plain = run_workload(bench, workload, tmp / f"plain-{workload}")
     profile = tmp / f"{workload}.json"
-    run = run_workload(bench, workload, tmp / f"rewritten-{workload}", BENCH_CP=":".join(class_paths[workload]),
-                        JAVA_OPTS=f"-Xverify:all -Djprewrite.output={profile}")
+    run = run_workload(
+        bench,
+        workload,
+        tmp / f"rewritten-{workload}",
+        BENCH_CP=":".join(class_paths[workload]),
+        JAVA_OPTS=f"-Xverify:all -Djprewrite.output={profile}",
+    )
     assert run["CHECKSUM"] == plain["CHECKSUM"]
     data = json.loads(profile.read_text())
     prefix = WORKLOADS[workload][1]

@@ -87,8 +87,7 @@ def test_decoded_attributes_round_trip(compiled) -> None:
         pool = cf.pool
         cf.attributes = [A.decode_attribute(a, pool, A.CLASS) for a in cf.attributes]
         for m in cf.fields + cf.methods:
-            m.attributes = [A.decode_attribute(a, pool, m.context, m.decode_context())
-                            for a in m.attributes]
+            m.attributes = [A.decode_attribute(a, pool, m.context, m.decode_context()) for a in m.attributes]
             for a in m.attributes:
                 seen.add(type(a).__name__)
                 if type(a).__name__ == "CodeAttribute":
@@ -96,11 +95,24 @@ def test_decoded_attributes_round_trip(compiled) -> None:
                     seen.update(type(x).__name__ for x in a.attributes)
         seen.update(type(a).__name__ for a in cf.attributes)
         assert cf.to_bytes() == data, f
-    for expected in ["Record", "PermittedSubclasses", "InnerClasses", "NestMembers", "NestHost",
-                     "BootstrapMethods", "Signature", "SourceFile", "CodeAttribute",
-                     "LineNumberTable", "LocalVariableTable", "LocalVariableTypeTable",
-                     "ConstantValue", "RuntimeVisibleParameterAnnotations",
-                     "RuntimeVisibleTypeAnnotations", "EnclosingMethod"]:
+    for expected in [
+        "Record",
+        "PermittedSubclasses",
+        "InnerClasses",
+        "NestMembers",
+        "NestHost",
+        "BootstrapMethods",
+        "Signature",
+        "SourceFile",
+        "CodeAttribute",
+        "LineNumberTable",
+        "LocalVariableTable",
+        "LocalVariableTypeTable",
+        "ConstantValue",
+        "RuntimeVisibleParameterAnnotations",
+        "RuntimeVisibleTypeAnnotations",
+        "EnclosingMethod",
+    ]:
         assert expected in seen, expected
 
 
@@ -115,8 +127,7 @@ def test_names_and_members(compiled) -> None:
     d = next(f for f in outer.fields if f.name == "D").attribute("ConstantValue")
     assert outer.pool[d.index].bits == 0x8000000000000000
     s = next(f for f in outer.fields if f.name == "S")
-    assert outer.pool.utf8(outer.pool[s.attribute("ConstantValue").index].index) == \
-        "nul\x00 and surrogates \ud800"
+    assert outer.pool.utf8(outer.pool[s.attribute("ConstantValue").index].index) == "nul\x00 and surrogates \ud800"
 
 
 # --------------------------------------------------------------------------- bad input
@@ -148,11 +159,11 @@ def test_this_class_of_wrong_kind(compiled) -> None:
     cf = read_class(data)
     pos = 8 + cf.pool.original_size + 2  # access_flags, then this_class
     utf8_index = cf.pool[cf.this_class].index  # a Utf8, not a Class
-    bad = data[:pos] + struct.pack(">H", utf8_index) + data[pos + 2:]
+    bad = data[:pos] + struct.pack(">H", utf8_index) + data[pos + 2 :]
     with pytest.raises(ClassFormatError, match="this_class index") as info:
         read_class(bad)
     assert info.value.offset == pos
-    bad = data[:pos] + struct.pack(">H", 0xFFFF) + data[pos + 2:]
+    bad = data[:pos] + struct.pack(">H", 0xFFFF) + data[pos + 2 :]
     with pytest.raises(ClassFormatError, match="not a Class"):
         read_class(bad)
 
@@ -163,7 +174,7 @@ def test_attribute_length_overrun(compiled) -> None:
     cf = read_class(data)
     last = cf.attributes[-1]
     at = len(data) - len(last.data) - 4
-    bad = data[:at] + struct.pack(">I", len(last.data) + 1) + data[at + 4:]
+    bad = data[:at] + struct.pack(">I", len(last.data) + 1) + data[at + 4 :]
     with pytest.raises(ClassFormatError, match="overruns"):
         read_class(bad)
 

@@ -58,12 +58,24 @@ HELLO_ENTRY = "com/acme/Hello.class"
 
 
 def jprewrite_cmd(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "jprewrite.cli.main", *map(str, args)],
-                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "jprewrite.cli.main", *map(str, args)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=300,
+    )
 
 
-def assert_bad_input(r: subprocess.CompletedProcess, path: Path | str, *, entry: str | None = None,
-                     offset: int | None = None, message: str = "") -> str:
+def assert_bad_input(
+    r: subprocess.CompletedProcess,
+    path: Path | str,
+    *,
+    entry: str | None = None,
+    offset: int | None = None,
+    message: str = "",
+) -> str:
     """Exit 2, nothing on stdout, one ``jprewrite: <where>: <what>`` line on stderr; returns that line."""
     assert "Traceback" not in r.stderr, r.stderr
     assert r.returncode == 2, f"exit code {r.returncode}\nstdout: {r.stdout}\nstderr: {r.stderr}"
@@ -71,8 +83,7 @@ def assert_bad_input(r: subprocess.CompletedProcess, path: Path | str, *, entry:
     lines = r.stderr.splitlines()
     assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}:\n{r.stderr}"
     line = lines[0]
-    where = f"jprewrite: {path}" + (f"!{entry}" if entry else "") + (f" at byte {offset}" if offset is not None
-                                                                     else "")
+    where = f"jprewrite: {path}" + (f"!{entry}" if entry else "") + (f" at byte {offset}" if offset is not None else "")
     assert line.startswith(where + ": "), f"expected {where!r}: ..., got {line!r}"
     assert message in line, f"expected {message!r} in {line!r}"
     return line
@@ -98,7 +109,7 @@ def _layout(d: bytes) -> dict:
 
     def utf8(k: int) -> str:
         p = cp[k][1]
-        return d[p + 3:p + 3 + u2(p + 1)].decode()
+        return d[p + 3 : p + 3 + u2(p + 1)].decode()
 
     def attributes(pos: int) -> tuple[list[dict], int]:
         out = []
@@ -132,8 +143,16 @@ def _layout(d: bytes) -> dict:
             members[kind].append(m)
     class_attributes, pos = attributes(pos)
     assert pos == len(d), "layout parser out of step"
-    return {"minor": u2(4), "major": u2(6), "cp": cp, "cp_end": cp_end, "access": access,
-            "name": utf8(u2(cp[this_class][1] + 1)), **members, "attributes": class_attributes}
+    return {
+        "minor": u2(4),
+        "major": u2(6),
+        "cp": cp,
+        "cp_end": cp_end,
+        "access": access,
+        "name": utf8(u2(cp[this_class][1] + 1)),
+        **members,
+        "attributes": class_attributes,
+    }
 
 
 def _counts(attrs: list[dict]) -> dict[str, int]:
@@ -205,16 +224,21 @@ def test_info_json_on_jar_matches_the_class_files(app):
         assert cls["size"] == len(data)
         assert cls["fields"] == len(lay["fields"])
         assert cls["attributes"] == _counts(lay["attributes"])
-        assert [(m["name"], m["descriptor"]) for m in cls["methods"]] == \
-            [(m["name"], m["descriptor"]) for m in lay["methods"]]
+        assert [(m["name"], m["descriptor"]) for m in cls["methods"]] == [
+            (m["name"], m["descriptor"]) for m in lay["methods"]
+        ]
         for m, raw in zip(cls["methods"], lay["methods"]):
             assert m["attributes"] == _counts(raw["attributes"]), m["name"]
             code = next((a for a in raw["attributes"] if a["name"] == "Code"), None)
             if code is None:
                 assert m["code_size"] is None
                 continue
-            assert (m["code_size"], m["max_stack"], m["max_locals"], m["handlers"]) == \
-                (code["code_length"], code["max_stack"], code["max_locals"], code["handlers"]), m["name"]
+            assert (m["code_size"], m["max_stack"], m["max_locals"], m["handlers"]) == (
+                code["code_length"],
+                code["max_stack"],
+                code["max_locals"],
+                code["handlers"],
+            ), m["name"]
             assert m["code_attributes"] == _counts(code["attributes"]), m["name"]
 
     # and what javac is known to produce
@@ -250,14 +274,21 @@ def test_info_text_on_jar(app):
     code_total = {c["name"]: sum(m["code_size"] or 0 for m in c["methods"]) for c in doc["inputs"][0]["classes"]}
     class_lines = {ln.split()[0]: ln for ln in lines[1:] if ln.startswith("  ") and not ln.startswith("      ")}
     assert set(class_lines) == CLASS_NAMES
-    assert re.fullmatch(r"  com\.acme\.Hello  61\.0 \(Java 17\)  public  fields=1 methods=3 "
-                        rf"code={code_total['com.acme.Hello']}B  \[BootstrapMethods, InnerClasses, SourceFile\]",
-                        class_lines["com.acme.Hello"]), class_lines["com.acme.Hello"]
-    assert re.fullmatch(r"  com\.acme\.Shape  61\.0 \(Java 17\)  public interface abstract  fields=0 methods=1 "
-                        r"code=0B  \[SourceFile\]", class_lines["com.acme.Shape"]), class_lines["com.acme.Shape"]
-    assert re.fullmatch(r"  com\.acme\.legacy\.Old  52\.0 \(Java 8\)  public final  fields=0 methods=2 "
-                        rf"code={code_total['com.acme.legacy.Old']}B  \[SourceFile\]",
-                        class_lines["com.acme.legacy.Old"]), class_lines["com.acme.legacy.Old"]
+    assert re.fullmatch(
+        r"  com\.acme\.Hello  61\.0 \(Java 17\)  public  fields=1 methods=3 "
+        rf"code={code_total['com.acme.Hello']}B  \[BootstrapMethods, InnerClasses, SourceFile\]",
+        class_lines["com.acme.Hello"],
+    ), class_lines["com.acme.Hello"]
+    assert re.fullmatch(
+        r"  com\.acme\.Shape  61\.0 \(Java 17\)  public interface abstract  fields=0 methods=1 "
+        r"code=0B  \[SourceFile\]",
+        class_lines["com.acme.Shape"],
+    ), class_lines["com.acme.Shape"]
+    assert re.fullmatch(
+        r"  com\.acme\.legacy\.Old  52\.0 \(Java 8\)  public final  fields=0 methods=2 "
+        rf"code={code_total['com.acme.legacy.Old']}B  \[SourceFile\]",
+        class_lines["com.acme.legacy.Old"],
+    ), class_lines["com.acme.legacy.Old"]
     method_lines = [ln.strip() for ln in lines if ln.startswith("      ")]
     assert "twice(I)I  static  code=4B" in method_lines
     assert "<init>()V  public  code=5B" in method_lines
@@ -349,9 +380,14 @@ def test_unreadable_path(app, tmp_path, command):
 
 
 @pytest.mark.parametrize("command", ["info", "check"])
-@pytest.mark.parametrize("content, message", [(b"just some text\n", "neither a jar/zip archive nor a class file"),
-                                              (b"", "neither a jar/zip archive nor a class file (empty file)")],
-                         ids=["text", "empty"])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"just some text\n", "neither a jar/zip archive nor a class file"),
+        (b"", "neither a jar/zip archive nor a class file (empty file)"),
+    ],
+    ids=["text", "empty"],
+)
 def test_not_a_jar_nor_a_class(tmp_path, command, content, message):
     path = tmp_path / "notes.txt"
     path.write_bytes(content)
@@ -362,7 +398,7 @@ def test_not_a_jar_nor_a_class(tmp_path, command, content, message):
 def test_truncated_jar(app, tmp_path, command):
     data = app.jar.read_bytes()
     path = tmp_path / "truncated.jar"
-    path.write_bytes(data[:len(data) // 2])
+    path.write_bytes(data[: len(data) // 2])
     assert_bad_input(jprewrite_cmd(command, path), path, message="zip")
 
 
@@ -373,17 +409,24 @@ def test_zip_with_duplicate_entries(app, tmp_path, command, second):
     path = _zip(tmp_path / "dup.jar", [(HELLO_ENTRY, app.hello_bytes), (HELLO_ENTRY, other)])
     data = path.read_bytes()
     second_central_record = data.index(b"PK\x01\x02", data.index(b"PK\x01\x02") + 1)
-    assert_bad_input(jprewrite_cmd(command, path), path, entry=HELLO_ENTRY, offset=second_central_record,
-                     message="duplicate entry name")
+    assert_bad_input(
+        jprewrite_cmd(command, path),
+        path,
+        entry=HELLO_ENTRY,
+        offset=second_central_record,
+        message="duplicate entry name",
+    )
 
 
 # --------------------------------------------------------------------------- bad input: a class
 
+
 def _truncated(d: bytes) -> tuple[bytes, int, str]:
     cut = 100
     lay = _layout(d)
-    index, (tag, start) = next((i, e) for i, e in lay["cp"].items() if e[1] < cut and
-                               (i + 1 not in lay["cp"] or lay["cp"][i + 1][1] > cut))
+    index, (tag, start) = next(
+        (i, e) for i, e in lay["cp"].items() if e[1] < cut and (i + 1 not in lay["cp"] or lay["cp"][i + 1][1] > cut)
+    )
     assert tag == 1, "the cut must fall inside a Utf8 constant for the expected message"
     return d[:cut], start, f"truncated Utf8 constant #{index}"
 
@@ -404,8 +447,11 @@ def _cp_index_out_of_range(d: bytes) -> tuple[bytes, int, str]:
 
 def _attribute_overrun(d: bytes) -> tuple[bytes, int, str]:
     a = _layout(d)["attributes"][-1]
-    return (_patched(d, ">I", a["offset"] + 2, a["length"] + 10), a["offset"],
-            f"attribute '{a['name']}' of length {a['length'] + 10} overruns")
+    return (
+        _patched(d, ">I", a["offset"] + 2, a["length"] + 10),
+        a["offset"],
+        f"attribute '{a['name']}' of length {a['length'] + 10} overruns",
+    )
 
 
 def _nested_attribute_overrun(d: bytes) -> tuple[bytes, int, str]:
@@ -413,8 +459,11 @@ def _nested_attribute_overrun(d: bytes) -> tuple[bytes, int, str]:
     twice = next(m for m in _layout(d)["methods"] if m["name"] == "twice")
     (code,) = [a for a in twice["attributes"] if a["name"] == "Code"]
     (lnt,) = [a for a in code["attributes"] if a["name"] == "LineNumberTable"]
-    return (_patched(d, ">I", lnt["offset"] + 2, lnt["length"] + 3), lnt["offset"],
-            f"attribute 'LineNumberTable' of length {lnt['length'] + 3} overruns")
+    return (
+        _patched(d, ">I", lnt["offset"] + 2, lnt["length"] + 3),
+        lnt["offset"],
+        f"attribute 'LineNumberTable' of length {lnt['length'] + 3} overruns",
+    )
 
 
 BAD_CLASSES = {
@@ -455,10 +504,16 @@ def test_check_bad_class_in_jar(app, tmp_path, kind):
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("kind", [k for k in BAD_CLASSES
-                                  # a lone file is recognized by its magic: with a bad one it is not a class
-                                  # file at all (tested in test_not_a_jar_nor_a_class style below)
-                                  if k != "bad-magic"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        k
+        for k in BAD_CLASSES
+        # a lone file is recognized by its magic: with a bad one it is not a class
+        # file at all (tested in test_not_a_jar_nor_a_class style below)
+        if k != "bad-magic"
+    ],
+)
 def test_info_bad_single_class_file(app, tmp_path, kind):
     bad, offset, message = BAD_CLASSES[kind](app.hello_bytes)
     path = tmp_path / "Hello.class"
@@ -482,8 +537,7 @@ def test_info_bad_single_class_file(app, tmp_path, kind):
 def test_single_class_file_with_bad_magic(app, tmp_path, command):
     path = tmp_path / "Hello.class"
     path.write_bytes(_bad_magic(app.hello_bytes)[0])
-    assert_bad_input(jprewrite_cmd(command, path), path, offset=0,
-                     message="neither a jar/zip archive nor a class file")
+    assert_bad_input(jprewrite_cmd(command, path), path, offset=0, message="neither a jar/zip archive nor a class file")
 
 
 def test_info_bad_class_in_directory(app, tmp_path):

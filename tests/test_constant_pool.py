@@ -13,8 +13,7 @@ from jprewrite.classfile import mutf8
 from jprewrite.errors import ClassFormatError
 
 # Any sequence of UTF-16 code units, lone surrogates included, as Java strings allow.
-java_strings = st.lists(st.integers(0, 0xFFFF), max_size=40).map(
-    lambda units: mutf8._units_to_str(units))
+java_strings = st.lists(st.integers(0, 0xFFFF), max_size=40).map(lambda units: mutf8._units_to_str(units))
 
 
 @given(java_strings)
@@ -28,8 +27,8 @@ def test_mutf8_round_trip(text: str) -> None:
 def test_mutf8_known_encodings() -> None:
     assert mutf8.encode("\x00") == b"\xc0\x80"
     # U+1F600 is a surrogate pair, three bytes each (not 4-byte UTF-8)
-    assert mutf8.encode("\U0001F600") == b"\xed\xa0\xbd\xed\xb8\x80"
-    assert mutf8.decode(b"\xed\xa0\xbd\xed\xb8\x80") == "\U0001F600"
+    assert mutf8.encode("\U0001f600") == b"\xed\xa0\xbd\xed\xb8\x80"
+    assert mutf8.decode(b"\xed\xa0\xbd\xed\xb8\x80") == "\U0001f600"
     assert mutf8.decode(b"\xed\xa0\xbd") == "\ud83d"  # a lone high surrogate survives
     with pytest.raises(ClassFormatError):
         mutf8.decode(b"a\x00b")
@@ -43,12 +42,26 @@ def _constants(pool_size_hint: int = 0):
     u64 = st.integers(0, 2**64 - 1)
     return st.one_of(
         java_strings.map(lambda s: ("utf8", s)),
-        st.integers(-2**31, 2**31 - 1).map(lambda v: ("int", v)),
+        st.integers(-(2**31), 2**31 - 1).map(lambda v: ("int", v)),
         u32.map(lambda v: ("float", v)),  # any bit pattern: NaNs, -0.0, denormals
-        st.integers(-2**63, 2**63 - 1).map(lambda v: ("long", v)),
+        st.integers(-(2**63), 2**63 - 1).map(lambda v: ("long", v)),
         u64.map(lambda v: ("double", v)),
-        st.sampled_from(["class", "string", "methodtype", "module", "package", "field", "method",
-                         "imethod", "nat", "dynamic", "indy", "mh"]).map(lambda k: (k, None)),
+        st.sampled_from(
+            [
+                "class",
+                "string",
+                "methodtype",
+                "module",
+                "package",
+                "field",
+                "method",
+                "imethod",
+                "nat",
+                "dynamic",
+                "indy",
+                "mh",
+            ]
+        ).map(lambda k: (k, None)),
     )
 
 
@@ -76,8 +89,13 @@ def test_generated_pool_round_trip(specs, data) -> None:
         elif kind == "double":
             pool.add(C.Double(value))
         elif kind in ("class", "string", "methodtype", "module", "package"):
-            cls_ = {"class": C.ClassRef, "string": C.String, "methodtype": C.MethodType,
-                    "module": C.Module, "package": C.Package}[kind]
+            cls_ = {
+                "class": C.ClassRef,
+                "string": C.String,
+                "methodtype": C.MethodType,
+                "module": C.Module,
+                "package": C.Package,
+            }[kind]
             pool.add(cls_(u if kind != "methodtype" else d))
         elif kind in ("field", "method", "imethod"):
             cls_ = {"field": C.Fieldref, "method": C.Methodref, "imethod": C.InterfaceMethodref}[kind]
@@ -89,8 +107,7 @@ def test_generated_pool_round_trip(specs, data) -> None:
             pool.add(cls_(data.draw(st.integers(0, 5)), nat))
         elif kind == "mh":
             ref_kind = data.draw(st.integers(1, 9))
-            target = {1: fref, 2: fref, 3: fref, 4: fref, 5: mref, 8: mref, 6: mref, 7: iref,
-                      9: iref}[ref_kind]
+            target = {1: fref, 2: fref, 3: fref, 4: fref, 5: mref, 8: mref, 6: mref, 7: iref, 9: iref}[ref_kind]
             pool.add(C.MethodHandle(ref_kind, target))
     encoded = pool.encode()
     parsed = C.ConstantPool.parse(b"junk" + encoded, 4)
@@ -107,8 +124,15 @@ def test_generated_pool_round_trip(specs, data) -> None:
 
 def test_pool_keeps_nan_bits_and_duplicates() -> None:
     nan_bits = 0x7FC00001  # a NaN that is not the canonical one
-    raw = struct.pack(">H", 6) + b"\x04" + struct.pack(">I", nan_bits) + \
-        b"\x01\x00\x01a" + b"\x01\x00\x01a" + b"\x06" + struct.pack(">Q", 0xFFF8000000000001)
+    raw = (
+        struct.pack(">H", 6)
+        + b"\x04"
+        + struct.pack(">I", nan_bits)
+        + b"\x01\x00\x01a"
+        + b"\x01\x00\x01a"
+        + b"\x06"
+        + struct.pack(">Q", 0xFFF8000000000001)
+    )
     pool = C.ConstantPool.parse(raw, 0)
     assert pool[1].bits == nan_bits
     assert pool[2] == pool[3]  # equal values, separate slots
@@ -127,15 +151,18 @@ def test_pool_add_finds_existing_entries() -> None:
     assert pool.add_long(7) + 2 == pool.add_integer(7)  # a Long takes two slots
 
 
-@pytest.mark.parametrize("raw, message", [
-    (b"\x00\x02\x07\x00\x05", "invalid index #5"),               # Class -> out of range
-    (b"\x00\x03\x07\x00\x02\x03\x00\x00\x00\x01", "not a Utf8"),  # Class -> Integer
-    (b"\x00\x02\x0f\x0a\x00\x01", "bad reference_kind"),          # MethodHandle kind 10
-    (b"\x00\x02\x02\x00", "unknown constant-pool tag 2"),
-    (b"\x00\x02\x05\x00\x00\x00\x00\x00\x00\x00\x01", "takes two slots"),
-    (b"\x00\x02\x01\x00\x09ab", "truncated"),
-    (b"\x00\x00", "constant_pool_count is 0"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"\x00\x02\x07\x00\x05", "invalid index #5"),  # Class -> out of range
+        (b"\x00\x03\x07\x00\x02\x03\x00\x00\x00\x01", "not a Utf8"),  # Class -> Integer
+        (b"\x00\x02\x0f\x0a\x00\x01", "bad reference_kind"),  # MethodHandle kind 10
+        (b"\x00\x02\x02\x00", "unknown constant-pool tag 2"),
+        (b"\x00\x02\x05\x00\x00\x00\x00\x00\x00\x00\x01", "takes two slots"),
+        (b"\x00\x02\x01\x00\x09ab", "truncated"),
+        (b"\x00\x00", "constant_pool_count is 0"),
+    ],
+)
 def test_malformed_pools(raw: bytes, message: str) -> None:
     with pytest.raises(ClassFormatError, match=message) as info:
         C.ConstantPool.parse(raw, 0)

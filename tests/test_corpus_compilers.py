@@ -92,22 +92,26 @@ JAVA = tool("java")
 @dataclass(frozen=True)
 class Group:
     packages: tuple[str, ...]
-    extra: tuple[str, ...] = ()        # jars of dependencies rewritten with the group (when present)
-    classpath: tuple[str, ...] = ()    # consulted, not rewritten
-    sample: tuple[int, int] = (1, 1)   # every n-th class: (default mode, none/precise); FULL: all
+    extra: tuple[str, ...] = ()  # jars of dependencies rewritten with the group (when present)
+    classpath: tuple[str, ...] = ()  # consulted, not rewritten
+    sample: tuple[int, int] = (1, 1)  # every n-th class: (default mode, none/precise); FULL: all
 
 
 GROUPS = {
     "deadcode": Group(()),
-    "clojure": Group(("libclojure-java",), extra=("/usr/share/java/spec.alpha.jar",
-                                                  "/usr/share/java/core.specs.alpha.jar"), sample=(1, 8)),
+    "clojure": Group(
+        ("libclojure-java",),
+        extra=("/usr/share/java/spec.alpha.jar", "/usr/share/java/core.specs.alpha.jar"),
+        sample=(1, 8),
+    ),
     "jython": Group(("jython",), sample=(8, 32)),
     "jython-lib": Group(("jython",), sample=(8, 32)),
     "rhino": Group(("librhino-java",), sample=(1, 4)),
     "ecj": Group(("libecj-java",), sample=(1, 8)),
     "proguard": Group(("libproguard-java",), extra=("/usr/share/java/proguard-retrace.jar",), sample=(1, 8)),
-    "bytecode-libs": Group(("libbcel-java", "libjavassist-java", "libcglib-java"),
-                           classpath=("/usr/share/java/asm.jar",), sample=(2, 8)),
+    "bytecode-libs": Group(
+        ("libbcel-java", "libjavassist-java", "libcglib-java"), classpath=("/usr/share/java/asm.jar",), sample=(2, 8)
+    ),
     "aspectj": Group(("libaspectj-java",), classpath=("/usr/share/java/asm.jar",), sample=(16, 64)),
     "jruby": Group(("jruby",), sample=(16, 64)),
 }
@@ -142,8 +146,8 @@ def _verify_both(inputs: list[Path], cp: list[Path]):
     return verify_jvm(inputs, cp, threads=2), verify_asm(inputs, cp, threads=2)
 
 
-_BASELINES: dict[tuple, tuple] = {}   # verdicts on unchanged inputs, shared by the modes (in one worker)
-_SAMPLES: dict[tuple[str, int], tuple[list[Path], list[Path]]] = {}   # (name, n) -> (inputs, class path)
+_BASELINES: dict[tuple, tuple] = {}  # verdicts on unchanged inputs, shared by the modes (in one worker)
+_SAMPLES: dict[tuple[str, int], tuple[list[Path], list[Path]]] = {}  # (name, n) -> (inputs, class path)
 
 
 def _baseline(inputs: list[Path], cp: list[Path]):
@@ -153,8 +157,9 @@ def _baseline(inputs: list[Path], cp: list[Path]):
     return _BASELINES[key]
 
 
-def _rewrite_and_verify(name: str, mode: str, tmp: Path, shared: Path, record
-                        ) -> tuple[list[Path], list[Path], CliRewrite]:
+def _rewrite_and_verify(
+    name: str, mode: str, tmp: Path, shared: Path, record
+) -> tuple[list[Path], list[Path], CliRewrite]:
     """Rewrite the group (or its sample) in ``mode``; assert no new verifier failures; (outputs, cp, result).
 
     ``shared``: a directory the tests of one worker share (relocated and sample jars, kept for the
@@ -180,8 +185,10 @@ def _rewrite_and_verify(name: str, mode: str, tmp: Path, shared: Path, record
     record("sample_every", n)
     record("seconds_rewrite", round(result.seconds, 1))
     record("seconds_total", round(time.monotonic() - start, 1))
-    print(f"\n{name} [{mode}] every {n}: {result.summary()}; jvm {before_jvm} -> {after_jvm}; "
-          f"asm {before_asm} -> {after_asm}; {time.monotonic() - start:.1f} s in all")
+    print(
+        f"\n{name} [{mode}] every {n}: {result.summary()}; jvm {before_jvm} -> {after_jvm}; "
+        f"asm {before_asm} -> {after_asm}; {time.monotonic() - start:.1f} s in all"
+    )
     for line in result.not_instrumented:
         print(f"  not instrumented: {line}")
     problems = []
@@ -190,8 +197,10 @@ def _rewrite_and_verify(name: str, mode: str, tmp: Path, shared: Path, record
         problems += [f"{what}: {cls}: {msg[:1500]}" for cls, msg in sorted(new.items())[:15]]
         if len(new) > 15:
             problems.append(f"{what}: ... and {len(new) - 15} more")
-    assert not problems, (f"{name} [{mode}]: {len(problems)} classes verify no longer after rewriting "
-                          f"({result.summary()}):\n  " + "\n  ".join(problems))
+    assert not problems, (
+        f"{name} [{mode}]: {len(problems)} classes verify no longer after rewriting "
+        f"({result.summary()}):\n  " + "\n  ".join(problems)
+    )
     assert not result.failed, f"{name} [{mode}]: classes left uninstrumented by an error: {result.failed}"
     assert result.instrumented > 0
     _assert_gate_agrees(result, before_jvm)
@@ -208,14 +217,21 @@ def _assert_gate_agrees(result: CliRewrite, before_jvm) -> None:
             cls = line.split("(", 1)[0].rpartition(".")[0].replace(".", "/")
             if cls not in before_jvm.failed:
                 wrong.append(line)
-    assert not wrong, f"the verification gate rejected {len(wrong)} methods HotSpot accepts:\n  " + \
-                      "\n  ".join(w[:600] for w in wrong[:15])
+    assert not wrong, f"the verification gate rejected {len(wrong)} methods HotSpot accepts:\n  " + "\n  ".join(
+        w[:600] for w in wrong[:15]
+    )
 
 
-def _run(cp: list[Path], *args: str, profile: Path | None = None, jvm: tuple[str, ...] = (),
-         cwd: Path | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
+def _run(
+    cp: list[Path],
+    *args: str,
+    profile: Path | None = None,
+    jvm: tuple[str, ...] = (),
+    cwd: Path | None = None,
+    timeout: int = 600,
+) -> subprocess.CompletedProcess:
     cmd = [JAVA, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", *jvm]
-    if profile is not None:   # no -Xverify:all: verify_jvm has checked every class of the jars already
+    if profile is not None:  # no -Xverify:all: verify_jvm has checked every class of the jars already
         cmd.append(f"-Djprewrite.output={profile}")
     cmd += ["-cp", os.pathsep.join(map(str, cp)), *args]
     r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout, cwd=cwd)
@@ -223,16 +239,18 @@ def _run(cp: list[Path], *args: str, profile: Path | None = None, jvm: tuple[str
     return r
 
 
-def _same_run(plain_cp: list[Path], rewritten_cp: list[Path], tmp: Path, *args: str, jvm=(), cwd=None,
-              prefix: str = "") -> str:
+def _same_run(
+    plain_cp: list[Path], rewritten_cp: list[Path], tmp: Path, *args: str, jvm=(), cwd=None, prefix: str = ""
+) -> str:
     """Run on the originals and on the rewritten jars: same stdout, a profile with ``prefix`` methods."""
     plain = _run(plain_cp, *args, jvm=jvm, cwd=cwd)
     profile = tmp / "profile.json"
     if profile.exists():
         profile.unlink()
     run = _run(rewritten_cp, *args, jvm=jvm, cwd=cwd, profile=profile)
-    assert run.stdout == plain.stdout, f"output differs:\n--- plain\n{plain.stdout[-3000:]}\n--- rewritten\n" \
-                                       f"{run.stdout[-3000:]}\n{run.stderr[-2000:]}"
+    assert run.stdout == plain.stdout, (
+        f"output differs:\n--- plain\n{plain.stdout[-3000:]}\n--- rewritten\n{run.stdout[-3000:]}\n{run.stderr[-2000:]}"
+    )
     _assert_profile(profile, prefix)
     return run.stdout
 
@@ -268,7 +286,7 @@ def shared(tmp_path_factory) -> Path:
 def test_group_rewritten_verifies_and_runs(name, mode, tmp_path, shared, record_property) -> None:
     outputs, cp, _ = _rewrite_and_verify(name, mode, tmp_path, shared, record_property)
     if _sample(name, mode) > 1:
-        return   # a sample of the classes: nothing to run
+        return  # a sample of the classes: nothing to run
     start = time.monotonic()
     program = PROGRAM_RUNS.get(name)
     if program is not None:
@@ -327,8 +345,13 @@ print sorted(a.items.items())[:5], sum(a.items.values()), [x * 2 for x in range(
 def _jython_args(tmp: Path) -> list[str]:
     script = tmp / "script.py"
     script.write_text(JYTHON_SCRIPT)
-    return [f"-Dpython.home={tmp / 'python-home'}", "-Dpython.cachedir.skip=true",
-            "org.python.util.jython", "-S", str(script)]
+    return [
+        f"-Dpython.home={tmp / 'python-home'}",
+        "-Dpython.cachedir.skip=true",
+        "org.python.util.jython",
+        "-S",
+        str(script),
+    ]
 
 
 def _jython_program(jars, outputs, cp, tmp, mode):
@@ -338,15 +361,26 @@ def _jython_program(jars, outputs, cp, tmp, mode):
     assert "[0, 2, 4, 8]" in out, out
 
 
-RHINO = ("function fib(n){return n<2?n:fib(n-1)+fib(n-2)}; var a=[]; for (var i=0;i<15;i++) a.push(fib(i));"
-         "try { null.x } catch (e) { a.push(String(e).length) } finally { a.push(-1) }"
-         "print(a.join(','), JSON.stringify({k:[1,2,{z:3}]}), [3,1,2].sort().toString(), 'abc'.replace(/b/g,'X'))")
+RHINO = (
+    "function fib(n){return n<2?n:fib(n-1)+fib(n-2)}; var a=[]; for (var i=0;i<15;i++) a.push(fib(i));"
+    "try { null.x } catch (e) { a.push(String(e).length) } finally { a.push(-1) }"
+    "print(a.join(','), JSON.stringify({k:[1,2,{z:3}]}), [3,1,2].sort().toString(), 'abc'.replace(/b/g,'X'))"
+)
 
 
 def _rhino_program(jars, outputs, cp, tmp, mode):
-    for opt in ("-1", "9"):   # the interpreter; compiled to JVM classes by Rhino's own class-file writer
-        _same_run(jars, outputs, tmp, "org.mozilla.javascript.tools.shell.Main", "-opt", opt, "-e", RHINO,
-                  prefix="org.mozilla.javascript.")
+    for opt in ("-1", "9"):  # the interpreter; compiled to JVM classes by Rhino's own class-file writer
+        _same_run(
+            jars,
+            outputs,
+            tmp,
+            "org.mozilla.javascript.tools.shell.Main",
+            "-opt",
+            opt,
+            "-e",
+            RHINO,
+            prefix="org.mozilla.javascript.",
+        )
 
 
 ECJ_MAIN = "org.eclipse.jdt.internal.compiler.batch.Main"
@@ -356,9 +390,16 @@ def _ecj_compile(cp: list[Path], out: Path, *options: str, profile: Path | None 
     """Compile the test programs with ecj on ``cp``; {entry: class bytes}."""
     if out.exists():
         shutil.rmtree(out)
-    r = _run(cp, ECJ_MAIN, *options, "-nowarn", "-d", str(out), str(PROGRAMS / ("Legacy.java" if "-1.4" in options
-                                                                                   else "Modern.java")),
-             profile=profile)
+    r = _run(
+        cp,
+        ECJ_MAIN,
+        *options,
+        "-nowarn",
+        "-d",
+        str(out),
+        str(PROGRAMS / ("Legacy.java" if "-1.4" in options else "Modern.java")),
+        profile=profile,
+    )
     assert "error" not in r.stdout.lower(), r.stdout
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.class"))}
 
@@ -400,16 +441,20 @@ def _proguard_program(jars, outputs, cp, tmp, mode):
     proguard = [j for j in jars if j.name.startswith("proguard")]
     plain = _proguard(proguard, program, tmp / "plain-pg.jar", tmp)
     profile = tmp / "pg-profile.json"
-    rewritten = _proguard([o for o in outputs if o.name.startswith("proguard")], program, tmp / "rewritten-pg.jar",
-                          tmp, profile=profile)
+    rewritten = _proguard(
+        [o for o in outputs if o.name.startswith("proguard")], program, tmp / "rewritten-pg.jar", tmp, profile=profile
+    )
     assert rewritten == plain, sorted(k for k in set(plain) | set(rewritten) if plain.get(k) != rewritten.get(k))
     _assert_profile(profile, "proguard.")
 
 
 def _javac_modern(tmp: Path) -> Path:
     classes = tmp / "modern-javac"
-    subprocess.run([tool("javac"), "--release", "8", "-nowarn", "-d", str(classes), str(PROGRAMS / "Modern.java")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [tool("javac"), "--release", "8", "-nowarn", "-d", str(classes), str(PROGRAMS / "Modern.java")],
+        check=True,
+        capture_output=True,
+    )
     jar = tmp / "modern.jar"
     with zipfile.ZipFile(jar, "w") as z:
         for p in sorted(classes.rglob("*.class")):
@@ -418,10 +463,11 @@ def _javac_modern(tmp: Path) -> Path:
 
 
 def _jruby_program(jars, outputs, cp, tmp, mode):
-    script = "def fib(n) n < 2 ? n : fib(n-1) + fib(n-2) end; puts (0..14).map { |i| fib(i) }.inspect; " \
-             "begin; 1/0; rescue ZeroDivisionError => e; puts e.message; ensure; puts 'ensure'; end"
-    _same_run(jars, outputs, tmp, "-Djruby.home=/usr/share/jruby", "org.jruby.Main", "-e", script,
-              prefix="org.jruby.")
+    script = (
+        "def fib(n) n < 2 ? n : fib(n-1) + fib(n-2) end; puts (0..14).map { |i| fib(i) }.inspect; "
+        "begin; 1/0; rescue ZeroDivisionError => e; puts e.message; ensure; puts 'ensure'; end"
+    )
+    _same_run(jars, outputs, tmp, "-Djruby.home=/usr/share/jruby", "org.jruby.Main", "-e", script, prefix="org.jruby.")
 
 
 PROGRAM_RUNS = {
@@ -471,8 +517,18 @@ public aspect Counting {
 }
 """)
     classes = tmp / "woven"
-    _run(tools + rt, "org.aspectj.tools.ajc.Main", "-1.8", "-nowarn", "-d", str(classes),
-         "-cp", os.pathsep.join(map(str, rt)), str(PROGRAMS / "Modern.java"), str(aspect))
+    _run(
+        tools + rt,
+        "org.aspectj.tools.ajc.Main",
+        "-1.8",
+        "-nowarn",
+        "-d",
+        str(classes),
+        "-cp",
+        os.pathsep.join(map(str, rt)),
+        str(PROGRAMS / "Modern.java"),
+        str(aspect),
+    )
     jar = tmp / "woven.jar"
     with zipfile.ZipFile(jar, "w") as z:
         for p in sorted(classes.rglob("*.class")):
@@ -494,12 +550,14 @@ def test_program_from_other_tool_rewritten_verifies_and_runs(kind, tmp_path, rec
         result = rewrite_cli(jars, out_dir, mode, classpath=cp)
         outputs = [out_dir / j.name for j in jars]
         after_jvm, after_asm = _verify_both(outputs, cp)
-        print(f"\n{kind} [{mode}]: {result.summary()}; jvm {before_jvm} -> {after_jvm}; "
-              f"asm {before_asm} -> {after_asm}")
+        print(
+            f"\n{kind} [{mode}]: {result.summary()}; jvm {before_jvm} -> {after_jvm}; asm {before_asm} -> {after_asm}"
+        )
         for what, after, before in (("HotSpot", after_jvm, before_jvm), ("ASM", after_asm, before_asm)):
             new = new_failures(after, before)
-            assert not new, f"{kind} [{mode}]: {what} rejects rewritten classes:\n  " + \
-                            "\n  ".join(f"{c}: {m[:1500]}" for c, m in sorted(new.items()))
+            assert not new, f"{kind} [{mode}]: {what} rejects rewritten classes:\n  " + "\n  ".join(
+                f"{c}: {m[:1500]}" for c, m in sorted(new.items())
+            )
         assert not result.failed, result.failed
         profile = tmp_path / f"{mode}.json"
         run = _run(outputs + cp, main, profile=profile)
@@ -551,8 +609,13 @@ def test_deadcode_and_rhino_generated_classes_under_agent(tmp_path, record_prope
     jar = deadcode_jar()
     plain = _run([jar], "deadcode.Main")
     profile = tmp_path / "deadcode.json"
-    run = run_with_agent([jar], ["deadcode.Main"], agent_options(tmp_path / "cache", profile, progress="false"),
-                         profile=profile, jvm=("-Xverify:all",))
+    run = run_with_agent(
+        [jar],
+        ["deadcode.Main"],
+        agent_options(tmp_path / "cache", profile, progress="false"),
+        profile=profile,
+        jvm=("-Xverify:all",),
+    )
     assert run.returncode == 0 and run.stdout == plain.stdout, run.stderr[-4000:]
     assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
     _assert_profile(profile, "deadcode.")
@@ -578,8 +641,7 @@ def test_deadcode_precise_counts_equal_the_jdi_oracle(tmp_path, record_property)
 
     start = time.monotonic()
     jar = deadcode_jar()
-    oracle = run_oracle([jar], "deadcode.Main", app_patterns=("deadcode.", "deadcode50.", "deadcode61."),
-                        timeout=900)
+    oracle = run_oracle([jar], "deadcode.Main", app_patterns=("deadcode.", "deadcode50.", "deadcode61."), timeout=900)
     expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
     rewrite_cli([jar], tmp_path / "out", "precise")
     profile = tmp_path / "precise.json"
@@ -590,10 +652,13 @@ def test_deadcode_precise_counts_equal_the_jdi_oracle(tmp_path, record_property)
     record_property("seconds_total", round(time.monotonic() - start, 1))
 
 
-CLOJURE_PROTOCOL = CLOJURE + """
+CLOJURE_PROTOCOL = (
+    CLOJURE
+    + """
 (defn classify [x] (cond (neg? x) :neg (zero? x) :zero :else (case (mod x 3) 0 :three 1 :one :other)))
 (println (map classify [-1 0 1 2 3]))
 """
+)
 
 
 def test_clojure_under_agent_same_output(tmp_path, record_property) -> None:
@@ -609,8 +674,9 @@ def test_clojure_under_agent_same_output(tmp_path, record_property) -> None:
     profile = tmp_path / "agent.json"
     options = agent_options(tmp_path / "cache", profile, progress="false", includes="user$*:user.*")
     run = run_with_agent(jars, ["clojure.main", str(script)], options, profile=profile, jvm=("-Xverify:all",))
-    assert run.returncode == 0 and run.stdout == plain.stdout, \
+    assert run.returncode == 0 and run.stdout == plain.stdout, (
         f"exit {run.returncode}\n--- plain\n{plain.stdout}\n--- agent\n{run.stdout}\n{run.stderr[-3000:]}"
+    )
     assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
     _assert_profile(profile, "user$fib.")
     record_property("seconds_total", round(time.monotonic() - start, 1))
@@ -622,20 +688,29 @@ def test_interface_of_a_sibling_loader_under_agent(tmp_path) -> None:
     shared cache. Under the agent the caller must not need a class only the interface's loader has."""
     src = PROGRAMS / "sharedloaders"
     gen = tmp_path / "gen"
-    subprocess.run([tool("javac"), "-d", str(gen), *map(str, sorted((src / "dyn").glob("*.java")))], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [tool("javac"), "-d", str(gen), *map(str, sorted((src / "dyn").glob("*.java")))],
+        check=True,
+        capture_output=True,
+    )
     classes = tmp_path / "classes"
-    subprocess.run([tool("javac"), "-d", str(classes), str(src / "app" / "SharedLoaders.java")], check=True,
-                   capture_output=True)
-    for p in sorted(gen.rglob("*.class")):   # resources, not classes: only the program's loaders define them
+    subprocess.run(
+        [tool("javac"), "-d", str(classes), str(src / "app" / "SharedLoaders.java")], check=True, capture_output=True
+    )
+    for p in sorted(gen.rglob("*.class")):  # resources, not classes: only the program's loaders define them
         target = classes / "generated" / p.relative_to(gen).with_suffix(".bin")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(p, target)
     plain = _run([classes], "app.SharedLoaders")
     assert plain.stdout == "sum 285\n"
     profile = tmp_path / "agent.json"
-    run = run_with_agent([classes], ["app.SharedLoaders"], agent_options(tmp_path / "cache", profile, progress="false"),
-                         profile=profile, jvm=("-Xverify:all",))
+    run = run_with_agent(
+        [classes],
+        ["app.SharedLoaders"],
+        agent_options(tmp_path / "cache", profile, progress="false"),
+        profile=profile,
+        jvm=("-Xverify:all",),
+    )
     assert run.returncode == 0 and run.stdout == plain.stdout, f"exit {run.returncode}\n{run.stderr[-3000:]}"
     _assert_profile(profile, "dyn.Square.run")
 
@@ -682,8 +757,18 @@ def test_cldc_stackmap_of_a_rewritten_method_is_not_left_stale(tmp_path) -> None
 
     ecj = package_jars("libecj-java")
     classes = tmp_path / "classes"
-    _run(ecj, ECJ_MAIN, "-source", "1.3", "-target", "cldc1.1", "-nowarn", "-d", str(classes),
-         str(PROGRAMS / "Legacy.java"))
+    _run(
+        ecj,
+        ECJ_MAIN,
+        "-source",
+        "1.3",
+        "-target",
+        "cldc1.1",
+        "-nowarn",
+        "-d",
+        str(classes),
+        str(PROGRAMS / "Legacy.java"),
+    )
     jar = tmp_path / "cldc.jar"
     with zipfile.ZipFile(jar, "w") as z:
         for p in sorted(classes.rglob("*.class")):
@@ -752,8 +837,19 @@ def _genlibs(tmp_path: Path) -> tuple[Path, list[Path], tuple[str, ...]]:
     libs = [j for p in ("libjavassist-java", "libbcel-java", "libcglib-java") for j in package_jars(p)]
     libs += [Path("/usr/share/java/asm.jar")]
     classes = tmp_path / "classes"
-    subprocess.run([tool("javac"), "-nowarn", "-d", str(classes), "-cp", os.pathsep.join(map(str, libs)),
-                    str(PROGRAMS / "generators" / "GenLibs.java")], check=True, capture_output=True)
+    subprocess.run(
+        [
+            tool("javac"),
+            "-nowarn",
+            "-d",
+            str(classes),
+            "-cp",
+            os.pathsep.join(map(str, libs)),
+            str(PROGRAMS / "generators" / "GenLibs.java"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return classes, libs, ("--add-opens", "java.base/java.lang=ALL-UNNAMED")
 
 
@@ -765,12 +861,21 @@ def test_cglib_proxy_of_an_instrumented_class_rewritten_offline(tmp_path) -> Non
     classes, libs, jvm = _genlibs(tmp_path)
     out = tmp_path / "out"
     rewrite_cli([classes], out, "default", classpath=libs)
-    _same_run([classes, *libs], [out / classes.name, *libs], tmp_path, "generators.GenLibs", jvm=jvm,
-              prefix="generators.GenLibs.main")
+    _same_run(
+        [classes, *libs],
+        [out / classes.name, *libs],
+        tmp_path,
+        "generators.GenLibs",
+        jvm=jvm,
+        prefix="generators.GenLibs.main",
+    )
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (issue 10 note): under the agent cglib's FastClass is "
-                   "rewritten to pass the node to the proxy's CGLIB$work$jp$1 accessor, which has no ESI")
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (issue 10 note): under the agent cglib's FastClass is "
+    "rewritten to pass the node to the proxy's CGLIB$work$jp$1 accessor, which has no ESI",
+)
 def test_cglib_proxy_of_an_instrumented_class_under_agent(tmp_path) -> None:
     """The same under the agent, the program's classes and the proxies cglib generates for them
     instrumented (``includes=generators.*``): the proxy overrides ``work$jp`` (so the agent leaves it
@@ -780,10 +885,10 @@ def test_cglib_proxy_of_an_instrumented_class_under_agent(tmp_path) -> None:
     plain = _run([classes, *libs], "generators.GenLibs", jvm=jvm)
     profile = tmp_path / "agent.json"
     options = agent_options(tmp_path / "cache", profile, progress="false", includes="generators.*")
-    run = run_with_agent([classes, *libs], ["generators.GenLibs"], options, profile=profile,
-                         jvm=("-Xverify:all", *jvm))
-    assert run.returncode == 0 and run.stdout == plain.stdout, \
+    run = run_with_agent([classes, *libs], ["generators.GenLibs"], options, profile=profile, jvm=("-Xverify:all", *jvm))
+    assert run.returncode == 0 and run.stdout == plain.stdout, (
         f"exit {run.returncode}\n--- plain\n{plain.stdout}\n--- agent\n{run.stdout}\n{run.stderr[-3000:]}"
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)

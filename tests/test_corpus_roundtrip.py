@@ -61,14 +61,14 @@ def _full_failure(data: bytes) -> str | None:
         return None
     try:  # name the method/attribute that differs, as `jprewrite check` does
         from jprewrite.cli.roundtrip import locate_difference
+
         return locate_difference(data, out)
     except Exception:  # noqa: BLE001 -- the diagnosis must not hide the failure
         return _difference(data, out)
 
 
 def _difference(original: bytes, produced: bytes) -> str:
-    first = next((i for i, (a, b) in enumerate(zip(original, produced)) if a != b),
-                 min(len(original), len(produced)))
+    first = next((i for i, (a, b) in enumerate(zip(original, produced)) if a != b), min(len(original), len(produced)))
     return f"first difference at byte {first} ({len(original)} -> {len(produced)} bytes)"
 
 
@@ -82,8 +82,7 @@ def _report(what: str, failures: list[tuple[str, str]], checked: int) -> str:
 
 # Modules big enough (in full-decode time) to be a test of their own; the rest
 # are dealt round-robin (in sorted order) into JDK_OTHER_SHARDS groups.
-JDK_BIG_MODULES = ("jdk.localedata", "java.base", "java.desktop", "java.xml", "jdk.compiler",
-                   "jdk.hotspot.agent")
+JDK_BIG_MODULES = ("jdk.localedata", "java.base", "java.desktop", "java.xml", "jdk.compiler", "jdk.hotspot.agent")
 JDK_OTHER_SHARDS = 3
 JDK_GROUPS = [*JDK_BIG_MODULES, *(f"others-{i + 1}of{JDK_OTHER_SHARDS}" for i in range(JDK_OTHER_SHARDS))]
 JDK_MIN_CLASSES = 20_000  # JDK 17 has ~26,600 classes (module-info included); any JDK 11+ has over 20,000

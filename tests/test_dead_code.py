@@ -26,7 +26,8 @@ from support.jdk import javac
 from support.oracle import diff_profiles, run_oracle
 from support.profiling import make_jar, rewrite, run_java
 
-SOURCE = {"com/example/dead/Main.java": """
+SOURCE = {
+    "com/example/dead/Main.java": """
 package com.example.dead;
 public class Main {
   static int f(int x) {
@@ -41,7 +42,8 @@ public class Main {
     System.out.println(s);
   }
 }
-"""}
+"""
+}
 
 THROWABLE = Object("java/lang/Throwable")
 
@@ -56,10 +58,17 @@ def _add_dead_code(path: Path) -> None:
     g = pool.add_methodref("com/example/dead/Main", "g", "()I")
     goto = next(i for i, x in enumerate(body.items) if not isinstance(x, Label) and x.opcode == op.GOTO)
     dead, dead_end, handler = Label("dead"), Label("dead_end"), Label("dead_handler")
-    body.items[goto + 1:goto + 1] = [
-        dead, Instruction(-1, op.NOP), Instruction(-1, op.INVOKESTATIC, g), Instruction(-1, op.POP),
-        Instruction(-1, op.NOP), dead_end, Instruction(-1, op.ATHROW),
-        handler, Instruction(-1, op.ATHROW)]
+    body.items[goto + 1 : goto + 1] = [
+        dead,
+        Instruction(-1, op.NOP),
+        Instruction(-1, op.INVOKESTATIC, g),
+        Instruction(-1, op.POP),
+        Instruction(-1, op.NOP),
+        dead_end,
+        Instruction(-1, op.ATHROW),
+        handler,
+        Instruction(-1, op.ATHROW),
+    ]
     body.frames[dead] = Frame(-1, [], [THROWABLE])
     body.frames[handler] = Frame(-1, [], [THROWABLE])
     body.handlers.append(Handler(dead, dead_end, handler, 0))
@@ -92,12 +101,16 @@ def test_dead_code_is_left_alone(dead_jar, tmp_path, counting) -> None:
     assert r.returncode == 0, r.stderr
     assert r.stdout == "25\n"
     import zipfile
+
     cf = read_class(zipfile.ZipFile(out).read("com/example/dead/Main.class"))
     esi = cf.method("f$jp", "(ILjprewrite/runtime/Node;I)I")
     body = disassemble(esi)
     items = body.items
-    start = next(i for i, x in enumerate(items) if isinstance(x, Label) and body.frames.get(x) is not None
-                 and body.frames[x].stack == [THROWABLE])
+    start = next(
+        i
+        for i, x in enumerate(items)
+        if isinstance(x, Label) and body.frames.get(x) is not None and body.frames[x].stack == [THROWABLE]
+    )
     # the dead block runs from its frame to the handler's athrow: the original instructions only
     dead = [x.opcode for x in items[start:] if not isinstance(x, Label)][:6]
     assert dead == [op.NOP, op.INVOKESTATIC, op.POP, op.NOP, op.ATHROW, op.ATHROW]

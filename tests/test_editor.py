@@ -153,8 +153,7 @@ def test_branch_widening_on_both_sides_of_the_limit(program, tmp_path, excess) -
     def edit(cf):
         m = cf.method("branchy")
         body = disassemble(m)
-        i = next(i for i, x in enumerate(body.items)
-                 if not isinstance(x, Label) and x.opcode in op.BRANCH_OPCODES)
+        i = next(i for i, x in enumerate(body.items) if not isinstance(x, Label) and x.opcode in op.BRANCH_OPCODES)
         positions, _ = layout(body)
         distance = body.items[i].operand.offset - positions[i]
         # nops right after the conditional branch move its target further away
@@ -185,8 +184,15 @@ def test_wide_locals(program, tmp_path) -> None:
         while slot < 300:
             slot = body.new_local()
         first = next(i for i, x in enumerate(body.items) if not isinstance(x, Label))
-        body.insert(first, [Instruction(-1, op.ICONST_5), Instruction(-1, op.ISTORE, slot),
-                            Instruction(-1, op.ILOAD, slot), Instruction(-1, op.POP)])
+        body.insert(
+            first,
+            [
+                Instruction(-1, op.ICONST_5),
+                Instruction(-1, op.ISTORE, slot),
+                Instruction(-1, op.ILOAD, slot),
+                Instruction(-1, op.POP),
+            ],
+        )
         write_body(m, body)
         assert m.code().max_locals == 301
         assert any(i.wide for i in m.code().instructions())
@@ -206,13 +212,16 @@ def test_code_too_large_is_typed_and_leaves_method_alone(program) -> None:
     assert m.code().encode(cf.pool) == before
 
 
-@pytest.mark.parametrize("method, position", [
-    ("mix", 4),     # after a long in the last parameter slot
-    ("mix", 0),
-    ("mix", 2),
-    ("inst", 2),    # instance method, after a double
-    ("inst", 0),
-])
+@pytest.mark.parametrize(
+    "method, position",
+    [
+        ("mix", 4),  # after a long in the last parameter slot
+        ("mix", 0),
+        ("mix", 2),
+        ("inst", 2),  # instance method, after a double
+        ("inst", 0),
+    ],
+)
 def test_insert_parameter_verifies(program, tmp_path, method, position) -> None:
     classes = _copy(program, tmp_path)
     slots = {}
@@ -249,8 +258,11 @@ def test_insert_parameter_with_callers_passing_null(program, tmp_path) -> None:
         main = cf.method("main")
         body = disassemble(main)
         for item in list(body.items):
-            if not isinstance(item, Label) and item.opcode == op.INVOKESTATIC and \
-                    cf.pool.member_ref(item.operand) == ("demo/Main", "mix", old):
+            if (
+                not isinstance(item, Label)
+                and item.opcode == op.INVOKESTATIC
+                and cf.pool.member_ref(item.operand) == ("demo/Main", "mix", old)
+            ):
                 item.operand = new_ref
                 body.insert(body.index_of(item), [Instruction(-1, op.ACONST_NULL)])
         write_body(main, body)
@@ -275,24 +287,37 @@ def test_insert_parameter_when_a_long_reuses_the_last_parameter_slot(tmp_path) -
     cf.super_class = pool.add_class("java/lang/Object")
     after = Label("after")
     # static long m(int x, Object dead): dead's slot 1 is reused by a long in slots 1-2
-    items = [Instruction(-1, op.LCONST_1), Instruction(-1, op.LSTORE, 1),
-             Instruction(-1, op.ILOAD, 0), Instruction(-1, op.IFEQ, after),
-             Instruction(-1, op.LLOAD, 1), Instruction(-1, op.LCONST_1), Instruction(-1, op.LADD),
-             Instruction(-1, op.LSTORE, 1),
-             after, Instruction(-1, op.LLOAD, 1), Instruction(-1, op.LRETURN)]
+    items = [
+        Instruction(-1, op.LCONST_1),
+        Instruction(-1, op.LSTORE, 1),
+        Instruction(-1, op.ILOAD, 0),
+        Instruction(-1, op.IFEQ, after),
+        Instruction(-1, op.LLOAD, 1),
+        Instruction(-1, op.LCONST_1),
+        Instruction(-1, op.LADD),
+        Instruction(-1, op.LSTORE, 1),
+        after,
+        Instruction(-1, op.LLOAD, 1),
+        Instruction(-1, op.LRETURN),
+    ]
     body = CodeBody(items=items, max_locals=3)
     body.frames[after] = Frame(-1, [Integer, Long], [])
     code = assemble(body, pool, frames=True, name_index=pool.add_utf8("Code"))
     m = Method(ACC_PUBLIC | ACC_STATIC, pool.add_utf8("m"), pool.add_utf8("(ILjava/lang/Object;)J"), [code], cf)
     cf.methods.append(m)
-    main = [Instruction(-1, op.GETSTATIC, pool.add_fieldref("java/lang/System", "out", "Ljava/io/PrintStream;")),
-            Instruction(-1, op.ICONST_1), Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ACONST_NULL),
-            Instruction(-1, op.INVOKESTATIC, pool.add_methodref("K", "m", "(ILjava/lang/Object;Ljava/lang/Object;)J")),
-            Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref("java/io/PrintStream", "println", "(J)V")),
-            Instruction(-1, op.RETURN)]
+    main = [
+        Instruction(-1, op.GETSTATIC, pool.add_fieldref("java/lang/System", "out", "Ljava/io/PrintStream;")),
+        Instruction(-1, op.ICONST_1),
+        Instruction(-1, op.ACONST_NULL),
+        Instruction(-1, op.ACONST_NULL),
+        Instruction(-1, op.INVOKESTATIC, pool.add_methodref("K", "m", "(ILjava/lang/Object;Ljava/lang/Object;)J")),
+        Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref("java/io/PrintStream", "println", "(J)V")),
+        Instruction(-1, op.RETURN),
+    ]
     main_code = assemble(CodeBody(items=main, max_locals=1), pool, frames=True, name_index=pool.add_utf8("Code"))
-    cf.methods.append(Method(ACC_PUBLIC | ACC_STATIC, pool.add_utf8("main"),
-                             pool.add_utf8("([Ljava/lang/String;)V"), [main_code], cf))
+    cf.methods.append(
+        Method(ACC_PUBLIC | ACC_STATIC, pool.add_utf8("main"), pool.add_utf8("([Ljava/lang/String;)V"), [main_code], cf)
+    )
     slot = insert_parameter(m, 2, "Ljava/lang/Object;")
     assert slot == 2
     ops = [(i.opcode, i.operand) for i in m.code().instructions()]

@@ -83,14 +83,23 @@ def _snippet(kind: int, body, pool) -> list:
         return [Instruction(-1, op.LCONST_1), Instruction(-1, op.LSTORE, slot)]
     if kind == 3:  # a forward branch over a call: a new branch target
         skip = Label("skip")
-        return [Instruction(-1, op.ICONST_0), Instruction(-1, op.IFEQ, skip),
-                Instruction(-1, op.INVOKESTATIC, pool.add_methodref("java/lang/Thread", "onSpinWait", "()V")),
-                skip]
+        return [
+            Instruction(-1, op.ICONST_0),
+            Instruction(-1, op.IFEQ, skip),
+            Instruction(-1, op.INVOKESTATIC, pool.add_methodref("java/lang/Thread", "onSpinWait", "()V")),
+            skip,
+        ]
     # kind 4: a loop of our own, three rounds on a fresh int local (a backward branch)
     slot = body.new_local()
     top = Label("loop")
-    return [Instruction(-1, op.ICONST_3), Instruction(-1, op.ISTORE, slot), top,
-            Iinc(-1, slot, -1), Instruction(-1, op.ILOAD, slot), Instruction(-1, op.IFGT, top)]
+    return [
+        Instruction(-1, op.ICONST_3),
+        Instruction(-1, op.ISTORE, slot),
+        top,
+        Iinc(-1, slot, -1),
+        Instruction(-1, op.ILOAD, slot),
+        Instruction(-1, op.IFGT, top),
+    ]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -119,8 +128,15 @@ def test_random_insertions_verify_and_behave(compiled, hierarchy, tmp_path_facto
                 kind = 0  # keep branches away from uninitialized `this` where javac never puts them
             body.insert(index, _snippet(kind, body, pool))
             positions = list(range(len(body.items)))
-        complete_frames(body, pool=pool, hierarchy=hierarchy, this_class=cf.name, method_name=m.name,
-                        descriptor=m.descriptor, is_static=bool(m.access & ACC_STATIC))
+        complete_frames(
+            body,
+            pool=pool,
+            hierarchy=hierarchy,
+            this_class=cf.name,
+            method_name=m.name,
+            descriptor=m.descriptor,
+            is_static=bool(m.access & ACC_STATIC),
+        )
         write_body(m, body)
     out = tmp_path_factory.mktemp("edited")
     (out / "q").mkdir()
@@ -133,8 +149,8 @@ def test_random_insertions_verify_and_behave(compiled, hierarchy, tmp_path_facto
 def _stack_empty_before(cf, m, body, index: int, hierarchy) -> bool:
     """Whether the operand stack is empty before ``body.items[index]`` (by full type inference)."""
     from jprewrite.analysis.typeflow import infer_states
-    cfg, states = infer_states(body, cf.pool, hierarchy, cf.name, m.name, m.descriptor,
-                               bool(m.access & ACC_STATIC))
+
+    cfg, states = infer_states(body, cf.pool, hierarchy, cf.name, m.name, m.descriptor, bool(m.access & ACC_STATIC))
     k = index
     while k < len(body.items) and isinstance(body.items[k], Label):
         k += 1
@@ -146,15 +162,38 @@ def _stack_empty_before(cf, m, body, index: int, hierarchy) -> bool:
     prev = index - 1
     while prev >= 0 and isinstance(body.items[prev], Label):
         prev -= 1
-    if prev >= 0 and body.items[prev].opcode in (op.GOTO, op.GOTO_W, op.ATHROW, op.RETURN, op.IRETURN,
-                                                 op.LRETURN, op.FRETURN, op.DRETURN, op.ARETURN,
-                                                 op.TABLESWITCH, op.LOOKUPSWITCH):
+    if prev >= 0 and body.items[prev].opcode in (
+        op.GOTO,
+        op.GOTO_W,
+        op.ATHROW,
+        op.RETURN,
+        op.IRETURN,
+        op.LRETURN,
+        op.FRETURN,
+        op.DRETURN,
+        op.ARETURN,
+        op.TABLESWITCH,
+        op.LOOKUPSWITCH,
+    ):
         return False
     return not st.stack
 
 
-_ENDS = frozenset((op.GOTO, op.GOTO_W, op.ATHROW, op.RETURN, op.IRETURN, op.LRETURN, op.FRETURN,
-                   op.DRETURN, op.ARETURN, op.TABLESWITCH, op.LOOKUPSWITCH))
+_ENDS = frozenset(
+    (
+        op.GOTO,
+        op.GOTO_W,
+        op.ATHROW,
+        op.RETURN,
+        op.IRETURN,
+        op.LRETURN,
+        op.FRETURN,
+        op.DRETURN,
+        op.ARETURN,
+        op.TABLESWITCH,
+        op.LOOKUPSWITCH,
+    )
+)
 
 
 def _dead_position(body, index: int) -> bool:
@@ -167,7 +206,10 @@ def _dead_position(body, index: int) -> bool:
 
 def _after_super(cf, m, body, index: int) -> bool:
     for item in body.items[:index]:
-        if not isinstance(item, Label) and item.opcode == op.INVOKESPECIAL and \
-                cf.pool.member_ref(item.operand)[1] == "<init>":
+        if (
+            not isinstance(item, Label)
+            and item.opcode == op.INVOKESPECIAL
+            and cf.pool.member_ref(item.operand)[1] == "<init>"
+        ):
             return True
     return False

@@ -39,8 +39,9 @@ class _Source:
         return None if e is None else e.read()
 
 
-def exercise_jar(src: Path, dst: Path, *, twins: bool, classpath: list[Path] = (),
-                 mode: str = "default") -> ExerciseStats:
+def exercise_jar(
+    src: Path, dst: Path, *, twins: bool, classpath: list[Path] = (), mode: str = "default"
+) -> ExerciseStats:
     stats = ExerciseStats()
     containers = [open_container(p) for p in [src, *classpath]]
     hierarchy = ClassHierarchy([_Source(c) for c in containers], JdkImage(find_java_home()))
@@ -123,8 +124,14 @@ public class Shapes {
 def programs(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("exercise")
     classes = javac(SAMPLE_PROGRAMS, base / "classes", "--release", "17", "-g")
-    demo = javac({str(p.relative_to(ROOT / "sample-classes" / "demo")): p.read_text()
-                  for p in (ROOT / "sample-classes" / "demo").rglob("*.java")}, base / "demo", "-g")
+    demo = javac(
+        {
+            str(p.relative_to(ROOT / "sample-classes" / "demo")): p.read_text()
+            for p in (ROOT / "sample-classes" / "demo").rglob("*.java")
+        },
+        base / "demo",
+        "-g",
+    )
     jar = base / "programs.jar"
     with zipfile.ZipFile(jar, "w") as z:
         for root in (classes, demo):
@@ -157,8 +164,7 @@ def test_parameters_in_place_still_verify(programs, tmp_path) -> None:
 
 # ---------------------------------------------------------------------------- corpora
 @pytest.mark.corpus
-@pytest.mark.parametrize("package", ["libh2-java", "libxalan2-java", "liblucene4.10-java", "groovy",
-                                     "libasm-java"])
+@pytest.mark.parametrize("package", ["libh2-java", "libxalan2-java", "liblucene4.10-java", "groovy", "libasm-java"])
 def test_debian_jars_verify_after_exercise(package, tmp_path) -> None:
     jars = package_jars(package)
     for jar in jars:
@@ -184,8 +190,11 @@ def test_jdk_classes_verify_after_exercise(shard, tmp_path) -> None:
     exercised classes are verified in the same way and compared.
     """
     with JdkImage(find_java_home()) as image:
-        classes = [(n, d) for i, (_, n, d) in enumerate(image.iter_classes("java.base"))
-                   if i % 4 == shard and not n.endswith("module-info")]
+        classes = [
+            (n, d)
+            for i, (_, n, d) in enumerate(image.iter_classes("java.base"))
+            if i % 4 == shard and not n.endswith("module-info")
+        ]
         hierarchy = ClassHierarchy([], image)
         original, exercised = tmp_path / "original.jar", tmp_path / "exercised.jar"
         stats = ExerciseStats()
@@ -202,7 +211,8 @@ def test_jdk_classes_verify_after_exercise(shard, tmp_path) -> None:
 def test_method_near_64k_is_kept_when_it_no_longer_fits(tmp_path) -> None:
     """A method just under the 64 KB limit cannot take counters: it is reported and keeps working."""
     lines = "\n".join(f"        if ((x ^ {i}) > 3) s += {i % 100};" for i in range(5200))
-    src = {"big/Big.java": f"""
+    src = {
+        "big/Big.java": f"""
 package big;
 public class Big {{
     static int huge(int x) {{
@@ -213,7 +223,8 @@ public class Big {{
     static int small(int x) {{ int s = 0; for (int i = 0; i < x; i++) s += i; return s; }}
     public static void main(String[] a) {{ System.out.println(huge(3) + " " + small(10)); }}
 }}
-"""}
+"""
+    }
     classes = javac(src, tmp_path / "classes")
     data = (classes / "big" / "Big.class").read_bytes()
     code_size = len(read_class(data).method("huge").code().code)
@@ -233,6 +244,7 @@ public class Big {{
 def test_jsr_ret_class_file_version_49(tmp_path) -> None:
     """Old class files with subroutines (jsr/ret, no frames) are edited without raising their version."""
     from test_blocks import _jsr_class
+
     data = _jsr_class().to_bytes()
     jar = tmp_path / "jsr.jar"
     with zipfile.ZipFile(jar, "w") as z:
@@ -252,7 +264,8 @@ def test_huge_table_and_lookup_switches(tmp_path) -> None:
     """3000-case tableswitch and lookupswitch, every case a block and a branch target."""
     table = "\n".join(f"            case {i}: s += {i % 7}; break;" for i in range(3000))
     lookup = "\n".join(f"            case {i * 977}: s -= {i % 5}; break;" for i in range(3000))
-    src = {"sw/Sw.java": f"""
+    src = {
+        "sw/Sw.java": f"""
 package sw;
 public class Sw {{
     static int table(int k) {{
@@ -277,7 +290,8 @@ public class Sw {{
         System.out.println(t);
     }}
 }}
-"""}
+"""
+    }
     classes = javac(src, tmp_path / "classes")
     jar = tmp_path / "sw.jar"
     with zipfile.ZipFile(jar, "w") as z:

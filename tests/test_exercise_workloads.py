@@ -62,6 +62,7 @@ def test_workload_output_unchanged_after_exercise(bench, tmp_path, workload, pac
         else:
             rewritten.append(entry)  # the workload's own driver classes
     assert total > 1000, total
-    exercised = run_workload(bench, workload, tmp_path / "exercised", BENCH_CP=":".join(rewritten),
-                              JAVA_OPTS="-Xverify:all")
+    exercised = run_workload(
+        bench, workload, tmp_path / "exercised", BENCH_CP=":".join(rewritten), JAVA_OPTS="-Xverify:all"
+    )
     assert exercised["CHECKSUM"] == plain["CHECKSUM"]

@@ -74,8 +74,9 @@ def test_flamegraph_renders_and_searches_offline(browser, page, tmp_path):
     browser.call("Input.insertText", text="checkout")
     browser.wait_for(f"({_frame('Main.checkout')}).fill === {HIGHLIGHT!r}", timeout=10)
     assert browser.evaluate(_frame("Main.fib"))["fill"] != HIGHLIGHT
-    assert browser.evaluate("document.getElementById('found').textContent").startswith("1 frames match"), \
+    assert browser.evaluate("document.getElementById('found').textContent").startswith("1 frames match"), (
         browser.evaluate("document.getElementById('found').textContent")
+    )
     shot = browser.screenshot(tmp_path / "flamegraph-search.png")
     print(f"\nflame-graph screenshot (search 'checkout'): {shot}")
     assert shot.stat().st_size > 10_000

@@ -45,8 +45,14 @@ except ImportError:  # tests/ turned into a package
     from tests.test_instructions import compiled_classes, jdk_sample_classes, needs_jdk, walk_methods
 
 SIMPLE = [Top, Integer, Float, Double, Long, Null, UninitializedThis]
-NAMES = ["java/lang/Object", "java/lang/String", "[I", "[[Ljava/lang/String;", "p/Outer$Inner",
-         "\u00e9t\u00e9/Caf\u00e9"]
+NAMES = [
+    "java/lang/Object",
+    "java/lang/String",
+    "[I",
+    "[[Ljava/lang/String;",
+    "p/Outer$Inner",
+    "\u00e9t\u00e9/Caf\u00e9",
+]
 
 
 def utf8(s: str) -> bytes:
@@ -72,8 +78,24 @@ def test_vtypes_value_semantics():
     assert hash(Object("a/B", 3)) == hash(Object("a/B"))
     assert Object("a/B") != Object("a/C") and Object("a/B") != Integer
     assert Uninitialized(5) == Uninitialized(5) != Uninitialized(6)
-    assert len({Top, Integer, Float, Double, Long, Null, UninitializedThis, Object("x"),
-                Uninitialized(0), Object("x", 9), Uninitialized(0)}) == 9
+    assert (
+        len(
+            {
+                Top,
+                Integer,
+                Float,
+                Double,
+                Long,
+                Null,
+                UninitializedThis,
+                Object("x"),
+                Uninitialized(0),
+                Object("x", 9),
+                Uninitialized(0),
+            }
+        )
+        == 9
+    )
     assert Integer != Float and Top == Top
     with pytest.raises(AttributeError):
         Object("x").name = "y"  # type: ignore[misc]
@@ -94,8 +116,7 @@ def test_initial_frame_locals():
     assert initial_frame_locals("java/lang/Object", "<init>", "()V", False) == [Object("java/lang/Object")]
     assert initial_frame_locals("p/C", "<clinit>", "()V", True) == []
     got = initial_frame_locals("p/C", "m", "(ZBCSIJFD[I[[Ljava/lang/String;Lq/R;)V", True)
-    assert got == [Integer] * 5 + [Long, Float, Double, Object("[I"), Object("[[Ljava/lang/String;"),
-                                   Object("q/R")]
+    assert got == [Integer] * 5 + [Long, Float, Double, Object("[I"), Object("[[Ljava/lang/String;"), Object("q/R")]
     assert all(t.cp_index is None for t in got if isinstance(t, Object))
     with pytest.raises(ClassFormatError):
         initial_frame_locals("p/C", "m", "(Q)V", True)
@@ -128,8 +149,7 @@ def frame_tables(draw):
     frames = []
     offset = -1
     for _ in range(draw(st.integers(0, 12))):
-        kind_name = draw(st.sampled_from(["same", "same_ext", "sl1", "sl1_ext", "chop", "append",
-                                          "full", None]))
+        kind_name = draw(st.sampled_from(["same", "same_ext", "sl1", "sl1_ext", "chop", "append", "full", None]))
         if kind_name == "chop" and not prev:
             kind_name = "full"
         delta = draw(st.integers(0, 63) if kind_name in ("same", "sl1") else _deltas)
@@ -157,7 +177,7 @@ def frame_tables(draw):
             if base == "prev":
                 locals_ = list(prev)
             elif base == "prefix":
-                locals_ = prev[:draw(st.integers(0, len(prev)))]
+                locals_ = prev[: draw(st.integers(0, len(prev)))]
             elif base == "extend":
                 locals_ = prev + vts(0, 4)
             else:
@@ -221,24 +241,79 @@ def test_random_bytes_decode_or_reject(data, initial, code_length):
 def test_every_kind_by_hand():
     pool = ConstantPool.parse(pool_bytes(utf8("Foo"), bytes([7, 0, 1]), bytes([7, 0, 1])), 8)
     initial = [Object("Foo", 2), Integer]
-    data = bytes([0, 10,
-                  5,                          # same, offset 5
-                  64 + 3, 7, 0, 3,            # same_locals_1_stack_item Object(#3): offset 9
-                  247, 0, 1, 8, 0, 9,         # same_locals_1_stack_item_extended Uninitialized(9): 11
-                  250, 0, 2,                  # chop 1: offset 14, locals [Foo]
-                  251, 0, 0,                  # same_frame_extended (small delta kept): 15
-                  254, 0, 0, 4, 3, 0,         # append long double top: 16
-                  249, 0, 4,                  # chop 2 (entries!): 21, locals [Foo, Long]
-                  255, 0, 1, 0, 2, 6, 5, 0, 2, 1, 2,  # full [UninitThis, Null] [Integer, Float]: 23
-                  0,                          # same: 24
-                  127, 7, 0, 2])              # sl1 delta 63: 88
+    data = bytes(
+        [
+            0,
+            10,
+            5,  # same, offset 5
+            64 + 3,
+            7,
+            0,
+            3,  # same_locals_1_stack_item Object(#3): offset 9
+            247,
+            0,
+            1,
+            8,
+            0,
+            9,  # same_locals_1_stack_item_extended Uninitialized(9): 11
+            250,
+            0,
+            2,  # chop 1: offset 14, locals [Foo]
+            251,
+            0,
+            0,  # same_frame_extended (small delta kept): 15
+            254,
+            0,
+            0,
+            4,
+            3,
+            0,  # append long double top: 16
+            249,
+            0,
+            4,  # chop 2 (entries!): 21, locals [Foo, Long]
+            255,
+            0,
+            1,
+            0,
+            2,
+            6,
+            5,
+            0,
+            2,
+            1,
+            2,  # full [UninitThis, Null] [Integer, Float]: 23
+            0,  # same: 24
+            127,
+            7,
+            0,
+            2,
+        ]
+    )  # sl1 delta 63: 88
     frames = decode_stack_map_table(data, pool, initial, 100)
     assert [(f.offset, f.kind) for f in frames] == [
-        (5, 5), (9, 67), (11, 247), (14, 250), (15, 251), (16, 254), (21, 249), (23, 255),
-        (24, 0), (88, 127)]
+        (5, 5),
+        (9, 67),
+        (11, 247),
+        (14, 250),
+        (15, 251),
+        (16, 254),
+        (21, 249),
+        (23, 255),
+        (24, 0),
+        (88, 127),
+    ]
     assert [frame_kind_name(f.kind) for f in frames] == [
-        "same", "same_locals_1_stack_item", "same_locals_1_stack_item_extended", "chop",
-        "same_frame_extended", "append", "chop", "full_frame", "same", "same_locals_1_stack_item"]
+        "same",
+        "same_locals_1_stack_item",
+        "same_locals_1_stack_item_extended",
+        "chop",
+        "same_frame_extended",
+        "append",
+        "chop",
+        "full_frame",
+        "same",
+        "same_locals_1_stack_item",
+    ]
     assert frames[0].locals == initial and frames[0].stack == []
     assert frames[1].stack == [Object("Foo")] and frames[1].stack[0].cp_index == 3
     assert frames[2].stack == [Uninitialized(9)]
@@ -269,8 +344,7 @@ def test_compact_kind_choice():
         (Frame(3, []), [249, 0, 3]),
         (Frame(3, [Integer, S, Double]), [252, 0, 3, 3]),
         (Frame(3, [Integer, S, Double, Top, Null]), [254, 0, 3, 3, 0, 5]),
-        (Frame(3, [Integer, S, Double, Top, Null, Null]),
-         [255, 0, 3, 0, 6, 1, 7, 0, s, 3, 0, 5, 5, 0, 0]),
+        (Frame(3, [Integer, S, Double, Top, Null, Null]), [255, 0, 3, 0, 6, 1, 7, 0, s, 3, 0, 5, 5, 0, 0]),
         (Frame(3, [Float, S]), [255, 0, 3, 0, 2, 2, 7, 0, s, 0, 0]),
         (Frame(3, [Integer], [Integer]), [255, 0, 3, 0, 1, 1, 0, 1, 1]),
         (Frame(3, [Integer, S], [Integer, Integer]), [255, 0, 3, 0, 2, 1, 7, 0, s, 0, 2, 1, 1]),
@@ -287,8 +361,8 @@ def test_stale_kind_is_replaced():
     initial = [Integer]
     data = bytes([0, 2, 4, 252, 0, 2, 2])  # same @4, append Float @7
     frames = decode_stack_map_table(data, pool, initial)
-    frames[0].locals = [Integer, Long]        # kind still says "same"
-    frames[1].offset = 200                    # append with a new delta
+    frames[0].locals = [Integer, Long]  # kind still says "same"
+    frames[1].offset = 200  # append with a new delta
     out = encode_stack_map_table(frames, pool, initial)
     back = decode_stack_map_table(out, pool, initial)
     # frames are explicit: the second one still has its own locals, no longer an append
@@ -297,11 +371,11 @@ def test_stale_kind_is_replaced():
     frames[1].locals = [Integer, Long, Float]
     back = decode_stack_map_table(encode_stack_map_table(frames, pool, initial), pool, initial)
     assert back[1].kind == 252
-    frames[0].stack = [Null]                  # "append" with a stack is not possible
+    frames[0].stack = [Null]  # "append" with a stack is not possible
     frames[0].kind = 252
     back = decode_stack_map_table(encode_stack_map_table(frames, pool, initial), pool, initial)
     assert back[0].kind == 255 and back[0].stack == [Null]
-    frames[0].kind = 40                       # same_frame with a delta that no longer fits
+    frames[0].kind = 40  # same_frame with a delta that no longer fits
     frames[0].locals, frames[0].stack, frames[0].offset = [Integer], [], 100
     frames[1].offset = 300
     back = decode_stack_map_table(encode_stack_map_table(frames, pool, initial), pool, initial)
@@ -321,25 +395,28 @@ def test_duplicate_class_constants_keep_their_index():
 
 
 # -------------------------------------------------------------- rejections
-@pytest.mark.parametrize("data, initial, code_length, offset, message", [
-    (bytes([0]), [], None, 0, "truncated"),
-    (bytes([0, 1]), [], None, 2, "truncated"),
-    (bytes([0, 1, 64]), [], None, 2, "truncated"),
-    (bytes([0, 1, 255, 0, 0, 0, 1, 7, 0]), [], None, 2, "truncated"),
-    (bytes([0, 1, 252, 0]), [], None, 2, "truncated"),
-    (bytes([0, 0, 0]), [], None, 2, "1 bytes after its 0 frames"),
-    (bytes([0, 1, 64, 9]), [], None, 3, "bad verification type tag 9"),
-    (bytes([0, 1, 252, 0, 0, 200]), [], None, 5, "bad verification type tag 200"),
-    (bytes([0, 2, 0, 128]), [], None, 3, "reserved frame_type 128"),
-    (bytes([0, 1, 246]), [], None, 2, "reserved frame_type 246"),
-    (bytes([0, 1, 250, 0, 0]), [], None, 2, "chop_frame removes 1 locals but only 0"),
-    (bytes([0, 1, 248, 0, 0]), [Integer, Long], None, 2, "removes 3 locals but only 2"),
-    (bytes([0, 1, 10]), [], 10, 2, "frame at offset 10 is past the end"),
-    (bytes([0, 2, 3, 251, 0, 5]), [], 9, 3, "frame at offset 9 is past the end"),
-    (bytes([0, 1, 64, 8, 0, 20]), [], 20, 3, r"Uninitialized\(20\) is past the end"),
-    (bytes([0, 1, 64, 7, 0, 1]), [], None, 3, "not a Class"),
-    (bytes([0, 1, 64, 7, 0, 99]), [], None, 3, "out of range"),
-])
+@pytest.mark.parametrize(
+    "data, initial, code_length, offset, message",
+    [
+        (bytes([0]), [], None, 0, "truncated"),
+        (bytes([0, 1]), [], None, 2, "truncated"),
+        (bytes([0, 1, 64]), [], None, 2, "truncated"),
+        (bytes([0, 1, 255, 0, 0, 0, 1, 7, 0]), [], None, 2, "truncated"),
+        (bytes([0, 1, 252, 0]), [], None, 2, "truncated"),
+        (bytes([0, 0, 0]), [], None, 2, "1 bytes after its 0 frames"),
+        (bytes([0, 1, 64, 9]), [], None, 3, "bad verification type tag 9"),
+        (bytes([0, 1, 252, 0, 0, 200]), [], None, 5, "bad verification type tag 200"),
+        (bytes([0, 2, 0, 128]), [], None, 3, "reserved frame_type 128"),
+        (bytes([0, 1, 246]), [], None, 2, "reserved frame_type 246"),
+        (bytes([0, 1, 250, 0, 0]), [], None, 2, "chop_frame removes 1 locals but only 0"),
+        (bytes([0, 1, 248, 0, 0]), [Integer, Long], None, 2, "removes 3 locals but only 2"),
+        (bytes([0, 1, 10]), [], 10, 2, "frame at offset 10 is past the end"),
+        (bytes([0, 2, 3, 251, 0, 5]), [], 9, 3, "frame at offset 9 is past the end"),
+        (bytes([0, 1, 64, 8, 0, 20]), [], 20, 3, r"Uninitialized\(20\) is past the end"),
+        (bytes([0, 1, 64, 7, 0, 1]), [], None, 3, "not a Class"),
+        (bytes([0, 1, 64, 7, 0, 99]), [], None, 3, "out of range"),
+    ],
+)
 def test_decode_rejects(data, initial, code_length, offset, message):
     pool = ConstantPool.parse(pool_bytes(utf8("Foo"), bytes([7, 0, 1])), 8)
     with pytest.raises(ClassFormatError, match=message) as e:
@@ -352,27 +429,33 @@ def test_negative_code_length_means_unknown():
     assert decode_stack_map_table(bytes([0, 1, 63]), pool, [], -1)[0].offset == 63
 
 
-@pytest.mark.parametrize("frames, message", [
-    ([Frame(5, []), Frame(5, [])], "does not come after"),
-    ([Frame(5, []), Frame(3, [])], "does not come after"),
-    ([Frame(70000, [])], "does not come after"),
-    ([Frame(1, [Uninitialized(70000)], [], 255)], "cannot encode"),
-    ([Frame(1, [Object("x", 70000)], [], 255)], "cannot encode"),
-    ([Frame(1, ["not a vtype"], [], 255)], "cannot encode"),  # type: ignore[list-item]
-])
+@pytest.mark.parametrize(
+    "frames, message",
+    [
+        ([Frame(5, []), Frame(5, [])], "does not come after"),
+        ([Frame(5, []), Frame(3, [])], "does not come after"),
+        ([Frame(70000, [])], "does not come after"),
+        ([Frame(1, [Uninitialized(70000)], [], 255)], "cannot encode"),
+        ([Frame(1, [Object("x", 70000)], [], 255)], "cannot encode"),
+        ([Frame(1, ["not a vtype"], [], 255)], "cannot encode"),  # type: ignore[list-item]
+    ],
+)
 def test_encode_rejects(frames, message):
     with pytest.raises(ClassFormatError, match=message):
         encode_stack_map_table(frames, make_pool(), [])
 
 
 # ------------------------------------------------------------- descriptors
-@pytest.mark.parametrize("desc, params, ret", [
-    ("()V", (), "V"),
-    ("(I)J", ("I",), "J"),
-    ("(ZBCSIJFD)D", tuple("ZBCSIJFD"), "D"),
-    ("([I[[Ljava/lang/String;La/b$C;)[J", ("[I", "[[Ljava/lang/String;", "La/b$C;"), "[J"),
-    ("(Lé;)Ljava/lang/Object;", ("Lé;",), "Ljava/lang/Object;"),
-])
+@pytest.mark.parametrize(
+    "desc, params, ret",
+    [
+        ("()V", (), "V"),
+        ("(I)J", ("I",), "J"),
+        ("(ZBCSIJFD)D", tuple("ZBCSIJFD"), "D"),
+        ("([I[[Ljava/lang/String;La/b$C;)[J", ("[I", "[[Ljava/lang/String;", "La/b$C;"), "[J"),
+        ("(Lé;)Ljava/lang/Object;", ("Lé;",), "Ljava/lang/Object;"),
+    ],
+)
 def test_parse_method_descriptor(desc, params, ret):
     md = parse_method_descriptor(desc)
     assert md == MethodDescriptor(params, ret) and md.params == params and md.return_type == ret
@@ -389,11 +472,33 @@ def test_descriptor_sizes_and_names():
     assert parse_field_descriptor("[" * 255 + "I") == "[" * 255 + "I"
 
 
-@pytest.mark.parametrize("desc", [
-    "", "V", "(", "()", "(V)V", "()VV", "()[V", "(I", "I)V", "(L;)V", "(Ljava/lang/String)V",
-    "(La.b;)V", "(La//b;)V", "(L/a;)V", "(La/;)V", "(La[b;)V", "([)V", "()Q", "(I)II", "()V ",
-    "(" + "[" * 256 + "I)V", 5,
-])
+@pytest.mark.parametrize(
+    "desc",
+    [
+        "",
+        "V",
+        "(",
+        "()",
+        "(V)V",
+        "()VV",
+        "()[V",
+        "(I",
+        "I)V",
+        "(L;)V",
+        "(Ljava/lang/String)V",
+        "(La.b;)V",
+        "(La//b;)V",
+        "(L/a;)V",
+        "(La/;)V",
+        "(La[b;)V",
+        "([)V",
+        "()Q",
+        "(I)II",
+        "()V ",
+        "(" + "[" * 256 + "I)V",
+        5,
+    ],
+)
 def test_bad_method_descriptors(desc):
     with pytest.raises(ClassFormatError):
         parse_method_descriptor(desc)
@@ -446,7 +551,8 @@ def test_compiled_frames_content():
             if m.stack_map is not None:
                 initial = initial_frame_locals(m.class_name, m.name, m.descriptor, m.is_static)
                 by_name[(m.class_name, m.name, m.descriptor)] = decode_stack_map_table(
-                    m.stack_map, pool, initial, len(m.code))
+                    m.stack_map, pool, initial, len(m.code)
+                )
     ctor = by_name[("Samples", "<init>", "(ZLjava/lang/String;Ljava/lang/String;)V")]
     assert any(isinstance(t, Uninitialized) for f in ctor for t in f.stack)
     this_ctor = by_name[("Samples", "<init>", "(Z)V")]

@@ -284,8 +284,7 @@ QUERIES: list[tuple[tuple[str, ...], set[str] | None]] = [
     (("M", "java/util/ArrayList", "size", "()I"), None),
     (("M", "java/util/ArrayList", "stream", "()Ljava/util/stream/Stream;"), None),
     (("M", "java/util/ArrayList", "hashCode", "()I"), None),
-    (("M", "java/util/AbstractMap", "getOrDefault",
-      "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;"), None),
+    (("M", "java/util/AbstractMap", "getOrDefault", "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;"), None),
     (("M", "java/lang/invoke/MethodHandle", "bindTo", "(Ljava/lang/String;)V"), None),
     # signature-polymorphic methods resolve whatever the descriptor
     (("P", "java/lang/invoke/MethodHandle", "invokeExact", "(Ljava/lang/String;I)J"), None),
@@ -362,6 +361,7 @@ _RESOLUTION_ERRORS = {"NoSuchMethodError", "NoSuchFieldError", "IncompatibleClas
 
 # --------------------------------------------------------------------------- fixtures
 
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("hierarchy")
@@ -378,9 +378,20 @@ def world(tmp_path_factory):
 
     queries = root / "queries.txt"
     queries.write_text("".join(" ".join(q) + "\n" for q, _ in QUERIES))
-    out = run([tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-               "--add-opens", "java.base/java.lang.invoke=ALL-UNNAMED",
-               "-cp", str(classes), "Oracle", str(queries)]).stdout
+    out = run(
+        [
+            tool("java"),
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-Xshare:auto",
+            "--add-opens",
+            "java.base/java.lang.invoke=ALL-UNNAMED",
+            "-cp",
+            str(classes),
+            "Oracle",
+            str(queries),
+        ]
+    ).stdout
     oracle = {}
     for line in out.splitlines():
         query, _, answer = line.partition(" => ")
@@ -413,6 +424,7 @@ def _ours(h: ClassHierarchy, q: tuple[str, ...]) -> MemberInfo | None:
 
 # --------------------------------------------------------------------------- against the oracle
 
+
 @pytest.mark.parametrize("query,expected", QUERIES, ids=[" ".join(q) for q, _ in QUERIES])
 def test_agrees_with_the_jvm(hierarchy, world, query, expected):
     h = hierarchy
@@ -420,7 +432,7 @@ def test_agrees_with_the_jvm(hierarchy, world, query, expected):
     ours = _ours(h, query)
     kind, owner, name, desc = query[:4]
     verdict, _, detail = answer.partition(" ")
-    if kind in "VS":                                     # selection
+    if kind in "VS":  # selection
         if verdict == "=":
             assert ours is not None and ours.owner == detail, (answer, ours)
             assert not ours.is_abstract
@@ -428,7 +440,7 @@ def test_agrees_with_the_jvm(hierarchy, world, query, expected):
             assert ours is None or ours.is_abstract, (answer, ours)
         elif detail == "IncompatibleClassChangeError":
             assert ours is None, (answer, ours)
-        elif detail == "IllegalAccessError":           # invokeinterface selected a non-public method
+        elif detail == "IllegalAccessError":  # invokeinterface selected a non-public method
             assert kind == "S" and ours is not None and not ours.is_public and not ours.is_private
         else:
             pytest.fail(f"unexpected oracle answer {answer}")
@@ -471,8 +483,10 @@ def test_oracle_saw_the_interesting_cases(world):
     # HotSpot resolves an inherited abstract method to a hidden method in the interface itself
     assert o[("I", "java/util/Deque", "isEmpty", "()Z")] == "~ overpass"
     assert o[("S", "r/CD", "cd", S, "r/ClassAbstractWins")] == "! AbstractMethodError"
-    assert o[("P", "java/lang/invoke/MethodHandle", "invokeExact", "(Ljava/lang/String;I)J")] \
+    assert (
+        o[("P", "java/lang/invoke/MethodHandle", "invokeExact", "(Ljava/lang/String;I)J")]
         == "= java/lang/invoke/MethodHandle"
+    )
 
 
 def test_overriding_rules(hierarchy):
@@ -483,10 +497,10 @@ def test_overriding_rules(hierarchy):
     ta = h.info("ta/TA").declared_method("t", S)
     tc = h.info("tc/TC").declared_method("t", S)
     uc = h.info("tc/UC").declared_method("t", S)
-    assert not h.can_override(pb, pa)          # package-private, other package
+    assert not h.can_override(pb, pa)  # package-private, other package
     assert h.can_override(pc, pa) and h.can_override(pc, pb)
-    assert h.can_override(tc, ta)              # transitively, through ta/TB.t
-    assert not h.can_override(uc, ta)          # ta/UB.t is package-private: no chain
+    assert h.can_override(tc, ta)  # transitively, through ta/TB.t
+    assert not h.can_override(uc, ta)  # ta/UB.t is package-private: no chain
     static = h.info("r/Mid").declared_method("sm", S)
     assert not h.can_override(static, h.info("r/Base").declared_method("sm", S))
 
@@ -508,6 +522,7 @@ def test_supertypes(hierarchy):
 
 # --------------------------------------------------------------------------- sources and missing classes
 
+
 class _BytesSource:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -528,7 +543,7 @@ def test_sources_may_return_bytes_or_entries(world):
         # around (Object could declare d(), which would then win over the interface default)
         assert h.resolve_method("r/Diamond", "d", S) is None
         assert h.resolve_method("r/Leaf", "toString", S) is None
-        assert h.resolve_interface_method("r/Right", "d", S) is None    # Object is searched first
+        assert h.resolve_interface_method("r/Right", "d", S) is None  # Object is searched first
         assert h.missing == {"java/lang/Object"}
 
 
@@ -544,7 +559,7 @@ def test_missing_superclass_jar(world):
     h = ClassHierarchy([open_container(world.app_jar)], world.jdk, cache=False)
     own = h.resolve_method("m/MChild", "own", S)
     assert str(own) == "m/MChild.own()Ljava/lang/String;"
-    assert not h.missing                          # answered before the superclass was needed
+    assert not h.missing  # answered before the superclass was needed
     assert h.resolve_method("m/MChild", "inherited", S) is None
     assert h.missing == {"m/MBase"} and not h.broken
     # MBase could declare dm(): the interface default cannot be chosen without it
@@ -575,8 +590,9 @@ _JDK_QUESTIONS = [
 
 def _ask(h: ClassHierarchy) -> list[str]:
     answers = [str(_ours(h, q)) for q in _JDK_QUESTIONS]
-    answers.append(str(h.select_method("java/util/ArrayList", h.resolve_method("java/util/AbstractList",
-                                                                                "hashCode", "()I"))))
+    answers.append(
+        str(h.select_method("java/util/ArrayList", h.resolve_method("java/util/AbstractList", "hashCode", "()I")))
+    )
     answers.append(str(h.is_subtype("r/DiamondSub", "java/lang/Object")))
     return answers
 
@@ -595,8 +611,7 @@ class _NoImage:
 
 
 def _warm(world, directory: Path) -> list[str]:
-    h = ClassHierarchy([open_container(world.classes)], world.jdk,
-                       cache=JdkSummaryCache(world.jdk.build_id, directory))
+    h = ClassHierarchy([open_container(world.classes)], world.jdk, cache=JdkSummaryCache(world.jdk.build_id, directory))
     answers = _ask(h)
     h.save_cache()
     return answers
@@ -606,9 +621,12 @@ def test_cache_round_trip(world, tmp_path):
     answers = _warm(world, tmp_path)
     assert "None" not in answers[:4]
     files = list(tmp_path.iterdir())
-    assert [f.name for f in files] == [cache_file_name(world.jdk.build_id)]   # no temporary files left
-    with ClassHierarchy([open_container(world.classes)], _NoImage(world.jdk.build_id),
-                        cache=JdkSummaryCache(world.jdk.build_id, tmp_path)) as h:
+    assert [f.name for f in files] == [cache_file_name(world.jdk.build_id)]  # no temporary files left
+    with ClassHierarchy(
+        [open_container(world.classes)],
+        _NoImage(world.jdk.build_id),
+        cache=JdkSummaryCache(world.jdk.build_id, tmp_path),
+    ) as h:
         assert _ask(h) == answers
         assert h.info("java/util/Collection").from_jdk
         assert not h.missing and not h.broken
@@ -619,7 +637,7 @@ def test_cache_is_keyed_by_build_and_format(world, tmp_path, monkeypatch):
     name = cache_file_name(build)
     assert f"-v{CACHE_FORMAT_VERSION}-" in name and build[:40] in name
     assert cache_file_name(build + "x") != name
-    assert cache_file_name("a/b") != cache_file_name("a_b")       # sanitising cannot collide
+    assert cache_file_name("a/b") != cache_file_name("a_b")  # sanitising cannot collide
     _warm(world, tmp_path)
     # a file of another build (copied or renamed) is not believed
     other = tmp_path / cache_file_name("other-build")
@@ -640,7 +658,7 @@ def test_corrupt_cache_is_rebuilt(world, tmp_path, damage):
     if damage == "garbage":
         path.write_bytes(os.urandom(4096))
     elif damage == "truncated":
-        path.write_bytes(data[:len(data) // 2])
+        path.write_bytes(data[: len(data) // 2])
     elif damage == "empty":
         path.write_bytes(b"")
     elif damage == "flipped":
@@ -651,8 +669,11 @@ def test_corrupt_cache_is_rebuilt(world, tmp_path, damage):
     assert _warm(world, tmp_path) == answers
     if damage != "directory":
         # rewritten whole: a cold image is not needed any more
-        h = ClassHierarchy([open_container(world.classes)], _NoImage(world.jdk.build_id),
-                           cache=JdkSummaryCache(world.jdk.build_id, tmp_path))
+        h = ClassHierarchy(
+            [open_container(world.classes)],
+            _NoImage(world.jdk.build_id),
+            cache=JdkSummaryCache(world.jdk.build_id, tmp_path),
+        )
         assert _ask(h) == answers
 
 
@@ -663,8 +684,10 @@ def test_damaged_cache_entry_is_reread_from_the_image(world, tmp_path):
     cache.save()
     h = ClassHierarchy([], world.jdk, cache=JdkSummaryCache(world.jdk.build_id, tmp_path))
     assert h.resolve_method("java/util/ArrayList", "size", "()I").owner == "java/util/ArrayList"
-    assert h.resolve_interface_method("java/util/List", "stream",
-                                      "()Ljava/util/stream/Stream;").owner == "java/util/Collection"
+    assert (
+        h.resolve_interface_method("java/util/List", "stream", "()Ljava/util/stream/Stream;").owner
+        == "java/util/Collection"
+    )
 
 
 def test_concurrent_writers(world, tmp_path):

@@ -60,8 +60,19 @@ def recording(tmp_path_factory):
     work = tmp_path_factory.mktemp("jfr")
     classes = javac({"Busy.java": SOURCE}, work / "classes")
     rec = work / "busy.jfr"
-    p = subprocess.run([tool("java"), f"-XX:StartFlightRecording=filename={rec},settings=profile",
-                        "-cp", str(classes), "Busy", "2500"], capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [
+            tool("java"),
+            f"-XX:StartFlightRecording=filename={rec},settings=profile",
+            "-cp",
+            str(classes),
+            "Busy",
+            "2500",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     assert rec.exists()
     return rec
@@ -154,9 +165,11 @@ def test_gzipped_output(recording, tmp_path):
 def test_bad_input_is_one_line_and_exit_2(recording, tmp_path, capsys, monkeypatch):
     text = tmp_path / "not.jfr"
     text.write_text("hello")
-    cases = [([str(text)], "jfr print failed: could not read recording"),
-             ([str(tmp_path / "missing.jfr")], "cannot read: no such file"),
-             ([str(recording), "--jfr", str(tmp_path / "nojfr")], "no such jfr tool")]
+    cases = [
+        ([str(text)], "jfr print failed: could not read recording"),
+        ([str(tmp_path / "missing.jfr")], "cannot read: no such file"),
+        ([str(recording), "--jfr", str(tmp_path / "nojfr")], "no such jfr tool"),
+    ]
     for args, message in cases:
         out = tmp_path / "out.json"
         assert jprewrite_main(["import-jfr", *args, "-o", str(out)]) == 2
@@ -191,8 +204,12 @@ def test_truncated_stacks_go_under_their_own_context(tmp_path, capsys):
     contexts at the top level."""
     classes = javac({"Deep.java": DEEP}, tmp_path / "classes")
     rec = tmp_path / "deep.jfr"
-    p = subprocess.run([tool("java"), f"-XX:StartFlightRecording=filename={rec},settings=profile",
-                        "-cp", str(classes), "Deep"], capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [tool("java"), f"-XX:StartFlightRecording=filename={rec},settings=profile", "-cp", str(classes), "Deep"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     out = tmp_path / "deep.json"
     assert jprewrite_main(["import-jfr", str(rec), "-o", str(out)]) == 0
@@ -211,9 +228,19 @@ def test_a_recording_without_execution_samples(tmp_path, capsys):
     """A recording with the sampler off: one line, not an empty profile."""
     classes = javac({"Busy.java": SOURCE}, tmp_path / "classes")
     rec = tmp_path / "quiet.jfr"
-    p = subprocess.run([tool("java"), f"-XX:StartFlightRecording=filename={rec},settings=profile,"
-                        "jdk.ExecutionSample#enabled=false", "-cp", str(classes), "Busy", "200"],
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [
+            tool("java"),
+            f"-XX:StartFlightRecording=filename={rec},settings=profile,jdk.ExecutionSample#enabled=false",
+            "-cp",
+            str(classes),
+            "Busy",
+            "200",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     assert jprewrite_main(["import-jfr", str(rec), "-o", str(tmp_path / "q.json")]) == 2
     assert "the recording has no jdk.ExecutionSample events" in capsys.readouterr().err

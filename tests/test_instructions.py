@@ -188,7 +188,7 @@ def _wide_java() -> str:
     lines += [
         "    long big = v299; double dd = v298; float ff = v297; Object oo = null;",
         "    v299 += 1000; v298 -= 3; v297++; v280 += -129; v270 += 127;",
-        "    for (int i = 0; i < v299; i++) { if (i > v298) { big += v296; dd += ff; oo = \"x\"; } }",
+        '    for (int i = 0; i < v299; i++) { if (i > v298) { big += v296; dd += ff; oo = "x"; } }',
         "    switch (v261) { case 1: v262++; break; case 2: v263--; break; case 3: big--; break; }",
         "    int r = v260; return r + v299 + v298 + big + (long) dd + (oo == null ? 0 : 1);",
         "  }",
@@ -208,8 +208,9 @@ def _javac(out: Path, sources: dict[str, str], *options: str) -> None:
         p = src / f"{name}.java"
         p.write_text(text)
         paths.append(str(p))
-    subprocess.run([str(JAVAC), "-d", str(out / "classes"), *options, *paths],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [str(JAVAC), "-d", str(out / "classes"), *options, *paths], check=True, capture_output=True, text=True
+    )
 
 
 @functools.cache
@@ -227,24 +228,57 @@ def compiled_classes() -> list[Path]:
 
 
 JDK_SAMPLE = [
-    "java/lang/String", "java/lang/StringBuilder", "java/lang/AbstractStringBuilder",
-    "java/lang/StringLatin1", "java/lang/StringUTF16", "java/lang/Integer", "java/lang/Long",
-    "java/lang/Character", "java/lang/CharacterData00", "java/lang/Math", "java/lang/Thread",
-    "java/lang/Class", "java/lang/ClassLoader", "java/lang/Object", "java/lang/Enum",
-    "java/lang/invoke/MethodHandles$Lookup", "java/lang/invoke/MethodType",
-    "java/lang/invoke/LambdaForm", "java/util/HashMap", "java/util/HashMap$TreeNode",
-    "java/util/ArrayList", "java/util/TreeMap", "java/util/Arrays", "java/util/Collections",
-    "java/util/Formatter", "java/util/Scanner", "java/util/Locale", "java/util/regex/Pattern",
-    "java/util/regex/Matcher", "java/util/concurrent/ConcurrentHashMap",
-    "java/util/concurrent/ForkJoinPool", "java/util/concurrent/ThreadPoolExecutor",
-    "java/util/concurrent/locks/AbstractQueuedSynchronizer", "java/util/zip/ZipFile$Source",
-    "java/util/zip/Inflater", "java/io/ObjectInputStream", "java/io/ObjectStreamClass",
-    "java/io/BufferedReader", "java/math/BigInteger", "java/math/BigDecimal",
-    "java/text/SimpleDateFormat", "java/text/DecimalFormat", "java/time/LocalDate",
-    "java/time/format/DateTimeFormatterBuilder", "java/net/URI",
-    "java/util/stream/ReferencePipeline", "sun/nio/cs/UTF_8$Decoder",
-    "jdk/internal/org/objectweb/asm/ClassReader", "jdk/internal/org/objectweb/asm/MethodWriter",
-    "jdk/internal/org/objectweb/asm/Frame", "sun/security/util/DerValue",
+    "java/lang/String",
+    "java/lang/StringBuilder",
+    "java/lang/AbstractStringBuilder",
+    "java/lang/StringLatin1",
+    "java/lang/StringUTF16",
+    "java/lang/Integer",
+    "java/lang/Long",
+    "java/lang/Character",
+    "java/lang/CharacterData00",
+    "java/lang/Math",
+    "java/lang/Thread",
+    "java/lang/Class",
+    "java/lang/ClassLoader",
+    "java/lang/Object",
+    "java/lang/Enum",
+    "java/lang/invoke/MethodHandles$Lookup",
+    "java/lang/invoke/MethodType",
+    "java/lang/invoke/LambdaForm",
+    "java/util/HashMap",
+    "java/util/HashMap$TreeNode",
+    "java/util/ArrayList",
+    "java/util/TreeMap",
+    "java/util/Arrays",
+    "java/util/Collections",
+    "java/util/Formatter",
+    "java/util/Scanner",
+    "java/util/Locale",
+    "java/util/regex/Pattern",
+    "java/util/regex/Matcher",
+    "java/util/concurrent/ConcurrentHashMap",
+    "java/util/concurrent/ForkJoinPool",
+    "java/util/concurrent/ThreadPoolExecutor",
+    "java/util/concurrent/locks/AbstractQueuedSynchronizer",
+    "java/util/zip/ZipFile$Source",
+    "java/util/zip/Inflater",
+    "java/io/ObjectInputStream",
+    "java/io/ObjectStreamClass",
+    "java/io/BufferedReader",
+    "java/math/BigInteger",
+    "java/math/BigDecimal",
+    "java/text/SimpleDateFormat",
+    "java/text/DecimalFormat",
+    "java/time/LocalDate",
+    "java/time/format/DateTimeFormatterBuilder",
+    "java/net/URI",
+    "java/util/stream/ReferencePipeline",
+    "sun/nio/cs/UTF_8$Decoder",
+    "jdk/internal/org/objectweb/asm/ClassReader",
+    "jdk/internal/org/objectweb/asm/MethodWriter",
+    "jdk/internal/org/objectweb/asm/Frame",
+    "sun/security/util/DerValue",
 ]
 
 
@@ -256,8 +290,11 @@ def jdk_sample_dir() -> Path | None:
     out = Path(tempfile.mkdtemp(prefix="jprewrite-jdk-"))
     atexit.register(shutil.rmtree, out, ignore_errors=True)
     regex = "|".join(f"/java.base/{c}.class".replace("$", "\\$") for c in JDK_SAMPLE)
-    subprocess.run([str(JIMAGE), "extract", "--dir", str(out), "--include", f"regex:{regex}",
-                    str(JDK_MODULES)], check=True, capture_output=True)
+    subprocess.run(
+        [str(JIMAGE), "extract", "--dir", str(out), "--include", f"regex:{regex}", str(JDK_MODULES)],
+        check=True,
+        capture_output=True,
+    )
     return out / "java.base"
 
 
@@ -271,8 +308,9 @@ def jdk_sample_classes() -> list[Path]:
 class MethodCode:
     """What the walker finds per method with a Code attribute."""
 
-    def __init__(self, class_name: str, name: str, descriptor: str, access: int, code: bytes,
-                 stack_map: bytes | None) -> None:
+    def __init__(
+        self, class_name: str, name: str, descriptor: str, access: int, code: bytes, stack_map: bytes | None
+    ) -> None:
         self.class_name, self.name, self.descriptor, self.access = class_name, name, descriptor, access
         self.code, self.stack_map = code, stack_map
 
@@ -294,7 +332,7 @@ def walk_methods(data: bytes) -> list[MethodCode]:
         tag = data[pos]
         if tag == 1:
             n = u2(pos + 1)
-            utf8[i] = data[pos + 3:pos + 3 + n].decode("utf-8", "surrogateescape")
+            utf8[i] = data[pos + 3 : pos + 3 + n].decode("utf-8", "surrogateescape")
             pos += 3 + n
         elif tag == 7:
             classes[i] = u2(pos + 1)
@@ -303,8 +341,7 @@ def walk_methods(data: bytes) -> list[MethodCode]:
             pos += 9
             i += 1
         else:
-            pos += {3: 5, 4: 5, 8: 3, 9: 5, 10: 5, 11: 5, 12: 5, 15: 4, 16: 3, 17: 5, 18: 5,
-                    19: 3, 20: 3}[tag]
+            pos += {3: 5, 4: 5, 8: 3, 9: 5, 10: 5, 11: 5, 12: 5, 15: 4, 16: 3, 17: 5, 18: 5, 19: 3, 20: 3}[tag]
         i += 1
     class_name = utf8[classes[u2(pos + 2)]]
     pos += 8 + 2 * u2(pos + 6)  # access, this, super, interfaces
@@ -330,13 +367,13 @@ def walk_methods(data: bytes) -> list[MethodCode]:
         for aname, p, _length in attrs:
             if aname == "Code":
                 code_len = struct.unpack_from(">I", data, p + 4)[0]
-                code = data[p + 8:p + 8 + code_len]
+                code = data[p + 8 : p + 8 + code_len]
                 q = p + 8 + code_len
                 q += 2 + 8 * u2(q)  # exception table
                 smt = None
                 for cname, cp, clen in attributes(q)[0]:
                     if cname == "StackMapTable":
-                        smt = data[cp:cp + clen]
+                        smt = data[cp : cp + clen]
                 methods.append(MethodCode(class_name, utf8[name], utf8[desc], access, code, smt))
     return methods
 
@@ -348,7 +385,7 @@ _CP2_OPS = [o for o in range(256) if op.FORMATS[o] == op.FMT_CP2]
 _BRANCH_OPS = [o for o in range(256) if op.FORMATS[o] == op.FMT_BRANCH]
 _u1 = st.integers(0, 0xFF)
 _u2 = st.integers(0, 0xFFFF)
-_s4 = st.integers(-2**31, 2**31 - 1)
+_s4 = st.integers(-(2**31), 2**31 - 1)
 
 # A "proto" is a function offset -> Instruction with placeholder targets (filled in later).
 _protos = st.one_of(
@@ -367,8 +404,9 @@ _protos = st.one_of(
     st.tuples(_u2, _u1, _u1).map(lambda t: lambda p: InvokeInterface(p, *t)),
     st.tuples(_u2, _u2).map(lambda t: lambda p: InvokeDynamic(p, *t)),
     st.tuples(_u2, _u1).map(lambda t: lambda p: MultiANewArray(p, *t)),
-    st.tuples(_s4, st.integers(1, 6)).filter(lambda t: t[0] + t[1] - 1 < 2**31).map(
-        lambda t: lambda p: TableSwitch(p, 0, t[0], [0] * t[1])),
+    st.tuples(_s4, st.integers(1, 6))
+    .filter(lambda t: t[0] + t[1] - 1 < 2**31)
+    .map(lambda t: lambda p: TableSwitch(p, 0, t[0], [0] * t[1])),
     st.lists(_s4, max_size=6).map(lambda ks: lambda p: LookupSwitch(p, 0, ks, [0] * len(ks))),
 )
 
@@ -404,8 +442,20 @@ def test_opcode_tables():
     assert len(op.OPCODES_BY_NAME) == 205
     for name, o in op.OPCODES_BY_NAME.items():
         assert op.OPCODE_NAMES[o] == name and getattr(op, name.upper()) == o
-    assert op.WIDENABLE == {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD, op.ISTORE, op.LSTORE,
-                            op.FSTORE, op.DSTORE, op.ASTORE, op.RET, op.IINC}
+    assert op.WIDENABLE == {
+        op.ILOAD,
+        op.LLOAD,
+        op.FLOAD,
+        op.DLOAD,
+        op.ALOAD,
+        op.ISTORE,
+        op.LSTORE,
+        op.FSTORE,
+        op.DSTORE,
+        op.ASTORE,
+        op.RET,
+        op.IINC,
+    }
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
@@ -434,11 +484,11 @@ def test_switch_at_every_alignment(prefix, kind):
     code = encode_instructions(insns)
     pad = switch_padding(prefix)
     assert (prefix + 1 + pad) % 4 == 0
-    assert code[prefix + 1:prefix + 1 + pad] == bytes(pad)
+    assert code[prefix + 1 : prefix + 1 + pad] == bytes(pad)
     assert decode_instructions(code) == insns
     if pad:  # non-zero padding survives
         raw = bytearray(code)
-        raw[prefix + 1:prefix + 1 + pad] = b"\x7f" * pad
+        raw[prefix + 1 : prefix + 1 + pad] = b"\x7f" * pad
         back = decode_instructions(bytes(raw))
         assert back[prefix].padding == b"\x7f" * pad  # type: ignore[attr-defined]
         assert encode_instructions(back) == bytes(raw)
@@ -447,8 +497,8 @@ def test_switch_at_every_alignment(prefix, kind):
 @settings(max_examples=1500)
 @given(st.binary(max_size=64))
 @example(bytes([op.WIDE]))
-@example(bytes([op.TABLESWITCH, 0, 0, 0, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff]))
-@example(bytes([op.LOOKUPSWITCH, 0, 0, 0, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff]))
+@example(bytes([op.TABLESWITCH, 0, 0, 0, 0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF]))
+@example(bytes([op.LOOKUPSWITCH, 0, 0, 0, 0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF]))
 def test_random_bytes_decode_or_reject(data):
     """Any byte string either decodes and re-encodes identically or raises ClassFormatError."""
     try:
@@ -465,7 +515,7 @@ def _mostly_valid_code(draw):
     code = bytearray(encode_instructions(insns))
     for _ in range(draw(st.integers(1, 3))):
         code[draw(st.integers(0, len(code) - 1))] = draw(_u1)
-    return bytes(code[:draw(st.integers(0, len(code)))])
+    return bytes(code[: draw(st.integers(0, len(code)))])
 
 
 @settings(max_examples=600)
@@ -480,28 +530,63 @@ def test_mutated_code_decode_or_reject(data):
 
 
 def test_examples_by_hand():
-    code = bytes([
-        op.WIDE, op.ILOAD, 0, 3,            # 0: wide iload 3 (needlessly wide)
-        op.WIDE, op.IINC, 1, 0, 0xFF, 0x00,  # 4: wide iinc 256, -256
-        op.IINC, 2, 0xFF,                   # 10: iinc 2, -1
-        op.BIPUSH, 0x80,                    # 13: bipush -128
-        op.SIPUSH, 0x80, 0x00,              # 15: sipush -32768
-        op.LDC, 7,                          # 18
-        op.LDC_W, 0, 7,                     # 20: ldc_w #7 (could have been ldc)
-        op.INVOKEINTERFACE, 0, 9, 2, 0,     # 23
-        op.INVOKEDYNAMIC, 0, 10, 0, 0,      # 28
-        op.MULTIANEWARRAY, 0, 11, 3,        # 33
-        op.NEWARRAY, op.T_INT,              # 37
-        op.GOTO_W, 0, 0, 0, 0,              # 39: goto_w 39 (self loop)
-        op.JSR, 0xFF, 0xD9,                 # 44: jsr -39 -> 5? no: 44 - 39 = 5 is mid-instruction
-    ])
+    code = bytes(
+        [
+            op.WIDE,
+            op.ILOAD,
+            0,
+            3,  # 0: wide iload 3 (needlessly wide)
+            op.WIDE,
+            op.IINC,
+            1,
+            0,
+            0xFF,
+            0x00,  # 4: wide iinc 256, -256
+            op.IINC,
+            2,
+            0xFF,  # 10: iinc 2, -1
+            op.BIPUSH,
+            0x80,  # 13: bipush -128
+            op.SIPUSH,
+            0x80,
+            0x00,  # 15: sipush -32768
+            op.LDC,
+            7,  # 18
+            op.LDC_W,
+            0,
+            7,  # 20: ldc_w #7 (could have been ldc)
+            op.INVOKEINTERFACE,
+            0,
+            9,
+            2,
+            0,  # 23
+            op.INVOKEDYNAMIC,
+            0,
+            10,
+            0,
+            0,  # 28
+            op.MULTIANEWARRAY,
+            0,
+            11,
+            3,  # 33
+            op.NEWARRAY,
+            op.T_INT,  # 37
+            op.GOTO_W,
+            0,
+            0,
+            0,
+            0,  # 39: goto_w 39 (self loop)
+            op.JSR,
+            0xFF,
+            0xD9,  # 44: jsr -39 -> 5? no: 44 - 39 = 5 is mid-instruction
+        ]
+    )
     with pytest.raises(ClassFormatError) as e:
         decode_instructions(code)
     assert e.value.offset == 44
     code = code[:-3] + bytes([op.JSR, 0xFF, 0xD4, op.WIDE, op.RET, 0, 1, op.ILOAD_3, 202, 254, 255])
     insns = decode_instructions(code)
-    assert [i.offset for i in insns] == [0, 4, 10, 13, 15, 18, 20, 23, 28, 33, 37, 39, 44, 47, 51,
-                                         52, 53, 54]
+    assert [i.offset for i in insns] == [0, 4, 10, 13, 15, 18, 20, 23, 28, 33, 37, 39, 44, 47, 51, 52, 53, 54]
     assert insns[0] == Instruction(0, op.ILOAD, 3, wide=True)
     assert insns[1] == Iinc(4, 256, -256, wide=True)
     assert insns[2] == Iinc(10, 2, -1)
@@ -536,60 +621,69 @@ def test_goto_w_far_jump():
 
 
 # ------------------------------------------------------------ rejections
-@pytest.mark.parametrize("code, offset, message", [
-    (bytes([op.NOP, 203]), 1, "unknown opcode 203"),
-    (bytes([op.NOP, 253]), 1, "unknown opcode"),
-    (bytes([op.WIDE, op.NOP]), 0, "no wide form"),
-    (bytes([op.NOP, op.WIDE, op.GOTO, 0, 0]), 1, "no wide form"),
-    (bytes([op.WIDE]), 0, "truncated"),
-    (bytes([op.WIDE, op.ILOAD, 0]), 0, "truncated"),
-    (bytes([op.WIDE, op.IINC, 0, 1, 0]), 0, "truncated"),
-    (bytes([op.NOP, op.SIPUSH, 1]), 1, "truncated"),
-    (bytes([op.BIPUSH]), 0, "truncated"),
-    (bytes([op.GOTO_W, 0, 0, 0]), 0, "truncated"),
-    (bytes([op.INVOKEINTERFACE, 0, 1, 1]), 0, "truncated"),
-    (bytes([op.INVOKEDYNAMIC, 0, 1, 0]), 0, "truncated"),
-    (bytes([op.MULTIANEWARRAY, 0, 1]), 0, "truncated"),
-    (bytes([op.NOP, op.TABLESWITCH, 0, 0]), 1, "truncated"),
-    (bytes([op.TABLESWITCH, 0, 0, 0] + [0] * 8 + [0, 0, 0, 1]), 0, "truncated"),
-    (bytes([op.LOOKUPSWITCH, 0, 0, 0] + [0] * 4 + [0, 0, 0, 1] + [0] * 4), 0, "truncated"),
-    (bytes([op.NOP, op.LOOKUPSWITCH, 0, 0] + [0, 0, 0, 0] + [0xFF] * 4), 1, "npairs -1 < 0"),
-    (bytes([op.TABLESWITCH, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 2] + [0, 0, 0, 1]), 0, "low 2 > high 1"),
-    (bytes([op.GOTO, 0, 3]), 0, "outside the code"),
-    (bytes([op.NOP, op.IFEQ, 0xFF, 0xFE]), 1, "outside the code"),
-    (bytes([op.SIPUSH, 0, 0, op.GOTO, 0xFF, 0xFE]), 3, "not at an instruction start"),
-    (bytes([op.NOP, op.GOTO_W, 0x7F, 0xFF, 0xFF, 0xFF]), 1, "outside the code"),
-    (bytes([op.TABLESWITCH, 0, 0, 0] + [0, 0, 0, 0x40] + [0] * 8 + [0] * 4), 0, "outside the code"),
-    (bytes([op.LOOKUPSWITCH, 0, 0, 0] + [0] * 4 + [0, 0, 0, 1] + [0] * 4 + [0, 0, 0, 2]), 0,
-     "not at an instruction start"),
-])
+@pytest.mark.parametrize(
+    "code, offset, message",
+    [
+        (bytes([op.NOP, 203]), 1, "unknown opcode 203"),
+        (bytes([op.NOP, 253]), 1, "unknown opcode"),
+        (bytes([op.WIDE, op.NOP]), 0, "no wide form"),
+        (bytes([op.NOP, op.WIDE, op.GOTO, 0, 0]), 1, "no wide form"),
+        (bytes([op.WIDE]), 0, "truncated"),
+        (bytes([op.WIDE, op.ILOAD, 0]), 0, "truncated"),
+        (bytes([op.WIDE, op.IINC, 0, 1, 0]), 0, "truncated"),
+        (bytes([op.NOP, op.SIPUSH, 1]), 1, "truncated"),
+        (bytes([op.BIPUSH]), 0, "truncated"),
+        (bytes([op.GOTO_W, 0, 0, 0]), 0, "truncated"),
+        (bytes([op.INVOKEINTERFACE, 0, 1, 1]), 0, "truncated"),
+        (bytes([op.INVOKEDYNAMIC, 0, 1, 0]), 0, "truncated"),
+        (bytes([op.MULTIANEWARRAY, 0, 1]), 0, "truncated"),
+        (bytes([op.NOP, op.TABLESWITCH, 0, 0]), 1, "truncated"),
+        (bytes([op.TABLESWITCH, 0, 0, 0] + [0] * 8 + [0, 0, 0, 1]), 0, "truncated"),
+        (bytes([op.LOOKUPSWITCH, 0, 0, 0] + [0] * 4 + [0, 0, 0, 1] + [0] * 4), 0, "truncated"),
+        (bytes([op.NOP, op.LOOKUPSWITCH, 0, 0] + [0, 0, 0, 0] + [0xFF] * 4), 1, "npairs -1 < 0"),
+        (bytes([op.TABLESWITCH, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 2] + [0, 0, 0, 1]), 0, "low 2 > high 1"),
+        (bytes([op.GOTO, 0, 3]), 0, "outside the code"),
+        (bytes([op.NOP, op.IFEQ, 0xFF, 0xFE]), 1, "outside the code"),
+        (bytes([op.SIPUSH, 0, 0, op.GOTO, 0xFF, 0xFE]), 3, "not at an instruction start"),
+        (bytes([op.NOP, op.GOTO_W, 0x7F, 0xFF, 0xFF, 0xFF]), 1, "outside the code"),
+        (bytes([op.TABLESWITCH, 0, 0, 0] + [0, 0, 0, 0x40] + [0] * 8 + [0] * 4), 0, "outside the code"),
+        (
+            bytes([op.LOOKUPSWITCH, 0, 0, 0] + [0] * 4 + [0, 0, 0, 1] + [0] * 4 + [0, 0, 0, 2]),
+            0,
+            "not at an instruction start",
+        ),
+    ],
+)
 def test_decode_rejects(code, offset, message):
     with pytest.raises(ClassFormatError, match=message) as e:
         decode_instructions(code)
     assert e.value.offset == offset
 
 
-@pytest.mark.parametrize("insns, offset, message", [
-    ([Instruction(0, op.NOP), Instruction(2, op.NOP)], 1, "offset 2 but would be written at 1"),
-    ([Instruction(0, op.LDC, 256)], 0, "ldc_w"),
-    ([Instruction(0, op.ILOAD, 256)], 0, "needs wide"),
-    ([Instruction(0, op.ILOAD, -1)], 0, "needs wide"),
-    ([Instruction(0, op.ILOAD, 65536, True)], 0, "out of range"),
-    ([Instruction(0, op.GETFIELD, 65536)], 0, "out of range"),
-    ([Instruction(0, op.GETFIELD, None)], 0, "cannot encode"),
-    ([Instruction(0, op.BIPUSH, 128)], 0, "out of range"),
-    ([Instruction(0, op.SIPUSH, -32769)], 0, "out of range"),
-    ([Iinc(0, 1, 128)], 0, "needs wide"),
-    ([Instruction(0, op.IINC, 1)], 0, "wrong instruction class"),
-    ([Instruction(0, 203)], 0, "unknown opcode"),
-    ([Instruction(0, op.WIDE)], 0, "bare wide"),
-    ([Instruction(0, op.GOTO, 1), Instruction(3, op.RETURN)], 0, "not at an instruction start"),
-    ([Instruction(0, op.GOTO, 4)], 0, "outside the code"),
-    ([Instruction(0, op.NOP), TableSwitch(1, 1, 0, [1], padding=b"\0")], 1, "padding"),
-    ([TableSwitch(0, 0, 0, [])], 0, "without targets"),
-    ([LookupSwitch(0, 0, [1, 2], [0])], 0, "2 keys but 1 targets"),
-    ([MultiANewArray(0, 1, 256)], 0, "out of range"),
-])
+@pytest.mark.parametrize(
+    "insns, offset, message",
+    [
+        ([Instruction(0, op.NOP), Instruction(2, op.NOP)], 1, "offset 2 but would be written at 1"),
+        ([Instruction(0, op.LDC, 256)], 0, "ldc_w"),
+        ([Instruction(0, op.ILOAD, 256)], 0, "needs wide"),
+        ([Instruction(0, op.ILOAD, -1)], 0, "needs wide"),
+        ([Instruction(0, op.ILOAD, 65536, True)], 0, "out of range"),
+        ([Instruction(0, op.GETFIELD, 65536)], 0, "out of range"),
+        ([Instruction(0, op.GETFIELD, None)], 0, "cannot encode"),
+        ([Instruction(0, op.BIPUSH, 128)], 0, "out of range"),
+        ([Instruction(0, op.SIPUSH, -32769)], 0, "out of range"),
+        ([Iinc(0, 1, 128)], 0, "needs wide"),
+        ([Instruction(0, op.IINC, 1)], 0, "wrong instruction class"),
+        ([Instruction(0, 203)], 0, "unknown opcode"),
+        ([Instruction(0, op.WIDE)], 0, "bare wide"),
+        ([Instruction(0, op.GOTO, 1), Instruction(3, op.RETURN)], 0, "not at an instruction start"),
+        ([Instruction(0, op.GOTO, 4)], 0, "outside the code"),
+        ([Instruction(0, op.NOP), TableSwitch(1, 1, 0, [1], padding=b"\0")], 1, "padding"),
+        ([TableSwitch(0, 0, 0, [])], 0, "without targets"),
+        ([LookupSwitch(0, 0, [1, 2], [0])], 0, "2 keys but 1 targets"),
+        ([MultiANewArray(0, 1, 256)], 0, "out of range"),
+    ],
+)
 def test_encode_rejects(insns, offset, message):
     with pytest.raises(ClassFormatError, match=message) as e:
         encode_instructions(insns)
@@ -612,11 +706,36 @@ def test_compiled_code_roundtrips():
             for i in insns:
                 seen.add(("wide " if i.wide else "") + i.name)
     # the fixtures exercise what they are meant to
-    for name in ["tableswitch", "lookupswitch", "wide iload", "wide istore", "wide lload",
-                 "wide dstore", "wide astore", "wide iinc", "iinc", "ldc", "ldc_w", "ldc2_w",
-                 "invokeinterface", "invokedynamic", "multianewarray", "newarray", "anewarray",
-                 "bipush", "sipush", "monitorenter", "instanceof", "checkcast", "new", "goto",
-                 "athrow", "if_icmpge", "ifnull", "ifnonnull"]:
+    for name in [
+        "tableswitch",
+        "lookupswitch",
+        "wide iload",
+        "wide istore",
+        "wide lload",
+        "wide dstore",
+        "wide astore",
+        "wide iinc",
+        "iinc",
+        "ldc",
+        "ldc_w",
+        "ldc2_w",
+        "invokeinterface",
+        "invokedynamic",
+        "multianewarray",
+        "newarray",
+        "anewarray",
+        "bipush",
+        "sipush",
+        "monitorenter",
+        "instanceof",
+        "checkcast",
+        "new",
+        "goto",
+        "athrow",
+        "if_icmpge",
+        "ifnull",
+        "ifnonnull",
+    ]:
         assert name in seen, name
 
 
@@ -651,8 +770,11 @@ def test_all_of_java_base_roundtrips(tmp_path):
     """Every method of every java.base class (about 1.7M instructions, a few seconds)."""
     if not JDK_MODULES.exists():
         pytest.skip("no JDK image")
-    subprocess.run([str(JIMAGE), "extract", "--dir", str(tmp_path), "--include",
-                    "regex:/java.base/.*", str(JDK_MODULES)], check=True, capture_output=True)
+    subprocess.run(
+        [str(JIMAGE), "extract", "--dir", str(tmp_path), "--include", "regex:/java.base/.*", str(JDK_MODULES)],
+        check=True,
+        capture_output=True,
+    )
     count = 0
     for path in (tmp_path / "java.base").rglob("*.class"):
         if path.name == "module-info.class":

@@ -57,7 +57,7 @@ pytestmark = needs_jdk
 class JInsn:
     offset: int
     mnemonic: str
-    operands: str                     # text after the mnemonic, without the // comment
+    operands: str  # text after the mnemonic, without the // comment
     cases: list[tuple[str, int]] = field(default_factory=list)  # switch rows (key or "default", target)
 
 
@@ -97,7 +97,7 @@ def parse_javap(output: str) -> dict[str, list[JCode]]:
     state = "outside"  # outside | insns | switch | after_insns | frames
     for line in output.split("\n"):  # not splitlines(): javap prints U+2028 etc. raw
         if line.startswith("Classfile "):
-            codes = classes.setdefault(line[len("Classfile "):].strip(), [])
+            codes = classes.setdefault(line[len("Classfile ") :].strip(), [])
             state = "outside"
             continue
         if line.startswith("    descriptor: "):
@@ -215,8 +215,15 @@ def check_instructions(code_bytes: bytes, jcode: JCode, where: str) -> int:
     return len(insns)
 
 
-_JAVAP_NAMES = {Top: "top", Integer: "int", Float: "float", Long: "long", Double: "double",
-                Null: "null", UninitializedThis: "this"}
+_JAVAP_NAMES = {
+    Top: "top",
+    Integer: "int",
+    Float: "float",
+    Long: "long",
+    Double: "double",
+    Null: "null",
+    UninitializedThis: "this",
+}
 
 
 def javap_type(t) -> str:
@@ -232,8 +239,7 @@ def check_frames(method, pool: ConstantPool, jcode: JCode, where: str) -> int:
         assert jcode.frames is None, where
         return 0
     assert jcode.frames is not None, where
-    initial = initial_frame_locals(method.class_name, method.name, method.descriptor,
-                                   method.is_static)
+    initial = initial_frame_locals(method.class_name, method.name, method.descriptor, method.is_static)
     frames = decode_stack_map_table(method.stack_map, pool, initial, len(method.code))
     assert len(frames) == len(jcode.frames), where
     # Rebuild javap's view independently: apply each frame (as javap printed it) to the previous.
@@ -255,7 +261,7 @@ def check_frames(method, pool: ConstantPool, jcode: JCode, where: str) -> int:
             if ft == 247:
                 stack = j.stack  # type: ignore[assignment]
             elif 248 <= ft <= 250:
-                locals_ = locals_[:len(locals_) - (251 - ft)]
+                locals_ = locals_[: len(locals_) - (251 - ft)]
             elif 252 <= ft <= 254:
                 assert len(j.locals) == ft - 251, ctx  # type: ignore[arg-type]
                 locals_ = locals_ + j.locals  # type: ignore[operator]
@@ -273,9 +279,17 @@ def check_frames(method, pool: ConstantPool, jcode: JCode, where: str) -> int:
 def _run_javap(paths: list[Path]) -> dict[str, list[JCode]]:
     """javap over all paths in two parallel batches; returns parse_javap of the combined output."""
     batches = [paths[0::2], paths[1::2]]
-    procs = [subprocess.Popen([str(JAVAP), "-c", "-v", "-p", *map(str, b)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
-             for b in batches if b]
+    procs = [
+        subprocess.Popen(
+            [str(JAVAP), "-c", "-v", "-p", *map(str, b)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            encoding="utf-8",
+            errors="replace",
+        )
+        for b in batches
+        if b
+    ]
     result: dict[str, list[JCode]] = {}
     for p in procs:
         out, err = p.communicate(timeout=120)
@@ -334,18 +348,32 @@ def test_parser_sees_what_it_should():
     assert len(codes) == 1 and codes[0].descriptor == "(I)I"
     insns = codes[0].insns
     assert [(i.offset, i.mnemonic, i.operands) for i in insns] == [
-        (0, "iload_0", ""), (1, "tableswitch", "{ // 0 to 1"), (20, "iinc_w", "300, -1000"),
-        (26, "ldc", "#7")]
+        (0, "iload_0", ""),
+        (1, "tableswitch", "{ // 0 to 1"),
+        (20, "iinc_w", "300, -1000"),
+        (26, "ldc", "#7"),
+    ]
     assert insns[1].cases == [("0", 20), ("1", 22), ("default", 24)]
     assert [(f.frame_type, f.offset_delta, f.locals, f.stack) for f in codes[0].frames] == [
-        (255, 20, ["class [I", "uninitialized 5", "this"], []), (1, None, None, None)]
+        (255, 20, ["class [I", "uninitialized 5", "this"], []),
+        (1, None, None, None),
+    ]
 
 
 def test_compiled_classes_agree_with_javap():
     n_insns, n_frames, mnemonics = _crosscheck(compiled_classes())
     assert n_insns > 3000 and n_frames > 50
-    assert {"iload_w", "iinc_w", "istore_w", "ldc_w", "tableswitch", "lookupswitch",
-            "invokedynamic", "invokeinterface", "multianewarray"} <= mnemonics
+    assert {
+        "iload_w",
+        "iinc_w",
+        "istore_w",
+        "ldc_w",
+        "tableswitch",
+        "lookupswitch",
+        "invokedynamic",
+        "invokeinterface",
+        "multianewarray",
+    } <= mnemonics
 
 
 def test_jdk_classes_agree_with_javap():

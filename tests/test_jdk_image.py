@@ -62,8 +62,7 @@ def image():
 
 
 def _run(*args: object) -> str:
-    return subprocess.run([str(a) for a in args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run([str(a) for a in args], check=True, capture_output=True, text=True).stdout
 
 
 def _parse_jimage_list(text: str) -> dict[str, set[str]]:
@@ -72,7 +71,7 @@ def _parse_jimage_list(text: str) -> dict[str, set[str]]:
     current = None
     for line in text.splitlines():
         if line.startswith("Module: "):
-            current = listing.setdefault(line[len("Module: "):].strip(), set())
+            current = listing.setdefault(line[len("Module: ") :].strip(), set())
         elif line.startswith("    ") and current is not None:
             current.add(line.strip())
     return listing
@@ -90,16 +89,14 @@ def extracted_base(tmp_path_factory) -> Path:
     if JAVA_HOME is None:
         pytest.skip("no JDK 9+ installed")
     out = tmp_path_factory.mktemp("java.base")
-    _run(_tool("jimage"), "extract", "--include", "glob:/java.base/**", "--dir", out,
-         JAVA_HOME / "lib" / "modules")
+    _run(_tool("jimage"), "extract", "--include", "glob:/java.base/**", "--dir", out, JAVA_HOME / "lib" / "modules")
     return out / "java.base"
 
 
 @needs_jdk
 @pytest.mark.corpus
 def test_every_java_base_class_matches_jimage_extract(image, extracted_base):
-    expected = {str(p.relative_to(extracted_base))[:-6]: p
-                for p in extracted_base.rglob("*.class")}
+    expected = {str(p.relative_to(extracted_base))[:-6]: p for p in extracted_base.rglob("*.class")}
     seen = set()
     for module, name, data in image.iter_classes("java.base"):
         assert module == "java.base"
@@ -141,13 +138,16 @@ def test_modules_match_release_file(image):
 
 
 @needs_jdk
-@pytest.mark.parametrize("name, module", [
-    ("java/lang/Object", "java.base"),
-    ("java/util/concurrent/ConcurrentHashMap$Node", "java.base"),
-    ("javax/swing/JFrame", "java.desktop"),
-    ("com/sun/tools/javac/Main", "jdk.compiler"),
-    ("java/util/logging/Logger", "java.logging"),
-])
+@pytest.mark.parametrize(
+    "name, module",
+    [
+        ("java/lang/Object", "java.base"),
+        ("java/util/concurrent/ConcurrentHashMap$Node", "java.base"),
+        ("javax/swing/JFrame", "java.desktop"),
+        ("com/sun/tools/javac/Main", "jdk.compiler"),
+        ("java/util/logging/Logger", "java.logging"),
+    ],
+)
 def test_find_well_known_classes(image, name, module):
     data = image.find_class(name)
     assert data is not None and data[:4] == b"\xca\xfe\xba\xbe"
@@ -158,11 +158,23 @@ def test_find_well_known_classes(image, name, module):
 
 
 @needs_jdk
-@pytest.mark.parametrize("name", [
-    "java/lang/NoSuchClass", "no/such/pkg/Foo", "Object", "", "java.lang.Object",
-    "java/lang/", "java/lang/Object.class", "[Ljava/lang/Object;", "module-info",
-    "java/lang/Obj\u00e9ct", "java/lang/\U0001f600", "java/lang/Object\0",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "java/lang/NoSuchClass",
+        "no/such/pkg/Foo",
+        "Object",
+        "",
+        "java.lang.Object",
+        "java/lang/",
+        "java/lang/Object.class",
+        "[Ljava/lang/Object;",
+        "module-info",
+        "java/lang/Obj\u00e9ct",
+        "java/lang/\U0001f600",
+        "java/lang/Object\0",
+    ],
+)
 def test_missing_classes_return_none(image, name):
     assert image.find_class(name) is None
 
@@ -221,10 +233,10 @@ def test_close_and_context_manager():
     img = JdkImage(JAVA_HOME)
     with img:
         data = img.find_class("java/lang/Object")
-    assert data[:4] == b"\xca\xfe\xba\xbe"    # copies survive the unmapping
+    assert data[:4] == b"\xca\xfe\xba\xbe"  # copies survive the unmapping
     with pytest.raises(ValueError):
         img.find_class("java/lang/Object")
-    img.close()   # idempotent
+    img.close()  # idempotent
 
 
 # --------------------------------------------------------------------------
@@ -296,7 +308,7 @@ def real_index_bytes() -> bytes:
 
 
 def _expect_archive_error(path: Path, offset: int | None, action=lambda img: img.modules()):
-    img = JdkImage(path)        # construction is lazy: the file is not read yet
+    img = JdkImage(path)  # construction is lazy: the file is not read yet
     with pytest.raises(ArchiveError) as err:
         action(img)
     assert err.value.path == str(path)
@@ -328,7 +340,7 @@ def test_file_cut_inside_resource_content(tmp_path, real_index_bytes):
     path = tmp_path / "modules"
     path.write_bytes(real_index_bytes)
     with JdkImage(path) as img:
-        assert "java.base" in img.modules()          # the index alone is intact
+        assert "java.base" in img.modules()  # the index alone is intact
         assert img.has_resource("/java.base/java/lang/Object.class")
         with pytest.raises(ArchiveError) as err:
             img.read_resource("/java.base/java/lang/Object.class")
@@ -376,7 +388,7 @@ class TinyImage:
         self.strings = bytearray(b"\0")
         self.string_offsets = {b"": 0}
         self.content = bytearray()
-        self.locations: list[tuple[str, list[int]]] = []   # (name, attribute values)
+        self.locations: list[tuple[str, list[int]]] = []  # (name, attribute values)
         self.packages: dict[str, list[str]] = {}
 
     def string(self, text: str | bytes) -> int:
@@ -390,8 +402,12 @@ class TinyImage:
         """Add a resource; pass *uncompressed_size* when *stored* is compressed."""
         module, parent, base, extension = self._split(name)
         attrs = [0] * 8
-        attrs[1], attrs[2], attrs[3], attrs[4] = (self.string(module), self.string(parent),
-                                                  self.string(base), self.string(extension))
+        attrs[1], attrs[2], attrs[3], attrs[4] = (
+            self.string(module),
+            self.string(parent),
+            self.string(base),
+            self.string(extension),
+        )
         attrs[5] = len(self.content)
         if uncompressed_size is None:
             attrs[7] = len(stored)
@@ -409,20 +425,20 @@ class TinyImage:
         """ImageLocationWriter.newLocation's split of a full name."""
         for root in ("modules", "packages"):
             if name.startswith(f"/{root}/"):
-                return root, "", name[len(root) + 2:], ""
+                return root, "", name[len(root) + 2 :], ""
         module, _, rest = name[1:].partition("/")
         parent, _, leaf = rest.rpartition("/")
         base, dot, extension = leaf.rpartition(".")
         return (module, parent, base, extension) if dot else (module, parent, leaf, "")
 
     def compressed(self, decompressor: str, payload: bytes, original_size: int) -> bytes:
-        header = struct.pack(self.order + "IqqiiB", COMPRESSED_MAGIC, len(payload),
-                             original_size, self.string(decompressor), -1, 1)
+        header = struct.pack(
+            self.order + "IqqiiB", COMPRESSED_MAGIC, len(payload), original_size, self.string(decompressor), -1, 1
+        )
         return header + payload
 
     def zipped(self, data: bytes, original_size: int | None = None) -> bytes:
-        return self.compressed("zip", zlib.compress(data), len(data) if original_size is None
-                               else original_size)
+        return self.compressed("zip", zlib.compress(data), len(data) if original_size is None else original_size)
 
     def build(self) -> bytes:
         for package, modules in sorted(self.packages.items()):
@@ -436,11 +452,17 @@ class TinyImage:
             offsets.append(len(locations))
             locations += _encode_attributes(self.locations[slot][1])
         count = len(names)
-        header = struct.pack(self.order + "7I", IMAGE_MAGIC, 1 << 16, 0, count, count,
-                             len(locations), len(self.strings))
-        return (header + struct.pack(f"{self.order}{count}i", *redirect)
-                + struct.pack(f"{self.order}{count}I", *offsets)
-                + bytes(locations) + bytes(self.strings) + bytes(self.content))
+        header = struct.pack(
+            self.order + "7I", IMAGE_MAGIC, 1 << 16, 0, count, count, len(locations), len(self.strings)
+        )
+        return (
+            header
+            + struct.pack(f"{self.order}{count}i", *redirect)
+            + struct.pack(f"{self.order}{count}I", *offsets)
+            + bytes(locations)
+            + bytes(self.strings)
+            + bytes(self.content)
+        )
 
     def write(self, path: Path) -> Path:
         path.write_bytes(self.build())
@@ -508,22 +530,37 @@ CLASS_TAIL = b"\x00\x21\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
 
 def _plain_class(name: bytes) -> bytes:
     """A class file whose pool has a name, a Class, a descriptor, a long and a Utf8."""
-    return (b"\xca\xfe\xba\xbe\x00\x00\x00\x3d" + (7).to_bytes(2, "big")
-            + _utf8_entry(name) + b"\x07\x00\x01"
-            + _utf8_entry(b"(Ljava/lang/String;I[LFoo;)Ljava/util/List;")
-            + b"\x05" + (2**40 + 7).to_bytes(8, "big")
-            + _utf8_entry(b"Code") + CLASS_TAIL)
+    return (
+        b"\xca\xfe\xba\xbe\x00\x00\x00\x3d"
+        + (7).to_bytes(2, "big")
+        + _utf8_entry(name)
+        + b"\x07\x00\x01"
+        + _utf8_entry(b"(Ljava/lang/String;I[LFoo;)Ljava/util/List;")
+        + b"\x05"
+        + (2**40 + 7).to_bytes(8, "big")
+        + _utf8_entry(b"Code")
+        + CLASS_TAIL
+    )
 
 
 def _shared_class(writer: TinyImage, name: bytes) -> bytes:
     """:func:`_plain_class` as jlink --compress=1 (compact-cp) stores it."""
-    flow = b"".join(_cint(writer.string(s)) for s in
-                    (b"java/lang", b"String", b"", b"Foo", b"java/util", b"List"))
-    return (b"\xca\xfe\xba\xbe\x00\x00\x00\x3d" + (7).to_bytes(2, "big")
-            + b"\x17" + _cint(writer.string(name)) + b"\x07\x00\x01"
-            + b"\x19" + _cint(writer.string(b"(L;I[L;)L;")) + _cint(len(flow)) + flow
-            + b"\x05" + (2**40 + 7).to_bytes(8, "big")
-            + _utf8_entry(b"Code") + CLASS_TAIL)
+    flow = b"".join(_cint(writer.string(s)) for s in (b"java/lang", b"String", b"", b"Foo", b"java/util", b"List"))
+    return (
+        b"\xca\xfe\xba\xbe\x00\x00\x00\x3d"
+        + (7).to_bytes(2, "big")
+        + b"\x17"
+        + _cint(writer.string(name))
+        + b"\x07\x00\x01"
+        + b"\x19"
+        + _cint(writer.string(b"(L;I[L;)L;"))
+        + _cint(len(flow))
+        + flow
+        + b"\x05"
+        + (2**40 + 7).to_bytes(8, "big")
+        + _utf8_entry(b"Code")
+        + CLASS_TAIL
+    )
 
 
 def _tiny_image(byte_order: str = "little") -> tuple[TinyImage, dict[str, bytes]]:
@@ -532,8 +569,7 @@ def _tiny_image(byte_order: str = "little") -> tuple[TinyImage, dict[str, bytes]
     expected = {}
 
     def add(name: str, original: bytes, stored: bytes | None = None) -> None:
-        writer.add(name, original if stored is None else stored,
-                   None if stored is None else len(original))
+        writer.add(name, original if stored is None else stored, None if stored is None else len(original))
         expected[name] = original
 
     plain = _plain_class(b"p/Plain")
@@ -541,8 +577,11 @@ def _tiny_image(byte_order: str = "little") -> tuple[TinyImage, dict[str, bytes]
     zipped = _plain_class(b"p/Zipped")
     add("/mod.a/p/Zipped.class", zipped, writer.zipped(zipped))
     shared = _plain_class(b"p/q/Shared")
-    add("/mod.a/p/q/Shared.class", shared,
-        writer.compressed("compact-cp", _shared_class(writer, b"p/q/Shared"), len(shared)))
+    add(
+        "/mod.a/p/q/Shared.class",
+        shared,
+        writer.compressed("compact-cp", _shared_class(writer, b"p/q/Shared"), len(shared)),
+    )
     stacked = _plain_class(b"p/q/Stacked")
     inner = writer.compressed("compact-cp", _shared_class(writer, b"p/q/Stacked"), len(stacked))
     add("/mod.a/p/q/Stacked.class", stacked, writer.zipped(inner))
@@ -565,8 +604,13 @@ def test_tiny_image_reads_back_in_both_byte_orders(tmp_path):
             assert img.find_class("r/R") == expected["/mod.b/r/R.class"]
             assert img.module_of_package("p/q") == "mod.a"
             assert list(img.iter_class_names()) == [
-                ("mod.a", "p/Plain"), ("mod.a", "p/Zipped"), ("mod.a", "p/q/Shared"),
-                ("mod.a", "p/q/Stacked"), ("mod.b", "module-info"), ("mod.b", "r/R")]
+                ("mod.a", "p/Plain"),
+                ("mod.a", "p/Zipped"),
+                ("mod.a", "p/q/Shared"),
+                ("mod.a", "p/q/Stacked"),
+                ("mod.b", "module-info"),
+                ("mod.b", "r/R"),
+            ]
             for module, name, data in img.iter_classes():
                 assert data == expected[f"/{module}/{name}.class"]
 
@@ -600,12 +644,15 @@ def test_unsupported_decompressor_is_named(tmp_path):
     assert err.value.path == str(tmp_path / "modules")
 
 
-@pytest.mark.parametrize("stored, size", [
-    (b"not zlib at all", 20),
-    (zlib.compress(b"x" * 50), 20),     # longer than promised
-    (zlib.compress(b"x" * 10), 20),     # shorter than promised
-    (zlib.compress(b"x" * 50)[:-8], 50),  # truncated stream
-])
+@pytest.mark.parametrize(
+    "stored, size",
+    [
+        (b"not zlib at all", 20),
+        (zlib.compress(b"x" * 50), 20),  # longer than promised
+        (zlib.compress(b"x" * 10), 20),  # shorter than promised
+        (zlib.compress(b"x" * 50)[:-8], 50),  # truncated stream
+    ],
+)
 def test_corrupt_zip_resources(tmp_path, stored, size):
     writer = TinyImage()
     writer.add("/m/p/A.class", writer.compressed("zip", stored, size), size)
@@ -622,14 +669,22 @@ def test_decompress_resource_rejects_bad_compact_cp():
 
     def run(payload: bytes) -> bytes:
         header = struct.pack("<IqqiiB", COMPRESSED_MAGIC, len(payload), len(good), 1, -1, 1)
-        return decompress_resource(header + payload, byte_order="little",
-                                   strings=lambda off: strings[off] if off in strings
-                                   else _raise(ArchiveError("bad string offset")))
+        return decompress_resource(
+            header + payload,
+            byte_order="little",
+            strings=lambda off: strings[off] if off in strings else _raise(ArchiveError("bad string offset")),
+        )
 
     start = b"\xca\xfe\xba\xbe\x00\x00\x00\x3d\x00\x03"
-    for payload in (start + b"\x17", start + b"\x17\xa0\x07", start + b"\x19\x81",
-                    start + b"\x01\x00\x09ab", start + b"\x63\x00", start + b"\x17\x8c",
-                    start + b"\x17\xa9"):
+    for payload in (
+        start + b"\x17",
+        start + b"\x17\xa0\x07",
+        start + b"\x19\x81",
+        start + b"\x01\x00\x09ab",
+        start + b"\x63\x00",
+        start + b"\x17\x8c",
+        start + b"\x17\xa9",
+    ):
         with pytest.raises(ArchiveError):
             run(payload)
 
@@ -650,7 +705,7 @@ def test_random_corruption_only_raises_archive_error(tmp_path):
         for _ in range(rng.randint(1, 4)):
             data[rng.randrange(len(data))] = rng.randrange(256)
         if rng.random() < 0.2:
-            del data[rng.randrange(len(data)):]
+            del data[rng.randrange(len(data)) :]
         path.write_bytes(bytes(data))
         try:
             with JdkImage(path) as img:
@@ -698,9 +753,11 @@ def test_hash_matches_image_strings_reader():
 
 def _java_hash(text: str, seed: int = 0x01000193) -> int:
     """A literal transcription of the Java loop, with Java's signed int overflow."""
+
     def to_int(v: int) -> int:
         v &= 0xFFFFFFFF
         return v - (1 << 32) if v & 0x80000000 else v
+
     h = to_int(seed)
     for ch in text.encode():
         h = to_int(to_int(h * 0x01000193) ^ ch)
@@ -720,10 +777,14 @@ def jlinked(tmp_path_factory) -> dict[str, Path]:
     jlink = _tool("jlink")
     root = tmp_path_factory.mktemp("jlink")
     variants = {"zip": "--compress=2", "compact-cp": "--compress=1:filter=glob:/java.base/java/lang/**"}
-    procs = {name: subprocess.Popen([str(jlink), "--add-modules", "java.base", option,
-                                     "--output", str(root / name)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-             for name, option in variants.items()}
+    procs = {
+        name: subprocess.Popen(
+            [str(jlink), "--add-modules", "java.base", option, "--output", str(root / name)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        for name, option in variants.items()
+    }
     for proc in procs.values():
         out, _ = proc.communicate(timeout=120)
         assert proc.returncode == 0, out.decode(errors="replace")
@@ -742,11 +803,9 @@ def test_jlink_compressed_images_match_jimage_extract(jlinked, tmp_path, variant
     count = 0
     with JdkImage(home) as img:
         for module, path in img.iter_resource_names():
-            assert img.read_resource(f"/{module}/{path}") == \
-                (tmp_path / module / path).read_bytes(), path
+            assert img.read_resource(f"/{module}/{path}") == (tmp_path / module / path).read_bytes(), path
             count += 1
-        assert img.find_class("java/lang/Object") == \
-            (tmp_path / "java.base/java/lang/Object.class").read_bytes()
+        assert img.find_class("java/lang/Object") == (tmp_path / "java.base/java/lang/Object.class").read_bytes()
     assert count == sum(1 for p in tmp_path.rglob("*") if p.is_file())
 
 

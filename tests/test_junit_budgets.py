@@ -52,8 +52,11 @@ def built(tmp_path_factory) -> Built:
     for name in ("lib", "regressed"):
         javac(work / name, [CASES / name / "budgets" / "Words.java"])
     params = Path("/usr/share/java/junit-jupiter-params.jar")
-    javac(work / "tests", sorted((CASES / "junit5").rglob("*.java")) + sorted((CASES / "junit4").rglob("*.java")),
-          [work / "lib", jar, params, *api])
+    javac(
+        work / "tests",
+        sorted((CASES / "junit5").rglob("*.java")) + sorted((CASES / "junit4").rglob("*.java")),
+        [work / "lib", jar, params, *api],
+    )
     return Built(work / "lib", work / "regressed", work / "tests", jar, work / "agent-cache")
 
 
@@ -77,24 +80,45 @@ class Result:
 
     def bytecodes(self, test: str) -> int:
         """The measured bytecodes of a test (its report entry, the line after its name)."""
-        m = re.search(rf"─ {re.escape(test)} [✔✘][^\n]*\n(?:[^\n]*\n)*?[^\n]*jprewrite\.bytecodes = `(\d+)`",
-                      self.output)
+        m = re.search(
+            rf"─ {re.escape(test)} [✔✘][^\n]*\n(?:[^\n]*\n)*?[^\n]*jprewrite\.bytecodes = `(\d+)`", self.output
+        )
         assert m, f"no report entry of {test}:\n{self.output}"
         return int(m.group(1))
 
 
-def launch(built: Built, cwd: Path, classpath: list[Path], *, agent: bool = True, props: tuple[str, ...] = (),
-           tests: Path | None = None,
-           select: tuple[str, ...] = ("--select-class", "budgets.WordsTest", "--select-class",
-                                      "budgets.WordsRuleTest")) -> Result:
+def launch(
+    built: Built,
+    cwd: Path,
+    classpath: list[Path],
+    *,
+    agent: bool = True,
+    props: tuple[str, ...] = (),
+    tests: Path | None = None,
+    select: tuple[str, ...] = ("--select-class", "budgets.WordsTest", "--select-class", "budgets.WordsRuleTest"),
+) -> Result:
     """The console launcher in ``cwd`` (baselines live beneath it), with the agent unless told otherwise."""
     cwd.mkdir(parents=True, exist_ok=True)
-    args = ["-jar", str(LAUNCHER), "--disable-banner", "--disable-ansi-colors", "--details=tree",
-            "-cp", ":".join(map(str, [*classpath, tests or built.tests, built.junit])), *select]
+    args = [
+        "-jar",
+        str(LAUNCHER),
+        "--disable-banner",
+        "--disable-ansi-colors",
+        "--details=tree",
+        "-cp",
+        ":".join(map(str, [*classpath, tests or built.tests, built.junit])),
+        *select,
+    ]
     jvm = ("-Xshare:auto", *props)
     if agent:
-        run = run_with_agent(None, args, agent_options(built.cache, None, output="none", excludes=EXCLUDES),
-                             jvm=jvm, cwd=cwd, timeout=600)
+        run = run_with_agent(
+            None,
+            args,
+            agent_options(built.cache, None, output="none", excludes=EXCLUDES),
+            jvm=jvm,
+            cwd=cwd,
+            timeout=600,
+        )
         return Result(run.returncode, run.stdout + run.stderr)
     p = subprocess.run([tool("java"), *jvm, *args], capture_output=True, text=True, cwd=cwd, timeout=600)
     return Result(p.returncode, p.stdout + p.stderr)
@@ -102,7 +126,7 @@ def launch(built: Built, cwd: Path, classpath: list[Path], *, agent: bool = True
 
 def test_budgets_and_baselines_under_the_agent(built, tmp_path) -> None:
     r = launch(built, tmp_path, [built.lib])
-    assert r.returncode == 1, r.output   # the two deliberate failures
+    assert r.returncode == 1, r.output  # the two deliberate failures
     for test in ("sortsSmallArrays()", "dropsVowels()", "classBudgetApplies()", "[1] 5", "[2] 10", "withinBudget"):
         assert r.status(test) == "✔", test
     assert r.status("overBudget()") == "✘" and r.status("tooMuch") == "✘"
@@ -124,17 +148,28 @@ def test_a_regression_is_caught_by_the_baseline_and_accepted_with_update(built, 
     stored = (tmp_path / BASELINES / "dropsVowels.json").read_bytes()
     regressed = launch(built, tmp_path, [built.regressed], select=("--select-method", "budgets.WordsTest#dropsVowels"))
     assert regressed.returncode == 1 and regressed.status("dropsVowels()") == "✘", regressed.output
-    failures = regressed.output[regressed.output.index("Failures (1):"):]   # the message without the tree's margin
-    message = failures[failures.index("=> java.lang.AssertionError: ") + 29:]
-    assert re.match(r"WordsTest\.dropsVowels\(\) grew beyond its bytecode baseline: [\d,]+ -> [\d,]+ bytecodes "
-                    r"\(\+[\d,]+, \+[\d.]+%\); tolerance 0%", message), message[:300]
+    failures = regressed.output[regressed.output.index("Failures (1):") :]  # the message without the tree's margin
+    message = failures[failures.index("=> java.lang.AssertionError: ") + 29 :]
+    assert re.match(
+        r"WordsTest\.dropsVowels\(\) grew beyond its bytecode baseline: [\d,]+ -> [\d,]+ bytecodes "
+        r"\(\+[\d,]+, \+[\d.]+%\); tolerance 0%",
+        message,
+    ), message[:300]
     grown = message.split("contexts that grew most:")[1].strip().splitlines()
     # the context that grew most comes first: the vowel test called twice per consonant
-    assert re.match(r"WordsTest\.dropsVowels\(\) > Words\.consonants\(String\) > Words\.isVowel\(char\): "
-                    r"[\d,]+ -> [\d,]+ bytecodes \(\+", grown[0]), grown
-    assert (tmp_path / BASELINES / "dropsVowels.json").read_bytes() == stored   # a failure never rewrites it
-    update = launch(built, tmp_path, [built.regressed], props=("-Djprewrite.update=true",),
-                    select=("--select-method", "budgets.WordsTest#dropsVowels"))
+    assert re.match(
+        r"WordsTest\.dropsVowels\(\) > Words\.consonants\(String\) > Words\.isVowel\(char\): "
+        r"[\d,]+ -> [\d,]+ bytecodes \(\+",
+        grown[0],
+    ), grown
+    assert (tmp_path / BASELINES / "dropsVowels.json").read_bytes() == stored  # a failure never rewrites it
+    update = launch(
+        built,
+        tmp_path,
+        [built.regressed],
+        props=("-Djprewrite.update=true",),
+        select=("--select-method", "budgets.WordsTest#dropsVowels"),
+    )
     assert update.returncode == 0, update.output
     again = launch(built, tmp_path, [built.regressed], select=("--select-method", "budgets.WordsTest#dropsVowels"))
     assert again.returncode == 0, again.output
@@ -145,11 +180,21 @@ def test_counts_are_the_same_every_run_offline_and_under_the_agent(built, tmp_pa
     one = launch(built, tmp_path / "1", [built.lib], select=select)
     two = launch(built, tmp_path / "2", [built.lib], select=select)
     # offline: the library and the tests rewritten together (one program), run without the agent
-    rewrite([built.lib, built.tests], tmp_path / "offline", "--classpath",
-            ":".join(map(str, [built.junit, *junit_compile_classpath(), "/usr/share/java/junit-jupiter-params.jar"])),
-            output_dir=True)
-    offline = launch(built, tmp_path / "3", [tmp_path / "offline" / "lib"], tests=tmp_path / "offline" / "tests",
-                     agent=False, select=select)
+    rewrite(
+        [built.lib, built.tests],
+        tmp_path / "offline",
+        "--classpath",
+        ":".join(map(str, [built.junit, *junit_compile_classpath(), "/usr/share/java/junit-jupiter-params.jar"])),
+        output_dir=True,
+    )
+    offline = launch(
+        built,
+        tmp_path / "3",
+        [tmp_path / "offline" / "lib"],
+        tests=tmp_path / "offline" / "tests",
+        agent=False,
+        select=select,
+    )
     tests = ("sortsSmallArrays()", "dropsVowels()", "classBudgetApplies()", "[1] 5", "[2] 10", "overBudget()")
     counts = [[r.bytecodes(t) for t in tests] for r in (one, two, offline)]
     assert counts[0] == counts[1] == counts[2], counts
@@ -160,12 +205,18 @@ def test_counts_are_the_same_every_run_offline_and_under_the_agent(built, tmp_pa
 
 def test_automatic_detection_measures_once(built, tmp_path) -> None:
     plain = launch(built, tmp_path / "a", [built.lib], select=("--select-class", "budgets.WordsTest"))
-    auto = launch(built, tmp_path / "b", [built.lib], props=("-Djunit.jupiter.extensions.autodetection.enabled=true",),
-                  select=("--select-class", "budgets.WordsTest"))
+    auto = launch(
+        built,
+        tmp_path / "b",
+        [built.lib],
+        props=("-Djunit.jupiter.extensions.autodetection.enabled=true",),
+        select=("--select-class", "budgets.WordsTest"),
+    )
     for test in ("sortsSmallArrays()", "dropsVowels()", "overBudget()"):
         assert auto.bytecodes(test) == plain.bytecodes(test)
-    assert auto.output.count("bytecode budget exceeded by WordsTest.overBudget()") == \
-        plain.output.count("bytecode budget exceeded by WordsTest.overBudget()")
+    assert auto.output.count("bytecode budget exceeded by WordsTest.overBudget()") == plain.output.count(
+        "bytecode budget exceeded by WordsTest.overBudget()"
+    )
 
 
 def test_without_jprewrite_the_test_fails_with_one_line_saying_how_to_enable_it(built, tmp_path) -> None:

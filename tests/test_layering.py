@@ -67,10 +67,23 @@ ALLOWED: dict[str, set[str]] = {
     "jprewrite.editor": {_ERRORS, "jprewrite.classfile"},
     "jprewrite.analysis": {_ERRORS, "jprewrite.classfile", "jprewrite.editor"},
     "jprewrite.instrument": {_ERRORS, "jprewrite.classfile", "jprewrite.editor", "jprewrite.analysis"},
-    "jprewrite.rewrite": {_ERRORS, "jprewrite.classfile", "jprewrite.archive", "jprewrite.editor",
-                          "jprewrite.analysis", "jprewrite.instrument"},
-    "jprewrite.agent": {_ERRORS, "jprewrite.classfile", "jprewrite.archive", "jprewrite.editor",
-                        "jprewrite.analysis", "jprewrite.instrument", "jprewrite.rewrite"},
+    "jprewrite.rewrite": {
+        _ERRORS,
+        "jprewrite.classfile",
+        "jprewrite.archive",
+        "jprewrite.editor",
+        "jprewrite.analysis",
+        "jprewrite.instrument",
+    },
+    "jprewrite.agent": {
+        _ERRORS,
+        "jprewrite.classfile",
+        "jprewrite.archive",
+        "jprewrite.editor",
+        "jprewrite.analysis",
+        "jprewrite.instrument",
+        "jprewrite.rewrite",
+    },
     "jprewrite.cli": {ROOT, *LAYERS},
     "jprewrite.pytest_plugin": {_ERRORS, "jprewrite.agent", "jprewrite.profile"},
 }
@@ -81,7 +94,7 @@ class Import:
     source: Path
     line: int
     importer: str  # dotted module name of the importing file
-    target: str    # absolute dotted name imported (a module, or a name inside one)
+    target: str  # absolute dotted name imported (a module, or a name inside one)
     statement: str = ""  # the import as written
 
 
@@ -107,7 +120,7 @@ def resolve(importer: str, is_package: bool, module: str | None, level: int) -> 
     base = importer.split(".") if is_package else importer.split(".")[:-1]
     if level - 1 > len(base) - 1:
         raise ValueError(f"relative import beyond the top-level package in {importer} (level {level})")
-    base = base[:len(base) - (level - 1)]
+    base = base[: len(base) - (level - 1)]
     return ".".join(base + ([module] if module else []))
 
 
@@ -119,14 +132,22 @@ def imports_of(source: str, path: Path, importer: str, is_package: bool) -> list
         elif isinstance(node, ast.ImportFrom):
             base = resolve(importer, is_package, node.module, node.level)
             if node.module is None:  # from . import x, y: each name may be a submodule
-                found += [Import(path, node.lineno, importer, f"{base}.{alias.name}", ast.unparse(node))
-                          for alias in node.names]
+                found += [
+                    Import(path, node.lineno, importer, f"{base}.{alias.name}", ast.unparse(node))
+                    for alias in node.names
+                ]
             else:
                 found.append(Import(path, node.lineno, importer, base, ast.unparse(node)))
-        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str)
-              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
-                   or (isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__")))):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                or (isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__"))
+            )
+        ):
             name = node.args[0].value
             if name.startswith("."):  # import_module(".x", package=__package__)
                 level = len(name) - len(name.lstrip("."))
@@ -171,10 +192,12 @@ def violations(imports: list[Import]) -> list[str]:
         allowed = ALLOWED.get(importer, set())
         if target not in allowed:
             rel = imp.source.relative_to(REPO) if imp.source.is_relative_to(REPO) else imp.source
-            why = (f"layer {LAYERS[target]} {target}" if target in LAYERS else f"unlayered {target}")
-            out.append(f"{rel}:{imp.line}: `{imp.statement}`: {imp.importer} imports {imp.target} -- {importer} "
-                       f"(layer {LAYERS.get(importer, '-')}) must not import {why}; it may import only: "
-                       f"{', '.join(sorted(allowed)) or 'nothing from jprewrite'}")
+            why = f"layer {LAYERS[target]} {target}" if target in LAYERS else f"unlayered {target}"
+            out.append(
+                f"{rel}:{imp.line}: `{imp.statement}`: {imp.importer} imports {imp.target} -- {importer} "
+                f"(layer {LAYERS.get(importer, '-')}) must not import {why}; it may import only: "
+                f"{', '.join(sorted(allowed)) or 'nothing from jprewrite'}"
+            )
     return out
 
 
@@ -189,10 +212,13 @@ def test_rules_never_allow_a_higher_layer():
 
 
 def test_every_module_belongs_to_a_layer():
-    unlayered = [f"{p.relative_to(REPO)} ({module_name(p)})" for p in all_sources()
-                 if package_of(module_name(p)) not in ALLOWED]
-    assert not unlayered, ("modules outside every layer (add their package to LAYERS and ALLOWED in "
-                           "tests/test_layering.py):\n  " + "\n  ".join(unlayered))
+    unlayered = [
+        f"{p.relative_to(REPO)} ({module_name(p)})" for p in all_sources() if package_of(module_name(p)) not in ALLOWED
+    ]
+    assert not unlayered, (
+        "modules outside every layer (add their package to LAYERS and ALLOWED in "
+        "tests/test_layering.py):\n  " + "\n  ".join(unlayered)
+    )
 
 
 def test_lower_layers_never_import_higher_ones():
@@ -202,28 +228,41 @@ def test_lower_layers_never_import_higher_ones():
 
 def test_the_scan_sees_the_real_imports():
     """Guard against a scan that finds nothing and so passes vacuously."""
-    edges = {(package_of(i.importer), package_of(i.target)) for i in all_imports()
-             if package_of(i.target) is not None}
-    for edge in [("jprewrite.cli", "jprewrite.archive"), ("jprewrite.cli", "jprewrite.classfile"),
-                 ("jprewrite.cli", ROOT), ("jprewrite.analysis", "jprewrite.classfile"),
-                 ("jprewrite.classfile", "jprewrite.errors"), ("jprewrite.archive", "jprewrite.errors"),
-                 ("jprewrite.editor", "jprewrite.classfile")]:
+    edges = {(package_of(i.importer), package_of(i.target)) for i in all_imports() if package_of(i.target) is not None}
+    for edge in [
+        ("jprewrite.cli", "jprewrite.archive"),
+        ("jprewrite.cli", "jprewrite.classfile"),
+        ("jprewrite.cli", ROOT),
+        ("jprewrite.analysis", "jprewrite.classfile"),
+        ("jprewrite.classfile", "jprewrite.errors"),
+        ("jprewrite.archive", "jprewrite.errors"),
+        ("jprewrite.editor", "jprewrite.classfile"),
+    ]:
         assert edge in edges, f"expected {edge[0]} to import {edge[1]}"
     names = {module_name(p) for p in all_sources()}
-    assert {"jprewrite", "jprewrite.errors", "jprewrite.classfile.model", "jprewrite.archive.jars",
-            "jprewrite.analysis.hierarchy", "jprewrite.cli.main"} <= names
+    assert {
+        "jprewrite",
+        "jprewrite.errors",
+        "jprewrite.classfile.model",
+        "jprewrite.archive.jars",
+        "jprewrite.analysis.hierarchy",
+        "jprewrite.cli.main",
+    } <= names
 
 
-@pytest.mark.parametrize("importer, is_package, module, level, expected", [
-    ("jprewrite.classfile.model", False, "errors", 2, "jprewrite.errors"),
-    ("jprewrite.classfile.model", False, "attributes", 1, "jprewrite.classfile.attributes"),
-    ("jprewrite.classfile.model", False, None, 1, "jprewrite.classfile"),
-    ("jprewrite.classfile", True, "model", 1, "jprewrite.classfile.model"),
-    ("jprewrite.classfile", True, "errors", 2, "jprewrite.errors"),
-    ("jprewrite.cli.main", False, None, 2, "jprewrite"),
-    ("jprewrite.cli.main", False, "archive.jars", 2, "jprewrite.archive.jars"),
-    ("jprewrite.archive.jdk_image", False, "jprewrite.errors", 0, "jprewrite.errors"),
-])
+@pytest.mark.parametrize(
+    "importer, is_package, module, level, expected",
+    [
+        ("jprewrite.classfile.model", False, "errors", 2, "jprewrite.errors"),
+        ("jprewrite.classfile.model", False, "attributes", 1, "jprewrite.classfile.attributes"),
+        ("jprewrite.classfile.model", False, None, 1, "jprewrite.classfile"),
+        ("jprewrite.classfile", True, "model", 1, "jprewrite.classfile.model"),
+        ("jprewrite.classfile", True, "errors", 2, "jprewrite.errors"),
+        ("jprewrite.cli.main", False, None, 2, "jprewrite"),
+        ("jprewrite.cli.main", False, "archive.jars", 2, "jprewrite.archive.jars"),
+        ("jprewrite.archive.jdk_image", False, "jprewrite.errors", 0, "jprewrite.errors"),
+    ],
+)
 def test_relative_imports_are_resolved(importer, is_package, module, level, expected):
     assert resolve(importer, is_package, module, level) == expected
 
@@ -233,21 +272,34 @@ def test_relative_import_beyond_the_top_is_an_error():
         resolve("jprewrite.errors", False, "x", 3)
 
 
-@pytest.mark.parametrize("file, source, offender", [
-    ("rewriter/classfile/fake.py", "from ..cli import main\n", "jprewrite.cli"),
-    ("rewriter/classfile/fake.py", "def f():\n    from ..archive.jars import open_container\n",
-     "jprewrite.archive.jars"),
-    ("rewriter/archive/fake.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                                 "    from jprewrite.classfile.model import ClassFile\n", "jprewrite.classfile.model"),
-    ("rewriter/analysis/fake.py", "import jprewrite.archive.jars\n", "jprewrite.archive.jars"),
-    ("rewriter/analysis/fake.py", "from .. import __version__\n", "jprewrite.__version__"),
-    ("rewriter/errors.py", "import importlib\nimportlib.import_module('jprewrite.classfile')\n",
-     "jprewrite.classfile"),
-    ("rewriter/editor/fake.py", "from ..analysis import hierarchy\n", "jprewrite.analysis"),
-    ("rewriter/analysis/fake.py", "from ..instrument.exercise import x\n", "jprewrite.instrument.exercise"),
-    ("rewriter/archive/fake.py", "from ..classfile import model\n", "jprewrite.classfile"),
-    ("rewriter/newpackage/fake.py", "from ..errors import JprewriteError\n", "jprewrite.errors"),
-])
+@pytest.mark.parametrize(
+    "file, source, offender",
+    [
+        ("rewriter/classfile/fake.py", "from ..cli import main\n", "jprewrite.cli"),
+        (
+            "rewriter/classfile/fake.py",
+            "def f():\n    from ..archive.jars import open_container\n",
+            "jprewrite.archive.jars",
+        ),
+        (
+            "rewriter/archive/fake.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from jprewrite.classfile.model import ClassFile\n",
+            "jprewrite.classfile.model",
+        ),
+        ("rewriter/analysis/fake.py", "import jprewrite.archive.jars\n", "jprewrite.archive.jars"),
+        ("rewriter/analysis/fake.py", "from .. import __version__\n", "jprewrite.__version__"),
+        (
+            "rewriter/errors.py",
+            "import importlib\nimportlib.import_module('jprewrite.classfile')\n",
+            "jprewrite.classfile",
+        ),
+        ("rewriter/editor/fake.py", "from ..analysis import hierarchy\n", "jprewrite.analysis"),
+        ("rewriter/analysis/fake.py", "from ..instrument.exercise import x\n", "jprewrite.instrument.exercise"),
+        ("rewriter/archive/fake.py", "from ..classfile import model\n", "jprewrite.classfile"),
+        ("rewriter/newpackage/fake.py", "from ..errors import JprewriteError\n", "jprewrite.errors"),
+    ],
+)
 def test_a_violation_is_reported_by_name(file, source, offender):
     path = REPO / file
     found = violations(imports_of(source, path, module_name(path), path.name == "__init__.py"))
@@ -276,7 +328,7 @@ class PrivateUse:
     source: Path
     line: int
     importer: str
-    target: str   # "module:name"
+    target: str  # "module:name"
     statement: str
 
 
@@ -292,7 +344,7 @@ def private_uses(source: str, path: Path, importer: str, is_package: bool, modul
     """Private names of other jprewrite modules that ``source`` imports or reads through a module."""
     tree = ast.parse(source, filename=str(path))
     found: list[PrivateUse] = []
-    bound: dict[str, str] = {}   # local name -> jprewrite module it stands for
+    bound: dict[str, str] = {}  # local name -> jprewrite module it stands for
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             base = resolve(importer, is_package, node.module, node.level)
@@ -309,8 +361,8 @@ def private_uses(source: str, path: Path, importer: str, is_package: bool, modul
                     continue
                 if alias.asname:
                     bound[alias.asname] = alias.name
-                for prefix in (".".join(alias.name.split(".")[:i + 1]) for i in range(alias.name.count(".") + 1)):
-                    bound.setdefault(prefix, prefix)   # import a.b.c binds a; a.b.c._x is read as written
+                for prefix in (".".join(alias.name.split(".")[: i + 1]) for i in range(alias.name.count(".") + 1)):
+                    bound.setdefault(prefix, prefix)  # import a.b.c binds a; a.b.c._x is read as written
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _is_private(node.attr):
             target = bound.get(ast.unparse(node.value))
@@ -323,8 +375,9 @@ def all_private_uses() -> list[PrivateUse]:
     modules = _module_names()
     out: list[PrivateUse] = []
     for path in all_sources():
-        out += private_uses(path.read_text(encoding="utf-8"), path, module_name(path), path.name == "__init__.py",
-                            modules)
+        out += private_uses(
+            path.read_text(encoding="utf-8"), path, module_name(path), path.name == "__init__.py", modules
+        )
     return out
 
 
@@ -346,12 +399,16 @@ def package_all(path: Path) -> tuple[list[str] | None, set[str]]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     listed = None
     for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else (
-            node.target if isinstance(node, ast.AnnAssign) else None)
+        target = (
+            node.targets[0]
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            else (node.target if isinstance(node, ast.AnnAssign) else None)
+        )
         if isinstance(target, ast.Name) and target.id == "__all__" and node.value is not None:
             value = node.value
             if isinstance(value, (ast.List, ast.Tuple)) and all(
-                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+            ):
                 listed = [e.value for e in value.elts]
             else:
                 listed = []
@@ -368,9 +425,11 @@ def test_no_private_name_crosses_a_module():
     stale = KNOWN_PRIVATE_NAMES - {(u.importer, u.target) for u in found}
     if stale:
         warnings.warn(f"KNOWN_PRIVATE_NAMES lists fixed entries, delete them: {sorted(stale)}", stacklevel=1)
-    assert not new, (f"{len(new)} private name(s) used across modules (make the name public, or move the code "
-                     "that needs it):\n  " + "\n  ".join(
-                         f"{u.source.relative_to(REPO)}:{u.line}: `{u.statement}` reads {u.target}" for u in new))
+    assert not new, (
+        f"{len(new)} private name(s) used across modules (make the name public, or move the code "
+        "that needs it):\n  "
+        + "\n  ".join(f"{u.source.relative_to(REPO)}:{u.line}: `{u.statement}` reads {u.target}" for u in new)
+    )
 
 
 def test_every_package_states_its_api():
@@ -384,8 +443,9 @@ def test_every_package_states_its_api():
             if name not in KNOWN_WITHOUT_ALL:
                 missing.append(f"{path.relative_to(REPO)} ({name})")
             continue
-        unknown += [f"{path.relative_to(REPO)}: {n!r}" for n in listed
-                    if n not in defined and f"{name}.{n}" not in modules]   # a name, or a submodule
+        unknown += [
+            f"{path.relative_to(REPO)}: {n!r}" for n in listed if n not in defined and f"{name}.{n}" not in modules
+        ]  # a name, or a submodule
     stale = {n for n in KNOWN_WITHOUT_ALL if package_all(_package_path(n))[0] is not None}
     if stale:
         warnings.warn(f"KNOWN_WITHOUT_ALL lists fixed packages, delete them: {sorted(stale)}", stacklevel=1)
@@ -399,38 +459,65 @@ def _package_path(name: str) -> Path:
 
 def test_the_private_name_scan_sees_the_real_packages():
     """Guard against a scan that finds no package or no module and so passes vacuously."""
-    assert {module_name(p) for p in packages()} >= {"jprewrite", "jprewrite.classfile", "jprewrite.cli",
-                                                     "jprewrite.agent", "jprewrite.rewrite", "jprewrite.archive"}
+    assert {module_name(p) for p in packages()} >= {
+        "jprewrite",
+        "jprewrite.classfile",
+        "jprewrite.cli",
+        "jprewrite.agent",
+        "jprewrite.rewrite",
+        "jprewrite.archive",
+    }
     listed, defined = package_all(REPO / "rewriter" / "instrument" / "pipeline.py")
     assert listed and "ClassPipeline" in listed and set(listed) <= defined
 
 
-@pytest.mark.parametrize("file, source, offender", [
-    ("rewriter/agent/fake.py", "from ..rewrite.runtime_build import _javac\n",
-     "jprewrite.rewrite.runtime_build:_javac"),
-    ("cli/fake.py", "from .rewrite_command import x, _split\n", "jprewrite.cli.rewrite_command:_split"),
-    ("rewriter/agent/fake.py", "from ..rewrite import runtime_build\nruntime_build._memo.clear()\n",
-     "jprewrite.rewrite.runtime_build:_memo"),
-    ("rewriter/agent/fake.py", "from ..rewrite import runtime_build as rb\nrb._memo\n",
-     "jprewrite.rewrite.runtime_build:_memo"),
-    ("rewriter/agent/fake.py", "import jprewrite.rewrite.runtime_build\njprewrite.rewrite.runtime_build._memo\n",
-     "jprewrite.rewrite.runtime_build:_memo"),
-    ("rewriter/instrument/fake.py", "def f():\n    from . import plan\n    return plan._FIXED\n",
-     "jprewrite.instrument.plan:_FIXED"),
-])
+@pytest.mark.parametrize(
+    "file, source, offender",
+    [
+        (
+            "rewriter/agent/fake.py",
+            "from ..rewrite.runtime_build import _javac\n",
+            "jprewrite.rewrite.runtime_build:_javac",
+        ),
+        ("cli/fake.py", "from .rewrite_command import x, _split\n", "jprewrite.cli.rewrite_command:_split"),
+        (
+            "rewriter/agent/fake.py",
+            "from ..rewrite import runtime_build\nruntime_build._memo.clear()\n",
+            "jprewrite.rewrite.runtime_build:_memo",
+        ),
+        (
+            "rewriter/agent/fake.py",
+            "from ..rewrite import runtime_build as rb\nrb._memo\n",
+            "jprewrite.rewrite.runtime_build:_memo",
+        ),
+        (
+            "rewriter/agent/fake.py",
+            "import jprewrite.rewrite.runtime_build\njprewrite.rewrite.runtime_build._memo\n",
+            "jprewrite.rewrite.runtime_build:_memo",
+        ),
+        (
+            "rewriter/instrument/fake.py",
+            "def f():\n    from . import plan\n    return plan._FIXED\n",
+            "jprewrite.instrument.plan:_FIXED",
+        ),
+    ],
+)
 def test_a_private_name_across_modules_is_reported(file, source, offender):
     path = REPO / file
     found = private_uses(source, path, module_name(path), False, _module_names())
     assert [u.target for u in found] == [offender]
 
 
-@pytest.mark.parametrize("source", [
-    "from .. import __version__\n",                              # dunder names are public
-    "import os\nos._exit(0)\n",                                  # not a jprewrite module
-    "from ..rewrite.runtime_build import runtime_classes\n",
-    "class A:\n    def f(self):\n        return self._x\n",      # its own attributes
-    "from ..classfile.model import ClassFile\nClassFile._cache\n",  # a class, not a module (not decidable here)
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from .. import __version__\n",  # dunder names are public
+        "import os\nos._exit(0)\n",  # not a jprewrite module
+        "from ..rewrite.runtime_build import runtime_classes\n",
+        "class A:\n    def f(self):\n        return self._x\n",  # its own attributes
+        "from ..classfile.model import ClassFile\nClassFile._cache\n",  # a class, not a module (not decidable here)
+    ],
+)
 def test_public_names_and_own_attributes_are_not_reported(source):
     path = REPO / "rewriter/agent/fake.py"
     assert private_uses(source, path, module_name(path), False, _module_names()) == []

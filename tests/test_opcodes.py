@@ -26,8 +26,16 @@ except ImportError:  # pragma: no cover - run from the repository root
 ASSIGNED = [o for o in range(256) if op.OPCODE_NAMES[o] is not None]
 #: the opcodes whose stack effect the operand decides (constant, field or method descriptor,
 #: dimensions) or that have none of their own
-OPERAND_DEPENDENT = {*op.LDC_OPCODES, *op.FIELD_OPCODES, *op.INVOKE_OPCODES, op.MULTIANEWARRAY,
-                     op.WIDE, op.BREAKPOINT, op.IMPDEP1, op.IMPDEP2}
+OPERAND_DEPENDENT = {
+    *op.LDC_OPCODES,
+    *op.FIELD_OPCODES,
+    *op.INVOKE_OPCODES,
+    op.MULTIANEWARRAY,
+    op.WIDE,
+    op.BREAKPOINT,
+    op.IMPDEP1,
+    op.IMPDEP2,
+}
 
 
 def _slots(values: str) -> int:
@@ -36,8 +44,14 @@ def _slots(values: str) -> int:
 
 def test_every_opcode_has_a_signature_or_a_reason():
     shaped = set(op.SIGNATURES) | set(op.DUP_FORMS) | {op.POP, op.POP2, op.SWAP}
-    assert set(ASSIGNED) - shaped == {*op.INVOKE_OPCODES, op.MULTIANEWARRAY, op.WIDE, op.BREAKPOINT,
-                                      op.IMPDEP1, op.IMPDEP2}
+    assert set(ASSIGNED) - shaped == {
+        *op.INVOKE_OPCODES,
+        op.MULTIANEWARRAY,
+        op.WIDE,
+        op.BREAKPOINT,
+        op.IMPDEP1,
+        op.IMPDEP2,
+    }
     assert not set(op.SIGNATURES) & (set(op.DUP_FORMS) | {op.POP, op.POP2, op.SWAP})
     for o, (pops, pushes) in op.SIGNATURES.items():
         assert set(pops + pushes) <= set("IJFDANRT"), op.OPCODE_NAMES[o]
@@ -58,15 +72,43 @@ def test_stack_effects_follow_the_signatures():
             assert effect == (_slots(pops), _slots(pushes)), op.OPCODE_NAMES[o]
 
 
-@pytest.mark.parametrize("opcode, effect", [
-    (op.IADD, (2, 1)), (op.LADD, (4, 2)), (op.LSHL, (3, 2)), (op.LCMP, (4, 1)), (op.DCMPG, (4, 1)),
-    (op.FCMPL, (2, 1)), (op.I2L, (1, 2)), (op.D2F, (2, 1)), (op.LASTORE, (4, 0)), (op.AASTORE, (3, 0)),
-    (op.DALOAD, (2, 2)), (op.DUP, (1, 2)), (op.DUP_X2, (3, 4)), (op.DUP2_X1, (3, 5)), (op.DUP2_X2, (4, 6)),
-    (op.POP2, (2, 0)), (op.SWAP, (2, 2)), (op.JSR, (0, 1)), (op.RET, (0, 0)), (op.IINC, (0, 0)),
-    (op.LLOAD_3, (0, 2)), (op.DSTORE, (2, 0)), (op.ASTORE_0, (1, 0)), (op.NEW, (0, 1)),
-    (op.ANEWARRAY, (1, 1)), (op.LOOKUPSWITCH, (1, 0)), (op.LRETURN, (2, 0)), (op.ATHROW, (1, 0)),
-    (op.IF_ACMPNE, (2, 0)), (op.IFNULL, (1, 0)), (op.ARRAYLENGTH, (1, 1)), (op.MONITOREXIT, (1, 0)),
-])
+@pytest.mark.parametrize(
+    "opcode, effect",
+    [
+        (op.IADD, (2, 1)),
+        (op.LADD, (4, 2)),
+        (op.LSHL, (3, 2)),
+        (op.LCMP, (4, 1)),
+        (op.DCMPG, (4, 1)),
+        (op.FCMPL, (2, 1)),
+        (op.I2L, (1, 2)),
+        (op.D2F, (2, 1)),
+        (op.LASTORE, (4, 0)),
+        (op.AASTORE, (3, 0)),
+        (op.DALOAD, (2, 2)),
+        (op.DUP, (1, 2)),
+        (op.DUP_X2, (3, 4)),
+        (op.DUP2_X1, (3, 5)),
+        (op.DUP2_X2, (4, 6)),
+        (op.POP2, (2, 0)),
+        (op.SWAP, (2, 2)),
+        (op.JSR, (0, 1)),
+        (op.RET, (0, 0)),
+        (op.IINC, (0, 0)),
+        (op.LLOAD_3, (0, 2)),
+        (op.DSTORE, (2, 0)),
+        (op.ASTORE_0, (1, 0)),
+        (op.NEW, (0, 1)),
+        (op.ANEWARRAY, (1, 1)),
+        (op.LOOKUPSWITCH, (1, 0)),
+        (op.LRETURN, (2, 0)),
+        (op.ATHROW, (1, 0)),
+        (op.IF_ACMPNE, (2, 0)),
+        (op.IFNULL, (1, 0)),
+        (op.ARRAYLENGTH, (1, 1)),
+        (op.MONITOREXIT, (1, 0)),
+    ],
+)
 def test_stack_effects_by_hand(opcode, effect):
     """JVMS 6.5's "Operand Stack" lines, counted in slots."""
     assert op.STACK_EFFECTS[opcode] == effect
@@ -133,8 +175,9 @@ def test_interpreter_agrees_with_the_stack_effects():
                 continue
             body = disassemble(m)
             try:
-                cfg, states = infer_states(body, cf.pool, None, cf.name, m.name, m.descriptor,
-                                           bool(m.access & ACC_STATIC))
+                cfg, states = infer_states(
+                    body, cf.pool, None, cf.name, m.name, m.descriptor, bool(m.access & ACC_STATIC)
+                )
             except (SubroutineError, TypeflowError):
                 continue
             for k, state in states.items():
@@ -149,7 +192,6 @@ def test_interpreter_agrees_with_the_stack_effects():
                     assert after - before == pushes - pops, f"{cf.name}.{m.name} item {i}: {insn!r}"
                     checked += 1
                     i = cfg.next_insn[i + 1]
-                    if insn.opcode in op.UNCONDITIONAL_OPCODES or insn.opcode in op.JUMP_OPCODES \
-                            or i in cfg.leaders:
+                    if insn.opcode in op.UNCONDITIONAL_OPCODES or insn.opcode in op.JUMP_OPCODES or i in cfg.leaders:
                         break
     assert checked > 50_000

@@ -28,8 +28,7 @@ JDK = "jdk"
 @pytest.fixture(scope="module")
 def classes(tmp_path_factory) -> Path:
     """Every program of tests/oracle_cases/, compiled once (packages keep them apart)."""
-    sources = {str(p.relative_to(CASES)).split("/", 1)[1]: p.read_text()
-               for p in sorted(CASES.rglob("*.java"))}
+    sources = {str(p.relative_to(CASES)).split("/", 1)[1]: p.read_text() for p in sorted(CASES.rglob("*.java"))}
     return javac(sources, tmp_path_factory.mktemp("oracle") / "classes")
 
 
@@ -42,8 +41,9 @@ def method(cls: str, sig: str) -> str:
     return f"com.example.{cls}{'' if sig.startswith('$') else '.'}{sig}"
 
 
-def check_node(profile: dict, path: tuple[str, ...], calls: int, bytecodes: int | None = None,
-               kind: str | None = None) -> dict:
+def check_node(
+    profile: dict, path: tuple[str, ...], calls: int, bytecodes: int | None = None, kind: str | None = None
+) -> dict:
     node = node_at(profile, path)
     assert node is not None, f"no node {' > '.join(path)}"
     assert node["calls"] == calls, f"{path[-1]}: calls {node['calls']} != {calls}"
@@ -71,15 +71,33 @@ def opcodes(classes: Path, cls: str) -> dict[str, list[str]]:
 
 
 # ------------------------------------------------------------------------------ Fig. 4
-FIG4_F = ["iconst_1", "istore_1",                                   # i = 1           (entry: 2)
-          "iload_1", "bipush", "if_icmpgt",                         # i <= 10 ?       (test: 3)
-          "aload_0", "invokevirtual", "aload_0", "iload_1",         # h(); g(i); ++i  (body: 7)
-          "invokevirtual", "iinc", "goto",
-          "return"]                                                 #                 (exit: 1)
-FIG4_G = ["iconst_1", "istore_2",                                   # j = 1           (entry: 2)
-          "iload_2", "iload_1", "if_icmpgt",                        # j <= i ?        (test: 3)
-          "aload_0", "invokevirtual", "iinc", "goto",               # h(); ++j        (body: 4)
-          "return"]                                                 #                 (exit: 1)
+FIG4_F = [
+    "iconst_1",
+    "istore_1",  # i = 1           (entry: 2)
+    "iload_1",
+    "bipush",
+    "if_icmpgt",  # i <= 10 ?       (test: 3)
+    "aload_0",
+    "invokevirtual",
+    "aload_0",
+    "iload_1",  # h(); g(i); ++i  (body: 7)
+    "invokevirtual",
+    "iinc",
+    "goto",
+    "return",
+]  #                 (exit: 1)
+FIG4_G = [
+    "iconst_1",
+    "istore_2",  # j = 1           (entry: 2)
+    "iload_2",
+    "iload_1",
+    "if_icmpgt",  # j <= i ?        (test: 3)
+    "aload_0",
+    "invokevirtual",
+    "iinc",
+    "goto",  # h(); ++j        (body: 4)
+    "return",
+]  #                 (exit: 1)
 
 
 def test_fig4_of_the_jp_paper(classes):
@@ -154,9 +172,11 @@ def test_bytecodes_by_hand(classes):
 def test_block_and_instruction_breakpoints_agree(classes):
     """Blocks counted in full and corrected at exceptions == one event per instruction; and
     evicting instrumented methods (budget 1) loses nothing."""
-    for main, args in (("com.example.bytecodes.Main", ()),
-                       ("com.example.mixed.Main", ()),         # many shapes, a failing <clinit>
-                       ("com.example.recursion.Main", ("30",))):
+    for main, args in (
+        ("com.example.bytecodes.Main", ()),
+        ("com.example.mixed.Main", ()),  # many shapes, a failing <clinit>
+        ("com.example.recursion.Main", ("30",)),
+    ):
         block = oracle(classes, main, *args)
         per_insn = oracle(classes, main, *args, granularity="instruction")
         assert diff_profiles(per_insn.profile, block.profile, threads=True) == []
@@ -171,8 +191,7 @@ def test_block_and_instruction_breakpoints_agree(classes):
 def test_patterns_and_uninstrumented_boundaries(classes):
     """Exact class names as patterns; classes outside them are "uninstrumented" boundaries."""
     by_prefix = oracle(classes, "com.example.fig4.Main")
-    by_name = oracle(classes, "com.example.fig4.Main",
-                     app_patterns=("com.example.fig4.Foo", "com.example.fig4.Main"))
+    by_name = oracle(classes, "com.example.fig4.Main", app_patterns=("com.example.fig4.Foo", "com.example.fig4.Main"))
     assert diff_profiles(by_prefix.profile, by_name.profile) == []
 
     r = oracle(classes, "com.example.callbacks.Main", app_patterns=("com.example.callbacks.Main",))
@@ -180,7 +199,10 @@ def test_patterns_and_uninstrumented_boundaries(classes):
     check_node(r.profile, main + (method("callbacks.Main", "$ByLength.<init>()V"),), 1, 0, "uninstrumented")
     # nothing beneath: compare is not application code any more
     check_node(r.profile, main + ("java.util.Collections.sort(Ljava/util/List;Ljava/util/Comparator;)V",), 1, 0, JDK)
-    assert node_at(r.profile, main + ("java.util.Collections.sort(Ljava/util/List;Ljava/util/Comparator;)V",))["children"] == []
+    assert (
+        node_at(r.profile, main + ("java.util.Collections.sort(Ljava/util/List;Ljava/util/Comparator;)V",))["children"]
+        == []
+    )
     # Named.toString is not instrumented: the call through Object.toString is a boundary now
     check_node(r.profile, main + ("java.lang.Object.toString()Ljava/lang/String;",), 1, 0, JDK)
     check_node(r.profile, main + ("java.lang.Runnable.run()V",), 1, 0, JDK)
@@ -200,8 +222,8 @@ def test_override_outside_the_patterns(classes):
 
     main = node_at(r.profile, (m("Main.main([Ljava/lang/String;)V"),))
     direct, boundary = children(main, value)[None], children(main, value)["uninstrumented"]
-    assert (direct["calls"], direct["bytecodes"]) == (1, 2)                  # plain.value(): iconst_1 ireturn
-    assert (boundary["calls"], boundary["bytecodes"]) == (1, 0)              # fancy.value()
+    assert (direct["calls"], direct["bytecodes"]) == (1, 2)  # plain.value(): iconst_1 ireturn
+    assert (boundary["calls"], boundary["bytecodes"]) == (1, 0)  # fancy.value()
     assert [(c["method"], c["calls"], c["bytecodes"]) for c in boundary["children"]] == [(value, 1, 2)]
     # fancy.twice(): Base.twice (direct: iconst_2 aload_0 invokevirtual imul ireturn = 5) calls
     # value(), which Fancy overrides: a boundary again, and super.value() beneath it
@@ -295,8 +317,11 @@ def test_threads(classes):
     assert r.stdout == "30\n"
     assert [t["name"] for t in r.profile["threads"]] == ["main", "worker"]
     main = (method("threads.Main", "main([Ljava/lang/String;)V"),)
-    for callee in ("java.lang.Thread.<init>(Ljava/lang/Runnable;Ljava/lang/String;)V",
-                   "java.lang.Thread.start()V", "java.lang.Thread.join()V"):
+    for callee in (
+        "java.lang.Thread.<init>(Ljava/lang/Runnable;Ljava/lang/String;)V",
+        "java.lang.Thread.start()V",
+        "java.lang.Thread.join()V",
+    ):
         check_node(r.profile, main + (callee,), 1, 0, JDK)
     # the worker's first application frame hangs under its own root (Thread.run is below it).
     # run: iconst_0 istore_1 = 2; test (iload_1 iconst_5 if_icmpge) 3 x 6 = 18; body (aload_0
@@ -304,7 +329,7 @@ def test_threads(classes):
     run_ = method("threads.Main$Worker", "run()V")
     square = method("threads.Main$Worker", "square(I)I")
     assert paths(r.profile, "worker") == {(run_,): (1, 66), (run_, square): (5, 20)}
-    assert node_at(r.profile, (run_,))["calls"] == 1          # merged root: both threads
+    assert node_at(r.profile, (run_,))["calls"] == 1  # merged root: both threads
     assert node_at(r.profile, main) is not None
 
 
@@ -413,16 +438,37 @@ def test_paths_and_diff_profiles():
             d["kind"] = kind
         return d
 
-    a = {"root": n("<root>", 0, 0, n("A.main", 1, 5, n("B.f", 2, 4), n("java.X.y", 1, 0, n("B.g", 3, 3), kind="jdk"))),
-         "threads": [{"name": "main", "root": n("<root>", 0, 0, n("A.main", 1, 5))}]}
-    assert paths(a) == {("A.main",): (1, 5), ("A.main", "B.f"): (2, 4), ("A.main", "java.X.y"): (1, 0),
-                        ("A.main", "java.X.y", "B.g"): (3, 3)}
+    a = {
+        "root": n("<root>", 0, 0, n("A.main", 1, 5, n("B.f", 2, 4), n("java.X.y", 1, 0, n("B.g", 3, 3), kind="jdk"))),
+        "threads": [{"name": "main", "root": n("<root>", 0, 0, n("A.main", 1, 5))}],
+    }
+    assert paths(a) == {
+        ("A.main",): (1, 5),
+        ("A.main", "B.f"): (2, 4),
+        ("A.main", "java.X.y"): (1, 0),
+        ("A.main", "java.X.y", "B.g"): (3, 3),
+    }
     assert paths(a, "main") == {("A.main",): (1, 5)}
     assert diff_profiles(a, a, threads=True) == []
-    b = {"root": n("<root>", 0, 0, n("A.main", 1, 6, n("B.f", 2, 4), n("java.X.y", 1, 0, n("B.g", 3, 3), kind="uninstrumented"),
-                                     n("B.h", 1, 1)))}
-    assert sorted(diff_profiles(a, b)) == ["A.main > java.X.y: kind 'uninstrumented' != expected 'jdk'",
-                                           "A.main: bytecodes 6 != expected 5",
-                                           "unexpected: A.main > B.h (calls=1 bytecodes=1)"]
+    b = {
+        "root": n(
+            "<root>",
+            0,
+            0,
+            n(
+                "A.main",
+                1,
+                6,
+                n("B.f", 2, 4),
+                n("java.X.y", 1, 0, n("B.g", 3, 3), kind="uninstrumented"),
+                n("B.h", 1, 1),
+            ),
+        )
+    }
+    assert sorted(diff_profiles(a, b)) == [
+        "A.main > java.X.y: kind 'uninstrumented' != expected 'jdk'",
+        "A.main: bytecodes 6 != expected 5",
+        "unexpected: A.main > B.h (calls=1 bytecodes=1)",
+    ]
     assert "missing: A.main > B.h (expected calls=1 bytecodes=1)" in diff_profiles(b, a)
     assert diff_profiles(a, {"root": a["root"], "threads": []}, threads=True) == ["thread 'main': missing"]

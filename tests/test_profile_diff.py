@@ -23,8 +23,7 @@ CHECKOUT = ("shop.Main.main([Ljava/lang/String;)V", "shop.Main.checkout(I)J")
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     work = tmp_path_factory.mktemp("profile-diff")
-    return {"base": profile_of(work, 0), "again": profile_of(work, 0, "again.json"),
-            "slower": profile_of(work, 100)}
+    return {"base": profile_of(work, 0), "again": profile_of(work, 0, "again.json"), "slower": profile_of(work, 100)}
 
 
 def diff(capsys, *args) -> tuple[int, str]:

@@ -77,6 +77,7 @@ def test_pprof_reads_back_with_the_descriptor(profile_path, work):
 
     def stack(sample) -> list[str]:  # leaf first, as pprof stores it
         return [st[functions[locations[i].line[0].function_id].system_name] for i in sample.location_id]
+
     threads = {st[lab.str] for s in msg.sample for lab in s.label if st[lab.key] == "thread"}
     assert threads == {n for n, _ in profile.threads}
     leaf_up = ["shop.Main.checkout(I)J", "shop.Main.main([Ljava/lang/String;)V"]
@@ -102,8 +103,12 @@ def test_collapsed_stacks_sum_to_the_total(profile_path, work):
 def test_bad_export_requests(profile_path, work, capsys):
     assert jprewrite_main(["export", str(profile_path), "--format", "pprof", "-o", "-"]) == 2
     assert "binary" in capsys.readouterr().err
-    assert jprewrite_main(["export", str(profile_path), "--format", "speedscope", "-o",
-                           str(work / "no-such-dir" / "x.json")]) == 2
+    assert (
+        jprewrite_main(
+            ["export", str(profile_path), "--format", "speedscope", "-o", str(work / "no-such-dir" / "x.json")]
+        )
+        == 2
+    )
     assert "cannot write" in capsys.readouterr().err
     assert jprewrite_main(["export", str(profile_path), "--format", "svg", "-o", str(work / "x")]) == 2
 

@@ -33,9 +33,16 @@ def profile_path(work):
 def _rows(tree: Tree) -> list[tuple]:
     """Everything a tree holds, as comparable rows (names, not frame numbers)."""
     metrics = sorted(tree.values)
-    return [(tree.parent[i], tree.name(i), tree.frames.kinds[tree.frame[i]],
-             tuple(tree.value(m)[i] for m in metrics), tuple(sorted(tree.allocations_of(i).items())))
-            for i in range(len(tree))]
+    return [
+        (
+            tree.parent[i],
+            tree.name(i),
+            tree.frames.kinds[tree.frame[i]],
+            tuple(tree.value(m)[i] for m in metrics),
+            tuple(sorted(tree.allocations_of(i).items())),
+        )
+        for i in range(len(tree))
+    ]
 
 
 def _same(a, b) -> None:
@@ -93,8 +100,10 @@ def test_deep_recursion_reads_without_recursion_limits(work):
     """50,000 levels: far beyond Python's recursion limit; the reader has no recursion."""
     depth = 50_000
     node = '{"method":"a.B.f()V","calls":1,"bytecodes":3,"children":['
-    text = ('{"format":"jprewrite-profile","version":1,\n"root":{"method":"<root>","calls":0,"bytecodes":0,'
-            '"children":[\n' + "\n".join([node] * depth) + "]}" * depth + "]},\n\"threads\":[]}\n")
+    text = (
+        '{"format":"jprewrite-profile","version":1,\n"root":{"method":"<root>","calls":0,"bytecodes":0,'
+        '"children":[\n' + "\n".join([node] * depth) + "]}" * depth + ']},\n"threads":[]}\n'
+    )
     path = work / "deep.json"
     path.write_text(text)
     tree = load(str(path)).merged
@@ -104,21 +113,28 @@ def test_deep_recursion_reads_without_recursion_limits(work):
     assert sys.getrecursionlimit() < depth
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "not a JSON profile"),
-    (b"PK\x03\x04 not json", "not a JSON profile"),
-    (b'{"hello": 1}', "not a jprewrite profile"),
-    (b'[1, 2, 3]', "not a jprewrite profile"),
-    (b'{"format":"other","root":{"method":"x","children":[]}}', "not a jprewrite profile"),
-    (b"\x1f\x8b\x08\x00garbage", "compressed profile"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "not a JSON profile"),
+        (b"PK\x03\x04 not json", "not a JSON profile"),
+        (b'{"hello": 1}', "not a jprewrite profile"),
+        (b"[1, 2, 3]", "not a jprewrite profile"),
+        (b'{"format":"other","root":{"method":"x","children":[]}}', "not a jprewrite profile"),
+        (b"\x1f\x8b\x08\x00garbage", "compressed profile"),
+    ],
+)
 def test_bad_input_is_one_line(work, content, message, capsys):
     path = work / "bad.json"
     path.write_bytes(content)
     with pytest.raises(JprewriteError, match=message):
         load(str(path))
-    for command in (["report", str(path)], ["export", str(path), "--format", "collapsed", "-o", "-"],
-                    ["flamegraph", str(path), "-o", str(work / "x.html")], ["diff", str(path), str(path)]):
+    for command in (
+        ["report", str(path)],
+        ["export", str(path), "--format", "collapsed", "-o", "-"],
+        ["flamegraph", str(path), "-o", str(work / "x.html")],
+        ["diff", str(path), str(path)],
+    ):
         assert jprewrite_main(command) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and message in err and str(path) in err, err
@@ -127,12 +143,12 @@ def test_bad_input_is_one_line(work, content, message, capsys):
 def test_truncated_profiles_are_one_line_naming_the_offset(profile_path, work, capsys):
     data = profile_path.read_bytes()
     cut = work / "cut.json"
-    cut.write_bytes(data[:len(data) // 2])
+    cut.write_bytes(data[: len(data) // 2])
     with pytest.raises(JprewriteError, match="truncated profile") as e:
         load(str(cut))
     assert e.value.offset is not None and 0 < e.value.offset <= len(data) // 2
     cut_gz = work / "cut.json.gz"
-    cut_gz.write_bytes(gzip.compress(data)[:len(data) // 20])
+    cut_gz.write_bytes(gzip.compress(data)[: len(data) // 20])
     assert jprewrite_main(["report", str(cut_gz)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(cut_gz) in err, err
@@ -148,8 +164,10 @@ def test_pruned_reading_keeps_what_a_report_shows(profile_path, work, capsys):
     pruned = load(str(profile_path), threads=False, prune=0.02).merged
     assert pruned.pruned and not full.pruned and len(pruned) < len(full)
     fi, pi = full.inclusive("bytecodes"), pruned.inclusive("bytecodes")
+
     def names(tree, i):
         return tuple(tree.frames.names[f] for f in tree.path(i))
+
     where = {names(full, i): i for i in range(len(full))}
     for i in range(len(pruned)):
         j = where[names(pruned, i)]
@@ -175,9 +193,13 @@ def test_pruning_a_subtree_that_ends_its_tree(work):
     depth = 2000
     node = '{"method":"a.B.f()V","calls":1,"bytecodes":3,"inclusive_bytecodes":%d,"children":['
     lines = [node % (3 * (depth - d)) for d in range(depth)]
-    text = ('{"format":"jprewrite-profile","version":1,\n"root":{"method":"<root>","calls":0,"bytecodes":0,'
-            f'"inclusive_bytecodes":{3 * depth},"children":[\n' + "\n".join(lines) + "]}" * depth +
-            ']},\n"threads":[\n{"name":"main","root":{"method":"<root>","calls":0,"bytecodes":0,"children":[]}}]}\n')
+    text = (
+        '{"format":"jprewrite-profile","version":1,\n"root":{"method":"<root>","calls":0,"bytecodes":0,'
+        f'"inclusive_bytecodes":{3 * depth},"children":[\n'
+        + "\n".join(lines)
+        + "]}" * depth
+        + ']},\n"threads":[\n{"name":"main","root":{"method":"<root>","calls":0,"bytecodes":0,"children":[]}}]}\n'
+    )
     path = work / "deep-pruned.json"
     path.write_text(text)
     p = load(str(path), prune=0.5)
@@ -191,11 +213,13 @@ def test_fields_of_other_modes_and_later_versions(work):
     """Sampling (a top-level object, samples and fresh on nodes) and fields unknown today, before
     or after inclusive_bytecodes, read the same by both readers; a sample-mode profile's first
     metric is samples."""
-    text = ('{"format":"jprewrite-profile","version":1,\n"sampling":{"mode":"sample","interval_ms":10},\n'
-            '"root":{"method":"<root>","calls":0,"bytecodes":0,"inclusive_bytecodes":0,"later":[1,{"a":2}],'
-            '"children":[\n{"method":"a.B.c()V","calls":0,"bytecodes":0,"kind":"jdk","samples":3,"fresh":1,'
-            '"allocations":{"[I":2},"children":[]},\n{"method":"a.B.d()V","calls":0,"bytecodes":0,"samples":5,'
-            '"children":[]}]},\n"threads":[]}\n')
+    text = (
+        '{"format":"jprewrite-profile","version":1,\n"sampling":{"mode":"sample","interval_ms":10},\n'
+        '"root":{"method":"<root>","calls":0,"bytecodes":0,"inclusive_bytecodes":0,"later":[1,{"a":2}],'
+        '"children":[\n{"method":"a.B.c()V","calls":0,"bytecodes":0,"kind":"jdk","samples":3,"fresh":1,'
+        '"allocations":{"[I":2},"children":[]},\n{"method":"a.B.d()V","calls":0,"bytecodes":0,"samples":5,'
+        '"children":[]}]},\n"threads":[]}\n'
+    )
     path = work / "sampled.json"
     path.write_text(text)
     fast, plain = load(str(path)), from_dict(json.loads(text))

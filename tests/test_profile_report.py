@@ -29,10 +29,26 @@ def report(capsys, *args) -> str:
 def test_short_names():
     assert split_method("com.acme.Foo$Bar.g(I)V") == ("com.acme.Foo$Bar", "g", "(I)V")
     assert short_descriptor("(I[[Ljava/lang/String;J)V") == "(int, String[][], long)"
-    names = ["<root>", "com.a.Foo$Bar.g(I)V", "com.a.Foo$Bar.g(Ljava/lang/String;)V", "x.Foo.h()V", "y.Foo.h()V",
-             "a.B.get()Ljava/lang/Object;", "a.B.get()La/B;", "a.C.run()V"]
-    assert short_names(names) == ["<root>", "Foo$Bar.g(int)", "Foo$Bar.g(String)", "x.Foo.h", "y.Foo.h",
-                                  "B.get():Object", "B.get():B", "C.run"]
+    names = [
+        "<root>",
+        "com.a.Foo$Bar.g(I)V",
+        "com.a.Foo$Bar.g(Ljava/lang/String;)V",
+        "x.Foo.h()V",
+        "y.Foo.h()V",
+        "a.B.get()Ljava/lang/Object;",
+        "a.B.get()La/B;",
+        "a.C.run()V",
+    ]
+    assert short_names(names) == [
+        "<root>",
+        "Foo$Bar.g(int)",
+        "Foo$Bar.g(String)",
+        "x.Foo.h",
+        "y.Foo.h",
+        "B.get():Object",
+        "B.get():B",
+        "C.run",
+    ]
 
 
 def test_context_tree_with_short_names(profile_path, capsys):
@@ -68,8 +84,11 @@ def test_method_view_counts_recursion_once(profile_path, capsys):
     stats = {tree.frames.names[s.frame]: s for s in by_method(tree, "bytecodes")}
     fib = stats["shop.Main.fib(I)I"]
     inc = tree.inclusive("bytecodes")
-    outermost = [i for i in range(len(tree)) if tree.name(i) == "shop.Main.fib(I)I"
-                 and tree.name(tree.parent[i]) != "shop.Main.fib(I)I"]
+    outermost = [
+        i
+        for i in range(len(tree))
+        if tree.name(i) == "shop.Main.fib(I)I" and tree.name(tree.parent[i]) != "shop.Main.fib(I)I"
+    ]
     assert fib.inclusive == sum(inc[i] for i in outermost) == fib.self_value  # fib calls only itself
     assert fib.contexts == 12 and fib.calls == 465  # fib(12): 2 fib(13) - 1 calls, 12 levels deep
     out = report(capsys, profile_path, "--by", "method")

@@ -74,7 +74,7 @@ def test_hand_computed_overlap_and_coverage():
 def test_hand_computed_correlation_and_top_methods():
     sa, sb = sides(A, B)
     # the contexts of either tree: main, f, g, h; relative weights
-    assert correlation(sa, sb) == pytest.approx(statistics.correlation([.1, .6, .3, 0], [.2, .4, 0, .4]))
+    assert correlation(sa, sb) == pytest.approx(statistics.correlation([0.1, 0.6, 0.3, 0], [0.2, 0.4, 0, 0.4]))
     assert method_correlation(sa, sb) == pytest.approx(statistics.correlation([1, 6, 3, 0], [2, 4, 0, 4]))
     assert top_methods(sa, 2) == ["m.M.f()V", "m.M.g()V"]
     assert top_methods(sb, 2) == ["m.M.f()V", "m.M.h()V"]  # f and h tie at 4: by name
@@ -91,7 +91,7 @@ def test_methods_sum_over_contexts_and_contexts_do_not():
     assert method_correlation(sa, sb) is None  # one method on each side: no variance
     assert hot_method_agreement(sa, sb) == 1.0
     # contexts main, f, g, g>f: a = 0 .5 0 .5, b = 0 1 0 0
-    assert correlation(sa, sb) == pytest.approx(statistics.correlation([0, .5, 0, .5], [0, 1, 0, 0]))
+    assert correlation(sa, sb) == pytest.approx(statistics.correlation([0, 0.5, 0, 0.5], [0, 1, 0, 0]))
 
 
 def test_fresh_counts_are_whaleys_edge_counts():
@@ -99,7 +99,7 @@ def test_fresh_counts_are_whaleys_edge_counts():
     a = profile(node("m.M.main()V", 1, node("m.M.f()V", 3, fresh=3), fresh=1))
     b = profile(node("m.M.main()V", 2, node("m.M.f()V", 2, fresh=1), fresh=2))
     sa, sb = sides(a, b)
-    want = statistics.correlation([.25, .75, .25, .75], [.5, .5, 2 / 3, 1 / 3])
+    want = statistics.correlation([0.25, 0.75, 0.25, 0.75], [0.5, 0.5, 2 / 3, 1 / 3])
     assert correlation(sa, sb) == pytest.approx(want)
     assert similarity(a, b).correlation_uses_fresh
 
@@ -107,8 +107,11 @@ def test_fresh_counts_are_whaleys_edge_counts():
 def test_app_only_drops_frames_and_attaches_their_children():
     """JDK frames go; their samples and callees go to the nearest application caller; samples of
     stacks with no application frame go to the root, which then counts as an edge."""
-    jdk = profile(node("java.lang.Thread.run()V", 1,
-                       node("app.W.work()V", 5, node("java.util.X.y()V", 5, node("app.W.cb()V", 2)))))
+    jdk = profile(
+        node(
+            "java.lang.Thread.run()V", 1, node("app.W.work()V", 5, node("java.util.X.y()V", 5, node("app.W.cb()V", 2)))
+        )
+    )
     direct = profile(node("app.W.work()V", 10, node("app.W.cb()V", 2)), root_samples=1)
     sa, sb = sides(jdk, direct, app_only=("app.",))
     assert overlap(sa, sb) == pytest.approx(1.0)
@@ -125,7 +128,10 @@ def test_app_only_keeps_truncated_stacks_apart():
     a = profile(node("app.W.run()V", 4), node("<truncated>", 0, node("java.X.y()V", 0, node("app.W.run()V", 4))))
     sa, _ = sides(a, a, app_only=("app.",))
     assert sorted(sa.space.path(r) for r in range(1, len(sa.space))) == [
-        ("<truncated>",), ("<truncated>", "app.W.run()V"), ("app.W.run()V",)]
+        ("<truncated>",),
+        ("<truncated>", "app.W.run()V"),
+        ("app.W.run()V",),
+    ]
 
 
 # --------------------------------------------------------------------------- properties
@@ -136,8 +142,13 @@ METHODS = [f"p.C.m{i}()V" for i in range(5)]
 @st.composite
 def trees(draw, max_nodes: int = 12):
     """A random CCT: paths over five methods (recursion allowed), each with a sample count."""
-    paths = draw(st.lists(st.tuples(st.lists(st.sampled_from(METHODS), min_size=1, max_size=4),
-                                    st.integers(0, 50)), min_size=1, max_size=max_nodes))
+    paths = draw(
+        st.lists(
+            st.tuples(st.lists(st.sampled_from(METHODS), min_size=1, max_size=4), st.integers(0, 50)),
+            min_size=1,
+            max_size=max_nodes,
+        )
+    )
     root: dict = node(ROOT)
     for path, samples in paths:
         cur = root
@@ -187,8 +198,8 @@ def test_a_tree_is_identical_to_itself(a):
 def test_symmetry_and_bounds(a, b, t):
     ab, ba = similarity(a, b, threshold=t), similarity(b, a, threshold=t)
     assert 0.0 <= ab.overlap <= 1.0 + 1e-12
-    assert ab.overlap == pytest.approx(ba.overlap)                      # Figure 5.5 is symmetric
-    assert ab.coverage_a_over_b == ba.coverage_b_over_a                 # Figure 5.6 is not; its mirror is
+    assert ab.overlap == pytest.approx(ba.overlap)  # Figure 5.5 is symmetric
+    assert ab.coverage_a_over_b == ba.coverage_b_over_a  # Figure 5.6 is not; its mirror is
     assert ab.hot_both * 1.0 == pytest.approx((ab.coverage_a_over_b or 0) * ab.hot_b)
     assert ab.top_agreement == ba.top_agreement
     for x, y in ((ab.correlation, ba.correlation), (ab.method_correlation, ba.method_correlation)):
@@ -273,10 +284,17 @@ def test_command_on_calls(tmp_path, capsys):
 
 def test_samples_against_bytecodes_of_one_hybrid_profile(tmp_path, capsys):
     """--metric-b: a hybrid profile's samples against its own exact bytecodes, context by context."""
+
     def ctx(name: str, bytecodes: int, samples: int, *children: dict) -> dict:
         return dict(node(name, samples, *children, calls=1), bytecodes=bytecodes)
-    p = from_dict({"format": "jprewrite-profile", "version": 1, "root": node(ROOT, 0, ctx(
-        "m.M.main()V", 100, 1, ctx("m.M.f()V", 300, 3), ctx("m.M.g()V", 600, 6)))})
+
+    p = from_dict(
+        {
+            "format": "jprewrite-profile",
+            "version": 1,
+            "root": node(ROOT, 0, ctx("m.M.main()V", 100, 1, ctx("m.M.f()V", 300, 3), ctx("m.M.g()V", 600, 6))),
+        }
+    )
     sim = similarity(p, p, metric="samples", metric_b="bytecodes")
     assert sim.overlap == pytest.approx(1.0) and sim.correlation == pytest.approx(1.0)
     path = tmp_path / "hybrid.json"
@@ -285,15 +303,18 @@ def test_samples_against_bytecodes_of_one_hybrid_profile(tmp_path, capsys):
     assert code == 0 and "10 samples in 3 contexts" in out and "1,000 bytecodes in 3 contexts" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["{a}", "{missing}"], "cannot read"),
-    (["{a}", "{bad}"], "not a JSON profile"),
-    (["{a}", "{b}", "--threshold", "2"], "--threshold must be between 0 and 1"),
-    (["{a}", "{b}", "--metric", "bytecodes"], "the profile has no bytecodes"),
-    (["{a}", "{b}", "--thread", "main"], "no thread named 'main'"),
-    (["{a}", "{b}", "--app-only", "zzz."], "no samples left in the application frames"),
-    (["{a}", "{b}", "--metric", "weighted"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["{a}", "{missing}"], "cannot read"),
+        (["{a}", "{bad}"], "not a JSON profile"),
+        (["{a}", "{b}", "--threshold", "2"], "--threshold must be between 0 and 1"),
+        (["{a}", "{b}", "--metric", "bytecodes"], "the profile has no bytecodes"),
+        (["{a}", "{b}", "--thread", "main"], "no thread named 'main'"),
+        (["{a}", "{b}", "--app-only", "zzz."], "no samples left in the application frames"),
+        (["{a}", "{b}", "--metric", "weighted"], "invalid choice"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(files, tmp_path, capsys, args, message):
     (tmp_path / "bad.json").write_text("{not json")
     names = {"a": files["a"], "b": files["b"], "missing": tmp_path / "nope.json", "bad": tmp_path / "bad.json"}

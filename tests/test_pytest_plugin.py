@@ -27,16 +27,21 @@ pytest.importorskip("jpype", reason="JPYPE MISSING: pip install jpype1 (a depend
 def libs(tmp_path_factory) -> dict[str, Path]:
     work = tmp_path_factory.mktemp("libs")
     for name in ("lib", "regressed"):
-        subprocess.run([tool("javac"), "-g", "-nowarn", "-d", str(work / name),
-                        str(CASES / name / "budgets" / "Words.java")], check=True, capture_output=True, text=True)
+        subprocess.run(
+            [tool("javac"), "-g", "-nowarn", "-d", str(work / name), str(CASES / name / "budgets" / "Words.java")],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
     return {"lib": work / "lib", "regressed": work / "regressed", "cache": work / "agent-cache"}
 
 
 def project(tmp_path: Path, libs: dict[str, Path], lib: str = "lib", conftest: str = "") -> Path:
     """A test project: the example tests and a pytest.ini pointing the plugin at ``lib``."""
     shutil.copy(CASES / "pytest" / "words_budgets.py", tmp_path / "test_words.py")
-    (tmp_path / "pytest.ini").write_text(f"[pytest]\njprewrite_classpath = {libs[lib]}\n"
-                                         f"jprewrite_agent_options = cache={libs['cache']}\n")
+    (tmp_path / "pytest.ini").write_text(
+        f"[pytest]\njprewrite_classpath = {libs[lib]}\njprewrite_agent_options = cache={libs['cache']}\n"
+    )
     if conftest:
         (tmp_path / "conftest.py").write_text(conftest)
     return tmp_path
@@ -44,8 +49,14 @@ def project(tmp_path: Path, libs: dict[str, Path], lib: str = "lib", conftest: s
 
 def pytest_run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
 
 
 def snapshots(root: Path) -> dict[str, bytes]:
@@ -59,8 +70,12 @@ def test_snapshots_written_then_compared_and_a_budget_fails(tmp_path, libs) -> N
     assert "1 failed, 3 passed" in first.stdout, first.stdout
     assert "jprewrite: wrote 4 bytecode snapshot(s)" in first.stdout
     written = snapshots(root)
-    assert sorted(written) == ["test_consonants_snapshot.json", "test_sorting_stays_cheap.json",
-                               "test_two_measurements-fib10.json", "test_two_measurements-fib5.json"]
+    assert sorted(written) == [
+        "test_consonants_snapshot.json",
+        "test_sorting_stays_cheap.json",
+        "test_two_measurements-fib10.json",
+        "test_two_measurements-fib5.json",
+    ]
     # the deliberate failure: the budget, the hottest contexts, and the test's line
     assert "bytecode budget exceeded: " in first.stdout and ", max 100 (+" in first.stdout
     assert "Words.fib(int) > Words.fib(int) > " in first.stdout
@@ -79,8 +94,9 @@ def test_a_regression_is_caught_and_accepted_with_update(tmp_path, libs) -> None
     root = project(tmp_path, libs)
     pytest_run(root, "-k", "consonants")
     stored = snapshots(root)
-    (root / "pytest.ini").write_text((root / "pytest.ini").read_text().replace(str(libs["lib"]),
-                                                                                str(libs["regressed"])))
+    (root / "pytest.ini").write_text(
+        (root / "pytest.ini").read_text().replace(str(libs["lib"]), str(libs["regressed"]))
+    )
     caught = pytest_run(root, "-k", "consonants")
     assert caught.returncode == 1 and "1 failed" in caught.stdout, caught.stdout
     lines = caught.stdout.splitlines()
@@ -89,8 +105,8 @@ def test_a_regression_is_caught_and_accepted_with_update(tmp_path, libs) -> None
     assert "--bytecodes-update" in lines[head]
     assert lines[head + 1].endswith("contexts that grew most:")
     # the context that grew most first: the vowel test is called twice per consonant
-    assert "Words.consonants(String) > Words.isVowel(char): " in lines[head + 2], lines[head:head + 4]
-    assert snapshots(root) == stored   # a failure never rewrites the snapshot
+    assert "Words.consonants(String) > Words.isVowel(char): " in lines[head + 2], lines[head : head + 4]
+    assert snapshots(root) == stored  # a failure never rewrites the snapshot
     # a tolerance (percent of the snapshot's total, for the total and for each context) lets it pass:
     # the total grew by about 45 %, the context that grew most by about 36 % of the total
     assert pytest_run(root, "-k", "consonants", "-o", "bytecodes_tolerance=50").returncode == 0
@@ -117,7 +133,8 @@ def test_a_bad_agent_option_is_one_line(tmp_path, libs) -> None:
 def test_inert_unless_used(tmp_path) -> None:
     """Loaded into every pytest run, the plugin imports no JPype and starts no JVM for tests that do not ask."""
     (tmp_path / "test_plain.py").write_text(
-        "import sys\n\ndef test_nothing_java():\n    assert 'jpype' not in sys.modules\n")
+        "import sys\n\ndef test_nothing_java():\n    assert 'jpype' not in sys.modules\n"
+    )
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     r = pytest_run(tmp_path)
     assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout + r.stderr

@@ -21,8 +21,11 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "runtime-contract.md"
 
 @pytest.fixture(scope="module")
 def runtime() -> dict:
-    return {name.removesuffix(".class"): read_class(data) for name, data in runtime_classes().items()
-            if name.endswith(".class")}
+    return {
+        name.removesuffix(".class"): read_class(data)
+        for name, data in runtime_classes().items()
+        if name.endswith(".class")
+    }
 
 
 @pytest.mark.parametrize("member", RUNTIME_API, ids=lambda m: f"{m.owner.rsplit('/', 1)[1]}.{m.name}")
@@ -33,8 +36,9 @@ def test_member_exists_with_its_descriptor(runtime, member) -> None:
     found = [m for m in members if m.name == member.name]
     assert found, f"{member.owner} has no {'field' if member.field else 'method'} {member.name}"
     descriptors = [m.descriptor for m in found]
-    assert member.descriptor in descriptors, f"{member.owner}.{member.name}: runtime has {descriptors}, " \
-                                             f"the table says {member.descriptor}"
+    assert member.descriptor in descriptors, (
+        f"{member.owner}.{member.name}: runtime has {descriptors}, the table says {member.descriptor}"
+    )
     m = next(m for m in found if m.descriptor == member.descriptor)
     assert bool(m.access & ACC_STATIC) == member.static, f"{member.owner}.{member.name}: static differs"
     assert m.access & ACC_PUBLIC, f"{member.owner}.{member.name} must be public (called from every package)"
@@ -42,8 +46,10 @@ def test_member_exists_with_its_descriptor(runtime, member) -> None:
 
 def test_contract_doc_carries_the_table() -> None:
     text = DOC.read_text(encoding="utf-8")
-    assert contract_table() in text, ("docs/runtime-contract.md's table of entry points differs from "
-                                      "jprewrite.instrument.contract_table(); paste its output into the doc")
+    assert contract_table() in text, (
+        "docs/runtime-contract.md's table of entry points differs from "
+        "jprewrite.instrument.contract_table(); paste its output into the doc"
+    )
 
 
 def test_every_runtime_member_the_rewriter_names_is_in_the_table() -> None:
@@ -55,8 +61,14 @@ def test_every_runtime_member_the_rewriter_names_is_in_the_table() -> None:
         if path.name in ("runtime_api.py", "support.py"):
             continue
         text = path.read_text(encoding="utf-8")
-        for word in ("add_methodref(NODE", "add_methodref(ROOT", "add_fieldref(NODE", "add_fieldref(ROOT",
-                     "add_methodref(MID,", '"jprewrite/runtime/'):
+        for word in (
+            "add_methodref(NODE",
+            "add_methodref(ROOT",
+            "add_fieldref(NODE",
+            "add_fieldref(ROOT",
+            "add_methodref(MID,",
+            '"jprewrite/runtime/',
+        ):
             if word in text:
                 offenders.append(f"{path.name}: {word}")
     assert not offenders, offenders

@@ -47,8 +47,12 @@ def runtime_dir(tmp_path_factory) -> Path:
 def cases_dir(tmp_path_factory, runtime_dir) -> Path:
     out = tmp_path_factory.mktemp("cases")
     sources = sorted(str(p) for p in CASES.rglob("*.java"))
-    subprocess.run([tool("javac"), "-nowarn", "-g", "-cp", str(runtime_dir), "-d", str(out), *sources],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [tool("javac"), "-nowarn", "-g", "-cp", str(runtime_dir), "-d", str(out), *sources],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return out
 
 
@@ -59,13 +63,29 @@ class Run:
         self.cp = os.pathsep.join([str(cases_dir), str(runtime_dir)])
         self.tmp = tmp_path
 
-    def __call__(self, main: str, *args: str, props: dict[str, str] | None = None, jvm: tuple[str, ...] = (),
-                 returncode: int = 0, output: bool = True) -> subprocess.CompletedProcess:
+    def __call__(
+        self,
+        main: str,
+        *args: str,
+        props: dict[str, str] | None = None,
+        jvm: tuple[str, ...] = (),
+        returncode: int = 0,
+        output: bool = True,
+    ) -> subprocess.CompletedProcess:
         props = dict(props or {})
         if output:
             props.setdefault("jprewrite.output", str(self.tmp / "profile.json"))
-        cmd = [tool("java"), "-Xshare:auto", "-XX:TieredStopAtLevel=1", *jvm, "-cp", self.cp,
-               *[f"-D{k}={v}" for k, v in props.items()], main, *args]
+        cmd = [
+            tool("java"),
+            "-Xshare:auto",
+            "-XX:TieredStopAtLevel=1",
+            *jvm,
+            "-cp",
+            self.cp,
+            *[f"-D{k}={v}" for k, v in props.items()],
+            main,
+            *args,
+        ]
         proc = subprocess.run(cmd, cwd=self.tmp, capture_output=True, text=True, timeout=60)
         assert proc.returncode == returncode, (proc.returncode, proc.stdout, proc.stderr)
         return proc
@@ -134,8 +154,17 @@ def children(n: dict) -> list[str]:
     return [c["method"] for c in n["children"]]
 
 
-ALLOWED_KEYS = {"method", "calls", "bytecodes", "children", "kind", "allocations", "weighted",
-                "inclusive_bytecodes", "counted"}
+ALLOWED_KEYS = {
+    "method",
+    "calls",
+    "bytecodes",
+    "children",
+    "kind",
+    "allocations",
+    "weighted",
+    "inclusive_bytecodes",
+    "counted",
+}
 
 
 def check_tree(root: dict) -> None:
@@ -273,14 +302,28 @@ def test_pending_calls(run):
     assert counts(at(main, "java.util.List.get(I)Ljava/lang/Object;")) == (1, 0)
     # an instrumented override in a subclass of a JDK class: consumed
     assert counts(at(main, "Pending$MyList.size()I")) == (1, 1)
-    assert sorted(children(main)) == sorted([
-        "java.util.List.sort(Ljava/util/Comparator;)V", compare, "java.util.List.size()I",
-        "java.util.List.get(I)Ljava/lang/Object;", "Pending$MyList.size()I"])
+    assert sorted(children(main)) == sorted(
+        [
+            "java.util.List.sort(Ljava/util/Comparator;)V",
+            compare,
+            "java.util.List.size()I",
+            "java.util.List.get(I)Ljava/lang/Object;",
+            "Pending$MyList.size()I",
+        ]
+    )
 
 
 def redirect_expectations(proc, p) -> None:
-    assert proc.stdout.split() == ["Base.m=2", "Sub.m=20", "Sub.m=20", "Other.m=2", "Sub2.m=20",
-                                   "PkgPriv.n=Base.n", "SamePkg.n=SamePkg.n", "Base.n=Base.n"]
+    assert proc.stdout.split() == [
+        "Base.m=2",
+        "Sub.m=20",
+        "Sub.m=20",
+        "Other.m=2",
+        "Sub2.m=20",
+        "PkgPriv.n=Base.n",
+        "SamePkg.n=SamePkg.n",
+        "Base.n=Base.n",
+    ]
     check_profile(p)
     main = at(p["root"], "RedirectMain.main" + MAIN)
     assert counts(at(main, "p1.Base.m(I)I")) == (2, 6)  # Base and Other (overrides nothing)
@@ -356,15 +399,16 @@ def test_profiles_api_mid_run_and_collapsed(run):
     bad.write_text("a file, so that the directory below it cannot be created")
     proc = run("MidRun", str(snap), str(written), str(bad / "x.json"))
     text = proc.stdout
-    mid = load_profile(text[text.index("BEGIN-JSON") + 10:text.index("END-JSON")])
+    mid = load_profile(text[text.index("BEGIN-JSON") + 10 : text.index("END-JSON")])
     check_profile(mid)
     step = ("MidRun.main" + MAIN, "MidRun.step(Ljava/lang/String;)V")
     assert counts(at(mid["root"], *step)) == (10, 20)
     assert counts(at(run.profile("snap.json")["root"], *step)) == (10, 20)
     assert sorted(t["name"] for t in mid["threads"]) == ["main", 'we"ird\\ n\u00e4me\n\x01']
     assert counts(at(mid["root"], "MidRun$W.run()V")) == (1, 2)
-    assert written.read_text() == ("MidRun.main([Ljava/lang/String,)V;MidRun.step(Ljava/lang/String,)V 20\n"
-                                   "MidRun$W.run()V 2\n")
+    assert written.read_text() == (
+        "MidRun.main([Ljava/lang/String,)V;MidRun.step(Ljava/lang/String,)V 20\nMidRun$W.run()V 2\n"
+    )
     assert snap.read_bytes().isascii()
     assert text.rstrip().endswith("IOException")
     assert counts(at(run.profile()["root"], *step)) == (15, 30)  # at exit: the later calls too
@@ -403,8 +447,13 @@ def test_output_none_and_default_name(run):
 
 def test_custom_profiler_activation(run):
     proc = run("Activation", props={"jprewrite.profiler": "CountingProfiler"})
-    assert proc.stdout.split() == ["registers=1", "reports=66", "last=Activation.loop()V", "wrongRoot=false",
-                                   "activation=30"]
+    assert proc.stdout.split() == [
+        "registers=1",
+        "reports=66",
+        "last=Activation.loop()V",
+        "wrongRoot=false",
+        "activation=30",
+    ]
     assert proc.stderr == ""
     assert counts(at(run.profile()["root"], "Activation.main" + MAIN, "Activation.loop()V")) == (1, 7000)
 
@@ -422,8 +471,14 @@ def test_failing_profiler_never_reaches_the_application(run):
 def test_custom_mid_factory(run):
     proc = run("FactoryMain", props={"jprewrite.midFactory": "TaggingFactory"})
     # MIDs: FactoryMain.main, p1.Base.m, p1.Base.n, the boundary of p1.Sub.m (redirect), the probe
-    assert proc.stdout.split() == ["class=TaggingFactory$TaggedMid", "serial=5", "created=5", "r=50",
-                                   "methodString=X.y()V", "selector=y()V"]
+    assert proc.stdout.split() == [
+        "class=TaggingFactory$TaggedMid",
+        "serial=5",
+        "created=5",
+        "r=50",
+        "methodString=X.y()V",
+        "selector=y()V",
+    ]
     main = at(run.profile()["root"], "FactoryMain.main" + MAIN)
     assert counts(at(main, "p1.Sub.m(I)I", "p1.Base.m(I)I")) == (1, 3)
     proc = run("FactoryMain", props={"jprewrite.midFactory": "NoSuchFactory"})
@@ -470,7 +525,8 @@ def test_build_cache_per_source_hash(isolated, monkeypatch):
     monkeypatch.setattr(runtime_build, "_memo", {})
     assert runtime_classes() == first  # from the cache directory
     (src / "jprewrite" / "runtime" / "Tiny.java").write_text(
-        "package jprewrite.runtime;\npublic class Tiny { int x; }\n")
+        "package jprewrite.runtime;\npublic class Tiny { int x; }\n"
+    )
     assert runtime_classes() != first
     assert len(list((isolated / "cache" / "jprewrite").iterdir())) == 2
 

@@ -61,8 +61,10 @@ def native_dir(name: str, work: Path) -> Path | None:
     if not needs_native(name):
         return None
     if not gcc_available():
-        pytest.skip(f"JNI SAMPLE NOT RUN: gcc is not installed, so {SAMPLES_DIR / name / 'build.sh'} "
-                    "cannot build its native library (apt-get install gcc)")
+        pytest.skip(
+            f"JNI SAMPLE NOT RUN: gcc is not installed, so {SAMPLES_DIR / name / 'build.sh'} "
+            "cannot build its native library (apt-get install gcc)"
+        )
     return build_native(name, work / name / "native")
 
 
@@ -139,7 +141,9 @@ def test_big_method_source_matches_its_generator():
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     committed = (SAMPLES_DIR / BIG / "com" / "example" / BIG / "BigMethod.java").read_text()
-    assert committed == gen.generate(), "BigMethod.java is stale: run python3 sample-classes/bigmethod/gen_big_method.py"
+    assert committed == gen.generate(), (
+        "BigMethod.java is stale: run python3 sample-classes/bigmethod/gen_big_method.py"
+    )
     assert 65_000 <= gen.TARGET <= 65_535
 
 
@@ -157,8 +161,9 @@ def test_plugin_is_compiled_and_jarred_separately(tmp_path):
     alone = subprocess.run(java_command(PLUGIN_HOST, [base_jar]), capture_output=True, text=True)
     assert alone.returncode != 0 and "ClassNotFoundException" in alone.stderr
     # ... and runs from the two jars as from the two class directories
-    both = subprocess.run(java_command(PLUGIN_HOST, [base_jar, plugin_jar], "-Xverify:all"),
-                          capture_output=True, text=True)
+    both = subprocess.run(
+        java_command(PLUGIN_HOST, [base_jar, plugin_jar], "-Xverify:all"), capture_output=True, text=True
+    )
     assert both.returncode == 0, both.stderr
     assert "Fancy" in both.stdout and "Plain" in both.stdout
 

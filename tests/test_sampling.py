@@ -53,8 +53,12 @@ def agent() -> Path:
 def cases(tmp_path_factory, agent) -> Path:
     out = tmp_path_factory.mktemp("sampling-cases")
     sources = sorted(str(p) for p in CASES.rglob("*.java"))
-    subprocess.run([tool("javac"), "-nowarn", "-g", "-cp", str(agent), "-d", str(out), *sources],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [tool("javac"), "-nowarn", "-g", "-cp", str(agent), "-d", str(out), *sources],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return out
 
 
@@ -65,24 +69,38 @@ class Java:
         self.runtime_dir, self.cases, self.agent, self.tmp = runtime_dir, cases, agent, tmp
         self.runs = 0
 
-    def __call__(self, main: str, *args: str, props: dict[str, str] | None = None, agent: str | None = None,
-                 returncode: int = 0, stdin: bool = False, classpath: Path | None = None,
-                 timeout: float = 120) -> tuple[subprocess.CompletedProcess, dict]:
+    def __call__(
+        self,
+        main: str,
+        *args: str,
+        props: dict[str, str] | None = None,
+        agent: str | None = None,
+        returncode: int = 0,
+        stdin: bool = False,
+        classpath: Path | None = None,
+        timeout: float = 120,
+    ) -> tuple[subprocess.CompletedProcess, dict]:
         self.runs += 1
         profile = self.tmp / f"profile-{self.runs}.json"
         props = {"jprewrite.output": str(profile), **(props or {})}
         cmd = [tool("java"), "-Xshare:auto"]
         if classpath is not None:
-            cp = str(classpath)   # a rewritten jar: it carries the runtime
+            cp = str(classpath)  # a rewritten jar: it carries the runtime
         elif agent is not None:
             cmd.append(f"-javaagent:{self.agent}={agent},output={profile}")
             cp = str(self.cases)
         else:
             cp = os.pathsep.join([str(self.cases), str(self.runtime_dir)])
         cmd += ["-cp", cp, *[f"-D{k}={v}" for k, v in props.items()], main, *args]
-        proc = subprocess.run(cmd, cwd=self.tmp, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                              env={**os.environ, "XDG_CACHE_HOME": str(self.tmp / "cache")})
+        proc = subprocess.run(
+            cmd,
+            cwd=self.tmp,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            env={**os.environ, "XDG_CACHE_HOME": str(self.tmp / "cache")},
+        )
         assert proc.returncode == returncode, (proc.returncode, proc.stdout, proc.stderr)
         data = json.loads(profile.read_text()) if profile.exists() else {}
         return proc, data
@@ -127,8 +145,10 @@ def nodes(root: dict):
 
 def strip(node: dict) -> dict:
     """A tree without its samples, children in a fixed order: what exact mode would have written."""
-    return {**{k: v for k, v in node.items() if k not in ("samples", "fresh", "children")},
-            "children": sorted((strip(c) for c in node["children"]), key=lambda c: c["method"])}
+    return {
+        **{k: v for k, v in node.items() if k not in ("samples", "fresh", "children")},
+        "children": sorted((strip(c) for c in node["children"]), key=lambda c: c["method"]),
+    }
 
 
 def assert_shares(profile: dict) -> dict[str, int]:
@@ -161,11 +181,15 @@ def check_sampling(profile: dict, sampler: str, mode: str) -> dict:
 
 def test_safepoint_sampler_finds_the_shares_without_rewriting_or_python(java) -> None:
     # python= a path that does not exist: had the agent started its worker, it would have said so
-    proc, p = java("Shares", "plain", "2500",
-                   agent="mode=sample,sampler=safepoint,interval=1ms,python=/nonexistent/python,cache=none")
+    proc, p = java(
+        "Shares",
+        "plain",
+        "2500",
+        agent="mode=sample,sampler=safepoint,interval=1ms,python=/nonexistent/python,cache=none",
+    )
     assert proc.stderr == "", proc.stderr
     counts = assert_shares(p)
-    assert counts["blocked"] <= 4, counts   # caught at its start, still runnable; never while blocked
+    assert counts["blocked"] <= 4, counts  # caught at its start, still runnable; never while blocked
     s = check_sampling(p, "safepoint", "sample")
     assert s["lost"] == 0
     # no rewriting: no calls, no bytecodes, no MethodIds of rewritten code
@@ -175,8 +199,9 @@ def test_safepoint_sampler_finds_the_shares_without_rewriting_or_python(java) ->
 def test_stack_trace_frames_get_the_descriptor_of_their_overload(java) -> None:
     """A stack trace names methods without descriptors: overloads are told apart by the frame's line."""
     proc, p = java("Overloads", "1500", agent="mode=sample,sampler=safepoint,interval=1ms,cache=none")
-    hot = {n["method"]: inclusive(n) for n in nodes(p["root"])
-           if "spin" in n["method"] or "Long.toString" in n["method"]}
+    hot = {
+        n["method"]: inclusive(n) for n in nodes(p["root"]) if "spin" in n["method"] or "Long.toString" in n["method"]
+    }
     assert hot.get("Overloads.spin(J)V", 0) >= 0.8 * p["sampling"]["samples"], hot
     assert hot.get("java.lang.Long.toString(J)Ljava/lang/String;", 0) > 0, hot
     assert not {"Overloads.spin()V", "Overloads.spin(I)V", "java.lang.Long.toString()Ljava/lang/String;"} & set(hot)
@@ -184,8 +209,12 @@ def test_stack_trace_frames_get_the_descriptor_of_their_overload(java) -> None:
 
 @pytest.mark.parametrize("sampler", SELF)
 def test_self_sampling_finds_the_shares_and_leaves_blocked_threads_alone(java, sampler) -> None:
-    proc, p = java("Shares", "yield", "2500",
-                   props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"})
+    proc, p = java(
+        "Shares",
+        "yield",
+        "2500",
+        props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"},
+    )
     counts = assert_shares(p)
     # a blocked thread may take a sample at the yieldpoint where its method starts, while it still
     # runs; never one while blocked
@@ -198,12 +227,21 @@ def test_self_sampling_finds_the_shares_and_leaves_blocked_threads_alone(java, s
 @pytest.mark.parametrize("sampler", ("safepoint", *SELF))
 def test_waiting_threads_are_sampled_when_asked(java, sampler) -> None:
     if sampler == "safepoint":
-        proc, p = java("Shares", "plain", "1500",
-                       agent="mode=sample,sampler=safepoint,interval=1ms,sample-waiting=true,cache=none")
+        proc, p = java(
+            "Shares", "plain", "1500", agent="mode=sample,sampler=safepoint,interval=1ms,sample-waiting=true,cache=none"
+        )
     else:
-        proc, p = java("Shares", "yield", "1500", props={
-            "jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms",
-            "jprewrite.sample-waiting": "true"})
+        proc, p = java(
+            "Shares",
+            "yield",
+            "1500",
+            props={
+                "jprewrite.mode": "sample",
+                "jprewrite.sampler": sampler,
+                "jprewrite.interval": "1ms",
+                "jprewrite.sample-waiting": "true",
+            },
+        )
     counts = by_method(p["root"], ("a", "b", "c", "blocked"))
     s = check_sampling(p, sampler, "sample")
     assert counts["blocked"] >= 20, (counts, s)
@@ -214,8 +252,12 @@ def test_waiting_threads_are_sampled_when_asked(java, sampler) -> None:
 
 @pytest.mark.parametrize("sampler", ("safepoint", *SELF))
 def test_hybrid_samples_land_on_the_exact_nodes(java, sampler) -> None:
-    proc, p = java("Hybrid", "shares", "2000",
-                   props={"jprewrite.mode": "hybrid", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"})
+    proc, p = java(
+        "Hybrid",
+        "shares",
+        "2000",
+        props={"jprewrite.mode": "hybrid", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"},
+    )
     counts = assert_shares(p)
     assert counts["blocked"] <= 4, counts
     check_sampling(p, sampler, "hybrid")
@@ -228,8 +270,12 @@ def test_hybrid_samples_land_on_the_exact_nodes(java, sampler) -> None:
 
 
 def test_hybrid_fresh_tells_frequently_called_from_long_running(java) -> None:
-    proc, p = java("Hybrid", "fresh", "1500",
-                   props={"jprewrite.mode": "hybrid", "jprewrite.sampler": "incremental", "jprewrite.interval": "1ms"})
+    proc, p = java(
+        "Hybrid",
+        "fresh",
+        "1500",
+        props={"jprewrite.mode": "hybrid", "jprewrite.sampler": "incremental", "jprewrite.interval": "1ms"},
+    )
     check_sampling(p, "incremental", "hybrid")
     n = {short(c): c for c in nodes(p["root"])}
     quick, slow = n["quick"], n["slow"]
@@ -241,8 +287,9 @@ def test_hybrid_fresh_tells_frequently_called_from_long_running(java) -> None:
 
 @pytest.mark.parametrize("sampler", SELF)
 def test_sample_mode_fresh_frames(java, sampler) -> None:
-    proc, p = java("Fresh", "1500",
-                   props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"})
+    proc, p = java(
+        "Fresh", "1500", props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"}
+    )
     check_sampling(p, sampler, "sample")
     n = {short(c): c for c in nodes(p["root"])}
     slow = n["slow"]
@@ -280,8 +327,12 @@ def det_jars(cases, tmp_path_factory) -> dict[str, Path]:
     jars = {"plain": plain}
     for mode in ("exact", "sample", "hybrid"):
         jars[mode] = out / f"det-{mode}.jar"
-        proc = subprocess.run([str(Path(sys.executable).parent / "jprewrite"), str(plain), str(jars[mode]),
-                               "--mode", mode, "-q"], capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / "jprewrite"), str(plain), str(jars[mode]), "--mode", mode, "-q"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr
     return jars
 
@@ -290,17 +341,19 @@ def test_rewritten_hybrid_keeps_the_exact_tree_and_samples_it(java, det_jars) ->
     _, exact = java("Det", "30", classpath=det_jars["exact"])
     _, hybrid = java("Det", "30", classpath=det_jars["hybrid"], props={"jprewrite.interval": "100us"})
     assert "sampling" not in exact
-    assert hybrid["sampling"]["mode"] == "hybrid" and hybrid["sampling"]["samples"] > 0   # inferred
+    assert hybrid["sampling"]["mode"] == "hybrid" and hybrid["sampling"]["samples"] > 0  # inferred
     assert strip(exact["root"]) == strip(hybrid["root"])
-    assert {t["name"]: strip(t["root"]) for t in exact["threads"]} == \
-        {t["name"]: strip(t["root"]) for t in hybrid["threads"]}
+    assert {t["name"]: strip(t["root"]) for t in exact["threads"]} == {
+        t["name"]: strip(t["root"]) for t in hybrid["threads"]
+    }
 
 
 @pytest.mark.parametrize("sampler", SELF)
 def test_rewritten_sample_mode_samples_itself(java, det_jars, sampler) -> None:
-    _, p = java("Det", "60", classpath=det_jars["sample"], props={"jprewrite.sampler": sampler,
-                                                                  "jprewrite.interval": "1ms"})
-    s = check_sampling(p, sampler, "sample")   # mode inferred: no MethodIds in sample mode
+    _, p = java(
+        "Det", "60", classpath=det_jars["sample"], props={"jprewrite.sampler": sampler, "jprewrite.interval": "1ms"}
+    )
+    s = check_sampling(p, sampler, "sample")  # mode inferred: no MethodIds in sample mode
     assert all(n["calls"] == 0 and n["bytecodes"] == 0 for n in nodes(p["root"]))
     names = {short(n) for n in nodes(p["root"]) if n.get("samples")}
     assert names & {"fib", "loop", "text", "toString", "hashCode"}, names
@@ -310,8 +363,14 @@ def test_rewritten_sample_mode_samples_itself(java, det_jars, sampler) -> None:
 @pytest.mark.parametrize("sampler", SELF)
 def test_threads_that_cannot_reach_a_yieldpoint_never_hang_the_sampler(java, sampler) -> None:
     # stdin stays open and empty: one thread sits in a native read (RUNNABLE) all along
-    proc, p = java("Stuck", "1500", "200", stdin=True, timeout=90,
-                   props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"})
+    proc, p = java(
+        "Stuck",
+        "1500",
+        "200",
+        stdin=True,
+        timeout=90,
+        props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"},
+    )
     s = check_sampling(p, sampler, "sample")
     names = {t["name"] for t in p["threads"]}
     assert "busy" in names
@@ -326,9 +385,19 @@ def test_threads_that_cannot_reach_a_yieldpoint_never_hang_the_sampler(java, sam
 def test_sample_waiting_takes_threads_stuck_in_native_code_too(java) -> None:
     """With sample-waiting, a thread that stays runnable but never reaches a yieldpoint (a native
     read) is sampled by the sampler thread, like a waiting one (Hofer §3.1 counts native as waiting)."""
-    proc, p = java("Stuck", "1500", "0", stdin=True, timeout=90, props={
-        "jprewrite.mode": "sample", "jprewrite.sampler": "incremental", "jprewrite.interval": "1ms",
-        "jprewrite.sample-waiting": "true"})
+    proc, p = java(
+        "Stuck",
+        "1500",
+        "0",
+        stdin=True,
+        timeout=90,
+        props={
+            "jprewrite.mode": "sample",
+            "jprewrite.sampler": "incremental",
+            "jprewrite.interval": "1ms",
+            "jprewrite.sample-waiting": "true",
+        },
+    )
     check_sampling(p, "incremental", "sample")
     samples = {t["name"]: inclusive(t["root"]) for t in p["threads"]}
     assert samples.get("busy", 0) > 0 and samples.get("sleeper", 0) > 0, samples
@@ -338,8 +407,16 @@ def test_sample_waiting_takes_threads_stuck_in_native_code_too(java) -> None:
 
 def test_collapsed_stacks_count_samples(java, tmp_path) -> None:
     collapsed = tmp_path / "stacks.txt"
-    proc, p = java("Fresh", "600", props={"jprewrite.mode": "sample", "jprewrite.sampler": "incremental",
-                                          "jprewrite.interval": "1ms", "jprewrite.collapsed": str(collapsed)})
+    proc, p = java(
+        "Fresh",
+        "600",
+        props={
+            "jprewrite.mode": "sample",
+            "jprewrite.sampler": "incremental",
+            "jprewrite.interval": "1ms",
+            "jprewrite.collapsed": str(collapsed),
+        },
+    )
     lines = collapsed.read_text().splitlines()
     total = sum(int(line.rsplit(" ", 1)[1]) for line in lines)
     assert total == p["sampling"]["samples"]
@@ -347,7 +424,7 @@ def test_collapsed_stacks_count_samples(java, tmp_path) -> None:
 
 
 def test_exact_mode_writes_no_sampling(java) -> None:
-    proc, p = java("Hybrid", "exact")   # no jprewrite.mode: hybrid inferred (MethodIds made first)
+    proc, p = java("Hybrid", "exact")  # no jprewrite.mode: hybrid inferred (MethodIds made first)
     assert p["sampling"]["mode"] == "hybrid"
     proc, p = java("Hybrid", "exact", props={"jprewrite.mode": "exact"})
     assert "sampling" not in p
@@ -356,8 +433,12 @@ def test_exact_mode_writes_no_sampling(java) -> None:
 # ------------------------------------------------------------------------------------------ options
 
 BAD_PROPS = [
-    ("jprewrite.mode", "fast"), ("jprewrite.interval", "10"), ("jprewrite.interval", "1s"),
-    ("jprewrite.interval", "5us"), ("jprewrite.sampler", "jvmti"), ("jprewrite.sample-threads", "0"),
+    ("jprewrite.mode", "fast"),
+    ("jprewrite.interval", "10"),
+    ("jprewrite.interval", "1s"),
+    ("jprewrite.interval", "5us"),
+    ("jprewrite.sampler", "jvmti"),
+    ("jprewrite.sample-threads", "0"),
     ("jprewrite.sample-waiting", "yes"),
 ]
 
@@ -370,14 +451,23 @@ def test_bad_system_property_is_one_line_and_exit_2(java, key, value) -> None:
     assert proc.stdout == ""
 
 
-BAD_AGENT = ["mode=fast", "interval=10", "interval=0.001us", "sampler=jvmti", "sample-threads=x",
-             "sample-threads=0", "sample-waiting=1", "sampler"]
+BAD_AGENT = [
+    "mode=fast",
+    "interval=10",
+    "interval=0.001us",
+    "sampler=jvmti",
+    "sample-threads=x",
+    "sample-threads=0",
+    "sample-waiting=1",
+    "sampler",
+]
 
 
 @pytest.mark.parametrize("option", BAD_AGENT)
 def test_bad_agent_option_is_one_line_and_exit_2(java, option) -> None:
-    proc = subprocess.run([tool("java"), f"-javaagent:{java.agent}={option}", "-version"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [tool("java"), f"-javaagent:{java.agent}={option}", "-version"], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "known options:" in lines[0] and "sample-waiting" in lines[0], proc.stderr
@@ -386,23 +476,69 @@ def test_bad_agent_option_is_one_line_and_exit_2(java, option) -> None:
 
 
 def test_run_command_rejects_bad_sampling_options() -> None:
-    proc = subprocess.run([str(Path(sys.executable).parent / "jprewrite"), "run", "--mode", "sample",
-                           "--interval", "5s", "--", "-version"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "jprewrite"),
+            "run",
+            "--mode",
+            "sample",
+            "--interval",
+            "5s",
+            "--",
+            "-version",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2, proc
     assert len(proc.stderr.strip().splitlines()) == 1 and "interval" in proc.stderr
 
 
-INTERVALS = ["10ms", "1ms", "0.1ms", "100us", "10us", "9us", "60000ms", "60001ms", "0.5ms", "1.25us",
-             "10", "ms", "1.ms", ".5ms", "1e3us", "10MS", " 10ms", "1s", "-1ms", "0.0000001ms", "999999999999us"]
+INTERVALS = [
+    "10ms",
+    "1ms",
+    "0.1ms",
+    "100us",
+    "10us",
+    "9us",
+    "60000ms",
+    "60001ms",
+    "0.5ms",
+    "1.25us",
+    "10",
+    "ms",
+    "1.ms",
+    ".5ms",
+    "1e3us",
+    "10MS",
+    " 10ms",
+    "1s",
+    "-1ms",
+    "0.0000001ms",
+    "999999999999us",
+]
 
 
 def test_interval_rule_is_the_same_in_python_agent_and_runtime(cases, agent) -> None:
-    runtime = subprocess.run([tool("java"), "-cp", os.pathsep.join([str(cases), str(agent)]),
-                              "jprewrite.runtime.IntervalCheck", *INTERVALS],
-                             check=True, capture_output=True, text=True).stdout.split()
-    in_agent = subprocess.run([tool("java"), "-cp", os.pathsep.join([str(cases), str(agent)]),
-                               "jprewrite.agent.AgentIntervalCheck", *INTERVALS],
-                              check=True, capture_output=True, text=True).stdout.split()
+    runtime = subprocess.run(
+        [tool("java"), "-cp", os.pathsep.join([str(cases), str(agent)]), "jprewrite.runtime.IntervalCheck", *INTERVALS],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    in_agent = subprocess.run(
+        [
+            tool("java"),
+            "-cp",
+            os.pathsep.join([str(cases), str(agent)]),
+            "jprewrite.agent.AgentIntervalCheck",
+            *INTERVALS,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     python = [str(interval_ns(i) if interval_ns(i) is not None else -1) for i in INTERVALS]
     assert runtime == in_agent == python, list(zip(INTERVALS, runtime, in_agent, python))
     assert python[:5] == ["10000000", "1000000", "100000", "100000", "10000"]
@@ -411,8 +547,13 @@ def test_interval_rule_is_the_same_in_python_agent_and_runtime(cases, agent) -> 
 def test_agent_option_string_round_trips_the_sampling_keys() -> None:
     text = "mode=hybrid,interval=0.5ms,sampler=partial,sample-threads=3,sample-waiting=true"
     opts = parse_options(text)
-    assert (opts.mode, opts.interval, opts.sampler, opts.sample_threads, opts.sample_waiting) == \
-        ("hybrid", "0.5ms", "partial", 3, True)
+    assert (opts.mode, opts.interval, opts.sampler, opts.sample_threads, opts.sample_waiting) == (
+        "hybrid",
+        "0.5ms",
+        "partial",
+        3,
+        True,
+    )
     assert opts.to_string() == text and opts.rewrites()
     assert not parse_options("mode=sample,sampler=safepoint").rewrites()
     assert parse_options("").to_string() == ""

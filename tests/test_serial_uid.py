@@ -73,7 +73,7 @@ def serialver(classpath: list[Path], names: list[str], batch: int = 150) -> dict
     out: dict[str, int | str] = {}
     cp = ":".join(str(p) for p in classpath)
     for i in range(0, len(names), batch):
-        chunk = names[i:i + batch]
+        chunk = names[i : i + batch]
         r = run([tool("serialver"), "-classpath", cp, *chunk], check=False)
         for line in r.stdout.splitlines() + r.stderr.splitlines():
             m = _LINE.match(line.strip())
@@ -201,9 +201,28 @@ HAND = {
 def _gen_classes(seed: int, count: int) -> dict[str, str]:
     """Pseudo-random Serializable classes (deterministic for a seed)."""
     rnd = random.Random(seed)
-    types = ["int", "long", "boolean", "byte", "char", "short", "float", "double", "String", "Object",
-             "int[]", "String[][]", "java.util.List<String>", "java.util.Map<String, int[]>",
-             "Base", "Base.Part", "Ser", "Runnable", "java.io.File", "Object[]"]
+    types = [
+        "int",
+        "long",
+        "boolean",
+        "byte",
+        "char",
+        "short",
+        "float",
+        "double",
+        "String",
+        "Object",
+        "int[]",
+        "String[][]",
+        "java.util.List<String>",
+        "java.util.Map<String, int[]>",
+        "Base",
+        "Base.Part",
+        "Ser",
+        "Runnable",
+        "java.io.File",
+        "Object[]",
+    ]
     sources = {
         "gen/Base.java": """
             package gen;
@@ -248,15 +267,34 @@ def _gen_classes(seed: int, count: int) -> dict[str, str]:
             fields.add(fname)
             init = ""
             if final:
-                init = {"int": " = 3", "long": " = 4L", "boolean": " = true", "byte": " = 1", "char": " = 'c'",
-                        "short": " = 2", "float": " = 1f", "double": " = 2.0", "String": ' = "s"'}.get(t, " = null")
+                init = {
+                    "int": " = 3",
+                    "long": " = 4L",
+                    "boolean": " = true",
+                    "byte": " = 1",
+                    "char": " = 'c'",
+                    "short": " = 2",
+                    "float": " = 1f",
+                    "double": " = 2.0",
+                    "String": ' = "s"',
+                }.get(t, " = null")
                 if static and rnd.random() < 0.3 and t in ("int", "long"):
                     init = f" = ({t}) System.nanoTime()"  # not a constant: needs <clinit>
             body.append(f"{' '.join(fm)} {t} {fname}{init};")
         if kind != "iface" and rnd.random() < 0.25:
-            body.append("static { System.getProperty(\"x\"); }")
-        param_lists = ["", "int a", "long a, int b", "String s", "int[] v", "Object... v", "Base.Part p",
-                       "java.util.List<String> l, double d", "Ser s, char c", "byte[][] b"]
+            body.append('static { System.getProperty("x"); }')
+        param_lists = [
+            "",
+            "int a",
+            "long a, int b",
+            "String s",
+            "int[] v",
+            "Object... v",
+            "Base.Part p",
+            "java.util.List<String> l, double d",
+            "Ser s, char c",
+            "byte[][] b",
+        ]
         if kind != "iface":
             for pl in rnd.sample(param_lists, rnd.randrange(4)):
                 acc = rnd.choice(["", "public", "protected", "private"])
@@ -280,8 +318,7 @@ def _gen_classes(seed: int, count: int) -> dict[str, str]:
                     mm.append("final")
                 if rnd.random() < 0.15:
                     mm.append("synchronized")
-                if abstract and "private" not in mm and "static" not in mm and "final" not in mm \
-                        and rnd.random() < 0.4:
+                if abstract and "private" not in mm and "static" not in mm and "final" not in mm and rnd.random() < 0.4:
                     body.append(f"{' '.join(mm)} abstract {ret} {mname}({pl});")
                 elif rnd.random() < 0.1:
                     body.append(f"{' '.join(mm)} native {ret} {mname}({pl});")
@@ -307,10 +344,12 @@ def _gen_classes(seed: int, count: int) -> dict[str, str]:
             if not any(f" {name}(" in b for b in body):
                 body.append(f"{name}() {{ super(1); }}")
         else:
-            header = f"interface {name} extends " + rnd.choice(["java.io.Serializable", "Ser",
-                                                                 "Ser, Runnable, Comparable<String>"])
-        sources[f"gen/{name}.java"] = "package gen;\n" + " ".join(mods) + " " + header + " {\n    " \
-            + "\n    ".join(body) + "\n}\n"
+            header = f"interface {name} extends " + rnd.choice(
+                ["java.io.Serializable", "Ser", "Ser, Runnable, Comparable<String>"]
+            )
+        sources[f"gen/{name}.java"] = (
+            "package gen;\n" + " ".join(mods) + " " + header + " {\n    " + "\n    ".join(body) + "\n}\n"
+        )
     return sources
 
 
@@ -397,8 +436,12 @@ def test_enums_and_records(compiled, jdk):
 
 
 _FLAG_EDITS = [
-    ("method", ACC_STRICT), ("method", ACC_SYNCHRONIZED), ("method", ACC_FINAL),
-    ("field", ACC_VOLATILE), ("field", ACC_TRANSIENT), ("field", ACC_FINAL),
+    ("method", ACC_STRICT),
+    ("method", ACC_SYNCHRONIZED),
+    ("method", ACC_FINAL),
+    ("field", ACC_VOLATILE),
+    ("field", ACC_TRANSIENT),
+    ("field", ACC_FINAL),
     ("class", ACC_FINAL),
 ]
 
@@ -420,8 +463,11 @@ def test_flags_javac_does_not_write(compiled, jdk, tmp_path):
                     continue
                 cf.access |= flag
             else:
-                members = [m for m in (cf.methods if where == "method" else cf.fields)
-                           if not m.name.startswith("<") and not m.access & 0x0400]
+                members = [
+                    m
+                    for m in (cf.methods if where == "method" else cf.fields)
+                    if not m.name.startswith("<") and not m.access & 0x0400
+                ]
                 if where == "field" and flag == ACC_FINAL:
                     members = [m for m in members if m.access & ACC_STATIC]
                 if where == "field" and flag == ACC_VOLATILE:
@@ -530,11 +576,17 @@ PER_JAR = 30  # of each kind: without a UID, with a private UID stripped
 
 
 def test_real_serializable_classes_agree_with_serialver(jdk, tmp_path):
-    present = [(Path(j), [Path(x) for x in extra]) for j, extra in REAL_JARS
-               if Path(j).exists() and all(Path(x).exists() for x in extra)]
+    present = [
+        (Path(j), [Path(x) for x in extra])
+        for j, extra in REAL_JARS
+        if Path(j).exists() and all(Path(x).exists() for x in extra)
+    ]
     if not present:
-        pytest.skip("NO DEBIAN JARS: none of " + ", ".join(j for j, _ in REAL_JARS)
-                    + " is installed (apt-get install libcommons-lang-java libcommons-lang3-java ...)")
+        pytest.skip(
+            "NO DEBIAN JARS: none of "
+            + ", ".join(j for j, _ in REAL_JARS)
+            + " is installed (apt-get install libcommons-lang-java libcommons-lang3-java ...)"
+        )
     totals = {"default": 0, "stripped": 0, "explicit": 0, "not serializable": 0, "unloadable": 0}
     bad: list[str] = []
     for k, (jar, extra) in enumerate(present):
@@ -545,8 +597,10 @@ def test_real_serializable_classes_agree_with_serialver(jdk, tmp_path):
         explicit: dict[str, object] = {}
         nonser: dict[str, object] = {}
         with open_container(jar) as c:
-            entries = sorted((e for e in c.entries() if e.is_class and e.release is None
-                              and not e.is_module_info), key=lambda e: e.name)
+            entries = sorted(
+                (e for e in c.entries() if e.is_class and e.release is None and not e.is_module_info),
+                key=lambda e: e.name,
+            )
             for e in entries:
                 cf = read_class(e.read())
                 name = cf.name.replace("/", ".")
@@ -573,9 +627,12 @@ def test_real_serializable_classes_agree_with_serialver(jdk, tmp_path):
         cp = [jar, *extra]
         oracle = serialver(cp, sorted({**plain, **explicit, **nonser}))
         oracle_stripped = serialver([stripped_dir, *cp], sorted(stripped))
-        for group, found, table in (("default", oracle, plain), ("explicit", oracle, explicit),
-                                    ("not serializable", oracle, nonser),
-                                    ("stripped", oracle_stripped, stripped)):
+        for group, found, table in (
+            ("default", oracle, plain),
+            ("explicit", oracle, explicit),
+            ("not serializable", oracle, nonser),
+            ("stripped", oracle_stripped, stripped),
+        ):
             for name, cf in table.items():
                 if name not in found:
                     totals["unloadable"] += 1  # serialver could not load it (a missing dependency)

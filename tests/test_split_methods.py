@@ -25,7 +25,7 @@ from support.oracle import diff_profiles, run_oracle
 from support.profiling import make_jar, rewrite, run_java
 
 PACKAGE = "com/example/split"
-TARGET = 63_000          # code bytes of Big.big: past what fits once instrumented, under 65,535
+TARGET = 63_000  # code bytes of Big.big: past what fits once instrumented, under 65,535
 
 
 def _group(i: int) -> str:
@@ -139,7 +139,7 @@ def big_jar(tmp_path_factory) -> Path:
     few = _code_length(javac(_source(20), tmp / "few"))
     more = _code_length(javac(_source(60), tmp / "more"))
     groups = 20 + (TARGET - few) * 40 // (more - few)
-    while True:   # groups of higher numbers take a few bytes more: step down until javac accepts it
+    while True:  # groups of higher numbers take a few bytes more: step down until javac accepts it
         try:
             classes = javac(_source(groups), tmp / f"classes{groups}")
         except subprocess.CalledProcessError:
@@ -176,6 +176,7 @@ def test_split_method_counts_equal_the_oracle(big_jar, tmp_path) -> None:
     oracle = run_oracle([big_jar], "com.example.split.Main", app_patterns=("com.example.",), timeout=600)
     assert oracle.stdout == r.stdout
     from test_cct_oracle import without_object_init
+
     expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
     differences = diff_profiles(expected, r.profile)
     assert not differences, "\n".join(differences[:40])

@@ -68,6 +68,7 @@ from jprewrite.editor.assembler import layout
 try:
     from support.jdk import java_home
     from support.verifier import verify_asm, verify_jvm
+
     HAVE_JDK = (java_home() / "bin" / "javac").exists()
 except Exception:  # pragma: no cover - no JDK
     HAVE_JDK = False
@@ -92,10 +93,18 @@ class FakeHierarchy:
     """Object <- Animal <- Dog <- Puppy, Animal <- Cat, Object <- Lost(super missing); Pet interface."""
 
     def __init__(self):
-        self.infos = {n: _Info(n, s, i) for n, s, i in [
-            ("java/lang/Object", None, False), ("Animal", "java/lang/Object", False),
-            ("Dog", "Animal", False), ("Puppy", "Dog", False), ("Cat", "Animal", False),
-            ("Pet", "java/lang/Object", True), ("Orphan", "Gone", False)]}
+        self.infos = {
+            n: _Info(n, s, i)
+            for n, s, i in [
+                ("java/lang/Object", None, False),
+                ("Animal", "java/lang/Object", False),
+                ("Dog", "Animal", False),
+                ("Puppy", "Dog", False),
+                ("Cat", "Animal", False),
+                ("Pet", "java/lang/Object", True),
+                ("Orphan", "Gone", False),
+            ]
+        }
 
     def info(self, name):
         return self.infos.get(name)
@@ -118,8 +127,7 @@ def test_state_frame_conversions():
     st2 = State([Integer, Top, Long, Top, Top, Top], [])
     assert frame_from_state(st2).locals == [Integer, Top, Long]
     assert frame_from_state(State([Top, Top], [])).locals == []
-    assert initial_state("p/C", "<init>", "(JLjava/lang/String;)V", False).locals == \
-        [UninitializedThis, Long, Top, S]
+    assert initial_state("p/C", "<init>", "(JLjava/lang/String;)V", False).locals == [UninitializedThis, Long, Top, S]
     assert initial_state("p/C", "m", "(D[I)V", True).locals == [Double, Top, Object("[I")]
 
 
@@ -144,8 +152,7 @@ def _pool():
         mhandle=pool.add(C.MethodHandle(6, pool.add_methodref("p/Foo", "s", "()V"))),
         dyn=pool.add(C.Dynamic(0, pool.add_name_and_type("_", "J"))),
         dyn_obj=pool.add(C.Dynamic(0, pool.add_name_and_type("_", "Ljava/util/List;"))),
-        indy=pool.add(C.InvokeDynamic(0, pool.add_name_and_type(
-            "run", "(ILjava/lang/String;)Ljava/lang/Runnable;"))),
+        indy=pool.add(C.InvokeDynamic(0, pool.add_name_and_type("run", "(ILjava/lang/String;)Ljava/lang/Runnable;"))),
     )
     return pool, refs
 
@@ -189,38 +196,55 @@ def test_arithmetic_conversions_compare():
     assert run(State([], [Integer, Integer]), [I(op.IF_ICMPLT, Label())]).stack == []
     assert run(State([], [S, Null]), [I(op.IF_ACMPEQ, Label())]).stack == []
     assert run(State([], [S]), [I(op.IFNULL, Label())]).stack == []
-    for o, t in [(op.BIPUSH, Integer), (op.SIPUSH, Integer), (op.FCONST_2, Float),
-                 (op.DCONST_1, Double), (op.ICONST_M1, Integer), (op.ACONST_NULL, Null)]:
+    for o, t in [
+        (op.BIPUSH, Integer),
+        (op.SIPUSH, Integer),
+        (op.FCONST_2, Float),
+        (op.DCONST_1, Double),
+        (op.ICONST_M1, Integer),
+        (op.ACONST_NULL, Null),
+    ]:
         assert run(State([], []), [I(o, 1)]).stack == [t]
 
 
-@pytest.mark.parametrize("opcode, before, after", [
-    (op.DUP, [S], [S, S]),
-    (op.DUP_X1, [Integer, S], [S, Integer, S]),
-    (op.DUP_X2, [Integer, Float, S], [S, Integer, Float, S]),          # form 1
-    (op.DUP_X2, [Long, S], [S, Long, S]),                              # form 2
-    (op.DUP2, [Integer, S], [Integer, S, Integer, S]),                 # form 1
-    (op.DUP2, [Double], [Double, Double]),                             # form 2
-    (op.DUP2_X1, [Float, Integer, S], [Integer, S, Float, Integer, S]),  # form 1
-    (op.DUP2_X1, [Integer, Long], [Long, Integer, Long]),              # form 2
-    (op.DUP2_X2, [Null, Float, Integer, S], [Integer, S, Null, Float, Integer, S]),  # form 1
-    (op.DUP2_X2, [Integer, S, Long], [Long, Integer, S, Long]),        # form 2
-    (op.DUP2_X2, [Double, Integer, S], [Integer, S, Double, Integer, S]),  # form 3
-    (op.DUP2_X2, [Long, Double], [Double, Long, Double]),              # form 4
-    (op.POP2, [Integer, Long], [Integer]),
-    (op.POP2, [Long, Integer, S], [Long]),
-    (op.SWAP, [Integer, S], [S, Integer]),
-    (op.POP, [Long, S], [Long]),
-])
+@pytest.mark.parametrize(
+    "opcode, before, after",
+    [
+        (op.DUP, [S], [S, S]),
+        (op.DUP_X1, [Integer, S], [S, Integer, S]),
+        (op.DUP_X2, [Integer, Float, S], [S, Integer, Float, S]),  # form 1
+        (op.DUP_X2, [Long, S], [S, Long, S]),  # form 2
+        (op.DUP2, [Integer, S], [Integer, S, Integer, S]),  # form 1
+        (op.DUP2, [Double], [Double, Double]),  # form 2
+        (op.DUP2_X1, [Float, Integer, S], [Integer, S, Float, Integer, S]),  # form 1
+        (op.DUP2_X1, [Integer, Long], [Long, Integer, Long]),  # form 2
+        (op.DUP2_X2, [Null, Float, Integer, S], [Integer, S, Null, Float, Integer, S]),  # form 1
+        (op.DUP2_X2, [Integer, S, Long], [Long, Integer, S, Long]),  # form 2
+        (op.DUP2_X2, [Double, Integer, S], [Integer, S, Double, Integer, S]),  # form 3
+        (op.DUP2_X2, [Long, Double], [Double, Long, Double]),  # form 4
+        (op.POP2, [Integer, Long], [Integer]),
+        (op.POP2, [Long, Integer, S], [Long]),
+        (op.SWAP, [Integer, S], [S, Integer]),
+        (op.POP, [Long, S], [Long]),
+    ],
+)
 def test_stack_manipulation(opcode, before, after):
     assert run(State([], list(before)), [I(opcode)]).stack == after
 
 
-@pytest.mark.parametrize("opcode, before", [
-    (op.DUP, [Long]), (op.DUP_X1, [Long, S]), (op.DUP2, [S]), (op.DUP2_X1, [Long, Long]),
-    (op.SWAP, [Long, Integer]), (op.POP, [Double]), (op.POP2, [Integer, Long, Top][:1]),
-    (op.DUP_X2, [Integer, Long, S][1:2] + [Integer, S][:0]),
-])
+@pytest.mark.parametrize(
+    "opcode, before",
+    [
+        (op.DUP, [Long]),
+        (op.DUP_X1, [Long, S]),
+        (op.DUP2, [S]),
+        (op.DUP2_X1, [Long, Long]),
+        (op.SWAP, [Long, Integer]),
+        (op.POP, [Double]),
+        (op.POP2, [Integer, Long, Top][:1]),
+        (op.DUP_X2, [Integer, Long, S][1:2] + [Integer, S][:0]),
+    ],
+)
 def test_stack_manipulation_rejects_splitting(opcode, before):
     with pytest.raises(TypeflowError):
         run(State([], list(before)), [I(opcode)])
@@ -230,33 +254,56 @@ def test_arrays():
     st = State([], [Object("[Ljava/lang/String;"), Integer])
     assert run(st, [I(op.AALOAD)]).stack == [S]
     assert run(State([], [Object("[[I"), Integer]), [I(op.AALOAD)]).stack == [Object("[I")]
-    assert run(State([], [Object("[[[Ljava/util/List;"), Integer]), [I(op.AALOAD)]).stack == \
-        [Object("[[Ljava/util/List;")]
+    assert run(State([], [Object("[[[Ljava/util/List;"), Integer]), [I(op.AALOAD)]).stack == [
+        Object("[[Ljava/util/List;")
+    ]
     assert run(State([], [Null, Integer]), [I(op.AALOAD)]).stack == [Null]
     with pytest.raises(TypeflowError):
         run(State([], [Object("[I"), Integer]), [I(op.AALOAD)])
-    for o, t in [(op.IALOAD, Integer), (op.BALOAD, Integer), (op.CALOAD, Integer), (op.SALOAD, Integer),
-                 (op.LALOAD, Long), (op.FALOAD, Float), (op.DALOAD, Double)]:
+    for o, t in [
+        (op.IALOAD, Integer),
+        (op.BALOAD, Integer),
+        (op.CALOAD, Integer),
+        (op.SALOAD, Integer),
+        (op.LALOAD, Long),
+        (op.FALOAD, Float),
+        (op.DALOAD, Double),
+    ]:
         assert run(State([], [Object("[I"), Integer]), [I(o)]).stack == [t]
     for o, v in [(op.IASTORE, Integer), (op.LASTORE, Long), (op.AASTORE, S), (op.DASTORE, Double)]:
         assert run(State([], [Object("[X"), Integer, v]), [I(o)]).stack == []
     pool, r = _pool()
-    for code, desc in [(op.T_BOOLEAN, "[Z"), (op.T_CHAR, "[C"), (op.T_FLOAT, "[F"), (op.T_DOUBLE, "[D"),
-                       (op.T_BYTE, "[B"), (op.T_SHORT, "[S"), (op.T_INT, "[I"), (op.T_LONG, "[J")]:
+    for code, desc in [
+        (op.T_BOOLEAN, "[Z"),
+        (op.T_CHAR, "[C"),
+        (op.T_FLOAT, "[F"),
+        (op.T_DOUBLE, "[D"),
+        (op.T_BYTE, "[B"),
+        (op.T_SHORT, "[S"),
+        (op.T_INT, "[I"),
+        (op.T_LONG, "[J"),
+    ]:
         assert run(State([], [Integer]), [I(op.NEWARRAY, code)], pool).stack == [Object(desc)]
     assert run(State([], [Integer]), [I(op.ANEWARRAY, r["cls"])], pool).stack == [Object("[Lp/Foo;")]
     assert run(State([], [Integer]), [I(op.ANEWARRAY, r["arr_cls"])], pool).stack == [Object("[[[I")]
-    assert run(State([], [Integer, Integer]), [MultiANewArray(-1, r["arr_cls"], 2)], pool).stack == \
-        [Object("[[I")]
+    assert run(State([], [Integer, Integer]), [MultiANewArray(-1, r["arr_cls"], 2)], pool).stack == [Object("[[I")]
     assert run(State([], [Object("[[I")]), [I(op.ARRAYLENGTH)], pool).stack == [Integer]
 
 
 def test_ldc_every_constant_kind():
     pool, r = _pool()
-    expect = {"int_": Integer, "float_": Float, "long_": Long, "double_": Double, "str_": S,
-              "cls": Object("java/lang/Class"), "mtype": Object("java/lang/invoke/MethodType"),
-              "mhandle": Object("java/lang/invoke/MethodHandle"), "dyn": Long,
-              "dyn_obj": Object("java/util/List")}
+    expect = {
+        "int_": Integer,
+        "float_": Float,
+        "long_": Long,
+        "double_": Double,
+        "str_": S,
+        "cls": Object("java/lang/Class"),
+        "mtype": Object("java/lang/invoke/MethodType"),
+        "mhandle": Object("java/lang/invoke/MethodHandle"),
+        "dyn": Long,
+        "dyn_obj": Object("java/util/List"),
+    }
     for key, t in expect.items():
         o = op.LDC2_W if t in (Long, Double) else op.LDC
         assert run(State([], []), [I(o, r[key])], pool).stack == [t], key
@@ -274,8 +321,7 @@ def test_fields_invokes_casts():
     assert got.stack == [Object("[[Ljava/lang/String;")]
     assert run(State([], [Integer]), [I(op.INVOKESTATIC, r["smeth"])], pool).stack == [Integer]
     assert run(State([], [foo, Integer]), [InvokeInterface(-1, r["imeth"], 2, 0)], pool).stack == [Integer]
-    assert run(State([], [Integer, S]), [InvokeDynamic(-1, r["indy"], 0)], pool).stack == \
-        [Object("java/lang/Runnable")]
+    assert run(State([], [Integer, S]), [InvokeDynamic(-1, r["indy"], 0)], pool).stack == [Object("java/lang/Runnable")]
     assert run(State([], [OBJ]), [I(op.CHECKCAST, r["cls"])], pool).stack == [foo]
     assert run(State([], [OBJ]), [I(op.CHECKCAST, r["arr_cls"])], pool).stack == [Object("[[I")]
     assert run(State([], [OBJ]), [I(op.INSTANCEOF, r["cls"])], pool).stack == [Integer]
@@ -301,8 +347,12 @@ def test_new_and_constructor_calls():
     got = run(State([other], [u, Integer, Long]), [I(op.INVOKESPECIAL, r["init"])], pool)
     assert got.locals == [other] and got.stack == []
     # super() in a constructor: UninitializedThis becomes the current class
-    got = run(State([UninitializedThis, UninitializedThis], [UninitializedThis]),
-              [I(op.INVOKESPECIAL, r["super_init"])], pool, this="p/Bar")
+    got = run(
+        State([UninitializedThis, UninitializedThis], [UninitializedThis]),
+        [I(op.INVOKESPECIAL, r["super_init"])],
+        pool,
+        this="p/Bar",
+    )
     assert got.locals == [Object("p/Bar"), Object("p/Bar")] and got.stack == []
     with pytest.raises(TypeflowError):
         run(State([], [Object("p/Foo"), Integer, Long]), [I(op.INVOKESPECIAL, r["init"])], pool)
@@ -361,21 +411,31 @@ def test_lub_and_merges():
     assert m.assignable(Object("[I"), Object("java/io/Serializable"))
     assert not m.assignable(Object("[I"), Object("[J")) and m.assignable(Null, Object("[I"))
     assert m.assignable(Integer, Top) and not m.assignable(Top, Integer)
-    assert state_assignable(m, State([Object("Dog"), Integer, Long, Top], [Null]),
-                            State([Object("Animal"), Top, Long], [Object("Dog")]))
+    assert state_assignable(
+        m, State([Object("Dog"), Integer, Long, Top], [Null]), State([Object("Animal"), Top, Long], [Object("Dog")])
+    )
 
 
 # ============================================================ bodies by hand
 def _body(items, handlers=()):
     from jprewrite.editor.body import CodeBody
+
     return CodeBody(items=list(items), handlers=list(handlers))
 
 
 def test_new_sites_are_instructions_and_flow_to():
     """An Uninitialized type names its `new` instruction object; flow_to never edits the body."""
     pool, r = _pool()
-    items = [I(op.ICONST_1), I(op.NEW, r["cls"]), I(op.DUP), I(op.ICONST_2), I(op.LCONST_0),
-             I(op.INVOKESPECIAL, r["init"]), I(op.ASTORE, 0), I(op.RETURN)]
+    items = [
+        I(op.ICONST_1),
+        I(op.NEW, r["cls"]),
+        I(op.DUP),
+        I(op.ICONST_2),
+        I(op.LCONST_0),
+        I(op.INVOKESPECIAL, r["init"]),
+        I(op.ASTORE, 0),
+        I(op.RETURN),
+    ]
     body = _body(items)
     before = list(body.items)
     st = flow_to(body, len(body.items) - 1, pool, "p/Foo", "()V", True, "m")
@@ -391,8 +451,18 @@ def test_new_sites_are_instructions_and_flow_to():
 def test_flow_to_stops_at_unconditional_transfer_and_uses_frames():
     pool, _ = _pool()
     target, after = Label("T"), Label("A")
-    items = [I(op.ILOAD, 0), I(op.IFEQ, target), I(op.ICONST_1), I(op.ISTORE, 1),
-             I(op.GOTO, after), target, I(op.FCONST_0), I(op.FSTORE, 1), after, I(op.RETURN)]
+    items = [
+        I(op.ILOAD, 0),
+        I(op.IFEQ, target),
+        I(op.ICONST_1),
+        I(op.ISTORE, 1),
+        I(op.GOTO, after),
+        target,
+        I(op.FCONST_0),
+        I(op.FSTORE, 1),
+        after,
+        I(op.RETURN),
+    ]
     body = _body(items)
     with pytest.raises(FrameUnknown):
         flow_to(body, body.index_of(target), pool, "p/Foo", "(I)V", True, "m")
@@ -407,18 +477,31 @@ def test_flow_to_stops_at_unconditional_transfer_and_uses_frames():
 def test_infer_frames_by_hand_loop_and_handler():
     pool, r = _pool()
     head, exit_, start, end, handler = Label("head"), Label("exit"), Label("s"), Label("e"), Label("h")
-    items = [I(op.ACONST_NULL), I(op.ASTORE, 1),                         # Object o = null
-             head, start, I(op.ILOAD, 0), I(op.IFEQ, exit_),            # while (x != 0)
-             I(op.LDC, r["str_"]), I(op.ASTORE, 1),                     #   o = "hi"
-             I(op.LCONST_0), I(op.LSTORE, 2),                           #   long l = 0
-             Iinc(-1, 0, -1), I(op.GOTO, head),
-             exit_, end, I(op.RETURN),
-             handler, I(op.ASTORE, 4), I(op.RETURN)]
+    items = [
+        I(op.ACONST_NULL),
+        I(op.ASTORE, 1),  # Object o = null
+        head,
+        start,
+        I(op.ILOAD, 0),
+        I(op.IFEQ, exit_),  # while (x != 0)
+        I(op.LDC, r["str_"]),
+        I(op.ASTORE, 1),  #   o = "hi"
+        I(op.LCONST_0),
+        I(op.LSTORE, 2),  #   long l = 0
+        Iinc(-1, 0, -1),
+        I(op.GOTO, head),
+        exit_,
+        end,
+        I(op.RETURN),
+        handler,
+        I(op.ASTORE, 4),
+        I(op.RETURN),
+    ]
     body = _body(items, [Handler(start, end, handler, 0)])
     rep = InferenceReport()
     frames = infer_frames(body, pool, FakeHierarchy(), "p/Foo", "m", "(I)V", True, report=rep)
     assert set(frames) == {head, exit_, handler}  # one label per position: the first one
-    assert frames[head].locals == [Integer, S] and frames[head].stack == []   # Null merged with String
+    assert frames[head].locals == [Integer, S] and frames[head].stack == []  # Null merged with String
     assert frames[handler].locals == [Integer, S, Top, Top] or frames[handler].locals == [Integer, S]
     assert frames[handler].stack == [Object("java/lang/Throwable")]
     assert not rep.unreachable
@@ -427,10 +510,31 @@ def test_infer_frames_by_hand_loop_and_handler():
 def test_frame_after_provider_falls_back_to_inference():
     pool, _ = _pool()
     t, x = Label("T"), Label("X")
-    body = _body([I(op.ILOAD, 0), I(op.IFEQ, t), I(op.RETURN), t, I(op.ILOAD, 0), I(op.I2L),
-                  I(op.LSTORE, 1), I(op.ILOAD, 0), I(op.IFNE, x), I(op.RETURN), x, I(op.RETURN)])
-    provider = frame_after_provider(body, pool=pool, hierarchy=FakeHierarchy(), this_class="p/Foo",
-                                    method_name="m", descriptor="(I)V", is_static=True)
+    body = _body(
+        [
+            I(op.ILOAD, 0),
+            I(op.IFEQ, t),
+            I(op.RETURN),
+            t,
+            I(op.ILOAD, 0),
+            I(op.I2L),
+            I(op.LSTORE, 1),
+            I(op.ILOAD, 0),
+            I(op.IFNE, x),
+            I(op.RETURN),
+            x,
+            I(op.RETURN),
+        ]
+    )
+    provider = frame_after_provider(
+        body,
+        pool=pool,
+        hierarchy=FakeHierarchy(),
+        this_class="p/Foo",
+        method_name="m",
+        descriptor="(I)V",
+        is_static=True,
+    )
     with pytest.raises(FrameUnknown):  # no frame at T: straight-line flow cannot get there
         flow_to(body, 8, pool, "p/Foo", "(I)V", True, "m")
     after = provider(8)
@@ -441,10 +545,23 @@ def test_frame_after_provider_falls_back_to_inference():
 def test_complete_frames_by_hand_keeps_existing_and_honours_needed():
     pool, _ = _pool()
     t, x = Label("T"), Label("X")
-    body = _body([I(op.ILOAD, 0), I(op.IFEQ, t), I(op.ACONST_NULL), I(op.ASTORE, 1), t,
-                  I(op.ILOAD, 0), I(op.IFNE, x), I(op.NOP), x, I(op.RETURN)])
-    kw = dict(pool=pool, hierarchy=FakeHierarchy(), this_class="p/Foo", method_name="m",
-              descriptor="(I)V", is_static=True)
+    body = _body(
+        [
+            I(op.ILOAD, 0),
+            I(op.IFEQ, t),
+            I(op.ACONST_NULL),
+            I(op.ASTORE, 1),
+            t,
+            I(op.ILOAD, 0),
+            I(op.IFNE, x),
+            I(op.NOP),
+            x,
+            I(op.RETURN),
+        ]
+    )
+    kw = dict(
+        pool=pool, hierarchy=FakeHierarchy(), this_class="p/Foo", method_name="m", descriptor="(I)V", is_static=True
+    )
     existing = Frame(5, [Integer], [], kind=0)
     body.frames[t] = existing
     stats = complete_frames(body, needed=[t], **kw)
@@ -460,8 +577,20 @@ def test_complete_frames_by_hand_keeps_existing_and_honours_needed():
     assert "has no frame" in check_frames(body, **kw)[0]
     # after a goto the local approach cannot work: inference fills in, existing frames kept
     y = Label("Y")
-    body = _body([I(op.ILOAD, 0), I(op.IFEQ, t), I(op.LCONST_1), I(op.LSTORE, 1), I(op.GOTO, y), t,
-                  I(op.DCONST_0), I(op.DSTORE, 1), y, I(op.RETURN)])
+    body = _body(
+        [
+            I(op.ILOAD, 0),
+            I(op.IFEQ, t),
+            I(op.LCONST_1),
+            I(op.LSTORE, 1),
+            I(op.GOTO, y),
+            t,
+            I(op.DCONST_0),
+            I(op.DSTORE, 1),
+            y,
+            I(op.RETURN),
+        ]
+    )
     body.frames[t] = Frame(-1, [Integer])
     stats = complete_frames(body, **kw)
     assert stats.method == "inferred" and stats.added_inferred == 1 and stats.local_failure
@@ -756,6 +885,7 @@ public class Gen extends Base<String> implements Comparable<Gen> {
 
 def _javac(out: Path) -> Path:
     from support.jdk import javac
+
     return javac({f"{name}.java": text for name, text in JAVA.items()}, out)
 
 
@@ -780,6 +910,7 @@ class DirSource:
 def hierarchy():
     from jprewrite.analysis.hierarchy import ClassHierarchy
     from jprewrite.archive.jdk_image import JdkImage, find_java_home
+
     return ClassHierarchy([DirSource(compiled())], JdkImage(find_java_home()), cache=False)
 
 
@@ -793,8 +924,7 @@ def _methods():
 
 
 def _args(cf, m) -> dict:
-    return dict(this_class=cf.name, method_name=m.name, descriptor=m.descriptor,
-                is_static=bool(m.access & ACC_STATIC))
+    return dict(this_class=cf.name, method_name=m.name, descriptor=m.descriptor, is_static=bool(m.access & ACC_STATIC))
 
 
 def _write(out: Path, path: Path, cf) -> None:
@@ -833,8 +963,9 @@ def test_infer_frames_on_javac_classes_verify_and_match(tmp_path):
         javac_frames = dict(body.frames)
         body.frames = {}
         report = InferenceReport()
-        frames = infer_frames(body, cf.pool, h, cf.name, m.name, m.descriptor,
-                              bool(m.access & ACC_STATIC), report=report)
+        frames = infer_frames(
+            body, cf.pool, h, cf.name, m.name, m.descriptor, bool(m.access & ACC_STATIC), report=report
+        )
         where = f"{cf.name}.{m.name}{m.descriptor}"
         assert not report.unreachable and not report.missing_classes, where
         # (b) exactly javac's positions, compatible types
@@ -881,8 +1012,9 @@ def test_flow_to_reproduces_javac_frames():
                 counts["exact"] += 1
                 continue
             javac_state = state_from_frame(jf)
-            assert state_assignable(merger, st, javac_state), \
+            assert state_assignable(merger, st, javac_state), (
                 f"{cf.name}.{m.name}{m.descriptor} at {item}:\n flow {got}\n javac {jf}"
+            )
             n = len(javac_state.locals)
             if st.locals[:n] == javac_state.locals and st.stack == javac_state.stack:
                 counts["extra_dead_locals"] += 1
@@ -902,6 +1034,7 @@ def _has_stack_map(pool, code) -> bool:
 def _java_base_part(part: int, parts: int) -> tuple[collections.Counter, list]:
     from jprewrite.analysis.hierarchy import ClassHierarchy
     from jprewrite.archive.jdk_image import JdkImage, find_java_home
+
     img = JdkImage(find_java_home())
     merger = TypeMerger(ClassHierarchy([], img, cache=False))
     names = sorted(n for _, n in img.iter_class_names("java.base") if not n.endswith("module-info"))
@@ -982,6 +1115,7 @@ def test_infer_frames_on_a_java_base_sample():
     """FULL inference on every 40th class of java.base: javac's frames found again, compatible types."""
     from jprewrite.analysis.hierarchy import ClassHierarchy
     from jprewrite.archive.jdk_image import JdkImage, find_java_home
+
     img = JdkImage(find_java_home())
     h = ClassHierarchy([], img, cache=False)
     merger = TypeMerger(h)
@@ -997,8 +1131,9 @@ def test_infer_frames_on_a_java_base_sample():
             javac_frames = dict(body.frames)
             body.frames = {}
             report = InferenceReport()
-            frames = infer_frames(body, cf.pool, h, cf.name, m.name, m.descriptor,
-                                  bool(m.access & ACC_STATIC), report=report)
+            frames = infer_frames(
+                body, cf.pool, h, cf.name, m.name, m.descriptor, bool(m.access & ACC_STATIC), report=report
+            )
             where = f"{name}.{m.name}{m.descriptor}"
             counts["methods"] += 1
             assert not report.unreachable, where
@@ -1025,8 +1160,10 @@ def _probe(pool) -> tuple[list, Label]:
     """``if (System.nanoTime() == 0L) System.out.println("never");`` with its join label."""
     skip = Label("skip")
     nano = pool.add_methodref("java/lang/System", "nanoTime", "()J")
-    return ([I(op.INVOKESTATIC, nano), I(op.LCONST_0), I(op.LCMP), I(op.IFNE, skip),
-             *_call_println(pool, "never"), skip], skip)
+    return (
+        [I(op.INVOKESTATIC, nano), I(op.LCONST_0), I(op.LCMP), I(op.IFNE, skip), *_call_println(pool, "never"), skip],
+        skip,
+    )
 
 
 def _entry_index(body, m) -> int:
@@ -1069,8 +1206,9 @@ def test_complete_frames_edits_verify(tmp_path):
                 start, end, handler = Label("s"), Label("e"), Label("h")
                 body.items.insert(0, start)
                 slot = body.new_local()
-                body.items.extend([end, handler, I(op.ASTORE, slot), *_call_println(pool, "caught"),
-                                   I(op.ALOAD, slot), I(op.ATHROW)])
+                body.items.extend(
+                    [end, handler, I(op.ASTORE, slot), *_call_println(pool, "caught"), I(op.ALOAD, slot), I(op.ATHROW)]
+                )
                 body.handlers.append(Handler(start, end, handler, 0))
             else:
                 body.frames = {}
@@ -1096,8 +1234,12 @@ def test_frame_after_for_widened_branches(tmp_path):
         if m.name not in ("pick", "loops", "ternaryChain", "sw", "longs", "bools", "cond"):
             continue
         body = disassemble(m)
-        branches = [i for i, x in enumerate(body.items) if not isinstance(x, Label)
-                    and (op.IFEQ <= x.opcode <= op.IF_ACMPNE or x.opcode in (op.IFNULL, op.IFNONNULL))]
+        branches = [
+            i
+            for i, x in enumerate(body.items)
+            if not isinstance(x, Label)
+            and (op.IFEQ <= x.opcode <= op.IF_ACMPNE or x.opcode in (op.IFNULL, op.IFNONNULL))
+        ]
         assert branches, m
         first = branches[0]
         body.insert(first + 1, [I(op.NOP)] * 33000)  # on the fall-through path: the jump grows

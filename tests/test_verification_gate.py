@@ -32,7 +32,8 @@ public class Main {
     System.out.println("t=" + t);
   }
 }
-"""}
+"""
+}
 MAIN = "com.example.gate.Main"
 BROKEN = "com.example.gate.Main.g"
 
@@ -77,7 +78,7 @@ def test_the_gate_keeps_the_method_as_it_was_offline(jar, tmp_path, monkeypatch,
 
 
 def test_the_gate_keeps_the_method_as_it_was_under_the_agent(jar, tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("JPREWRITE_BREAK_METHOD", BROKEN)   # the worker inherits it
+    monkeypatch.setenv("JPREWRITE_BREAK_METHOD", BROKEN)  # the worker inherits it
     profile = tmp_path / "p.json"
     r = run_with_agent([jar], [MAIN], agent_options(None, profile, verify="true"), profile=profile)
     assert r.returncode == 0, r.stderr

@@ -41,6 +41,7 @@ from support.corpus import jar_classes, package_jars
 try:
     from support.jdk import java_home, javac
     from support.verifier import verify_jvm
+
     HAVE_JDK = (java_home() / "bin" / "javac").exists()
 except Exception:  # pragma: no cover - no JDK
     HAVE_JDK = False
@@ -52,6 +53,7 @@ needs_jdk = pytest.mark.skipif(not HAVE_JDK, reason="needs a JDK (javac, java)")
 @functools.cache
 def jdk_image():
     from jprewrite.archive.jdk_image import JdkImage, find_java_home
+
     return JdkImage(find_java_home())
 
 
@@ -72,7 +74,8 @@ class DirSource:
 
 def describe(problems: list[VerifyProblem], limit: int = 15) -> str:
     return "\n  ".join(str(p) for p in problems[:limit]) + (
-        f"\n  ... and {len(problems) - limit} more" if len(problems) > limit else "")
+        f"\n  ... and {len(problems) - limit} more" if len(problems) > limit else ""
+    )
 
 
 def test_problem_format() -> None:
@@ -99,12 +102,12 @@ def test_java_base_sample_verifies() -> None:
 
 
 JAR_SAMPLES = [  # (package, jar file name, every n-th class, highest class-file version sampled)
-    ("libh2-java", "h2.jar", 1, 99),                   # version 55
-    ("scala", "scala-library.jar", 3, 99),             # version 50
-    ("kotlin", "kotlin-stdlib.jar", 1, 99),            # versions 50, 51
-    ("libxalan2-java", "xalan2.jar", 3, 99),           # versions 50, 52
+    ("libh2-java", "h2.jar", 1, 99),  # version 55
+    ("scala", "scala-library.jar", 3, 99),  # version 50
+    ("kotlin", "kotlin-stdlib.jar", 1, 99),  # versions 50, 51
+    ("libxalan2-java", "xalan2.jar", 3, 99),  # versions 50, 52
     ("liblucene4.10-java", "lucene-core-4.10.4.jar", 3, 99),  # version 51
-    ("groovy", "groovy-all.jar", 1, 49),               # the version-47/49 classes: the inference path
+    ("groovy", "groovy-all.jar", 1, 49),  # the version-47/49 classes: the inference path
 ]
 
 
@@ -120,13 +123,14 @@ def _sample(jar: Path, step: int, max_major: int) -> list[tuple[str, bytes]]:
 
 
 @needs_jdk
-@pytest.mark.parametrize("package, jar_name, step, max_major", JAR_SAMPLES,
-                         ids=[s[1] for s in JAR_SAMPLES])
-def test_debian_jar_sample_agrees_with_hotspot(tmp_path: Path, package: str, jar_name: str, step: int,
-                                                max_major: int) -> None:
+@pytest.mark.parametrize("package, jar_name, step, max_major", JAR_SAMPLES, ids=[s[1] for s in JAR_SAMPLES])
+def test_debian_jar_sample_agrees_with_hotspot(
+    tmp_path: Path, package: str, jar_name: str, step: int, max_major: int
+) -> None:
     """Classes HotSpot verifies are accepted; in these jars that is every class of the sample."""
     jar = next(j for j in package_jars(package) if j.name == jar_name)
     from jprewrite.archive.jars import open_container
+
     sample = _sample(jar, step, max_major)
     assert sample
     with open_container(jar) as container:
@@ -206,8 +210,9 @@ def test_rewritten_sunflow_verifies(counting: str) -> None:
 def test_rewritten_h2_sample_verifies_with_every_option() -> None:
     """Every 8th class of h2 (version 55), with allocation counting, weights and activation on."""
     jar = next(j for j in package_jars("libh2-java") if j.name == "h2.jar")
-    checked, problems = _rewrite_and_verify(jar, "precise", step=8, allocations=True, activation=True,
-                                            weights={op.INVOKEVIRTUAL: 3, op.NEW: 5})
+    checked, problems = _rewrite_and_verify(
+        jar, "precise", step=8, allocations=True, activation=True, weights={op.INVOKEVIRTUAL: 3, op.NEW: 5}
+    )
     assert checked > 500
     assert not problems, f"{len(problems)} problems after rewriting:\n  {describe(problems)}"
 
@@ -297,8 +302,8 @@ def mut_branch_into_instruction(cf: ClassFile) -> tuple[str, int]:
     code = m.code()
     goto = next(i for i in _insns(m) if i.opcode == op.GOTO)
     raw = bytearray(code.code_bytes())  # type: ignore[union-attr]
-    delta = int.from_bytes(raw[goto.offset + 1:goto.offset + 3], "big", signed=True) + 1
-    raw[goto.offset + 1:goto.offset + 3] = delta.to_bytes(2, "big", signed=True)
+    delta = int.from_bytes(raw[goto.offset + 1 : goto.offset + 3], "big", signed=True) + 1
+    raw[goto.offset + 1 : goto.offset + 3] = delta.to_bytes(2, "big", signed=True)
     code.code = bytes(raw)  # type: ignore[union-attr]
     return "loop", goto.offset
 
@@ -372,10 +377,18 @@ def _dead_counter(cf: ClassFile, frame_locals: list, keep_max_stack: bool) -> in
     field = next(i.operand for i in body.instructions() if i.opcode == op.GETFIELD)
     one = cf.pool.add_long(1)
     dead = Label()
-    body.items += [dead, Instruction(-1, op.ALOAD, 1), Instruction(-1, op.DUP),
-                   Instruction(-1, op.GETFIELD, field), Instruction(-1, op.LDC2_W, one),
-                   Instruction(-1, op.LADD), Instruction(-1, op.PUTFIELD, field),
-                   Instruction(-1, op.NOP), Instruction(-1, op.NOP), Instruction(-1, op.ATHROW)]
+    body.items += [
+        dead,
+        Instruction(-1, op.ALOAD, 1),
+        Instruction(-1, op.DUP),
+        Instruction(-1, op.GETFIELD, field),
+        Instruction(-1, op.LDC2_W, one),
+        Instruction(-1, op.LADD),
+        Instruction(-1, op.PUTFIELD, field),
+        Instruction(-1, op.NOP),
+        Instruction(-1, op.NOP),
+        Instruction(-1, op.ATHROW),
+    ]
     body.frames[dead] = Frame(-1, frame_locals, [Object("java/lang/Throwable")])
     write_body(m, body)
     if keep_max_stack:
@@ -398,6 +411,7 @@ def mut_asm_dead_code_counter_overflow(cf: ClassFile) -> tuple[str, int]:
 def mut_uninitialized_frame_site(cf: ClassFile) -> tuple[str, int]:
     """A frame whose Uninitialized type names an offset that is not a `new`."""
     from jprewrite.classfile.frames import Uninitialized
+
     m = _method(cf, "pick")
 
     def edit(frames: list[Frame]) -> None:
@@ -412,9 +426,14 @@ def mut_long_split_by_store(cf: ClassFile) -> tuple[str, int]:
     """``lload`` of a long whose second half was overwritten by an int store."""
     m = _method(cf, "add")
     body = disassemble(m)
-    body.items[0:0] = [Instruction(-1, op.LCONST_1), Instruction(-1, op.LSTORE, 2),
-                       Instruction(-1, op.ICONST_0), Instruction(-1, op.ISTORE, 3),
-                       Instruction(-1, op.LLOAD, 2), Instruction(-1, op.POP2)]
+    body.items[0:0] = [
+        Instruction(-1, op.LCONST_1),
+        Instruction(-1, op.LSTORE, 2),
+        Instruction(-1, op.ICONST_0),
+        Instruction(-1, op.ISTORE, 3),
+        Instruction(-1, op.LLOAD, 2),
+        Instruction(-1, op.POP2),
+    ]
     write_body(m, body)
     return "add", 4  # lconst_1 lstore_2 iconst_0 istore_3 | lload_2
 
@@ -444,16 +463,30 @@ def mut_duplicate_method(cf: ClassFile) -> tuple[str, int]:
     return "add", -1
 
 
-MUTATIONS = [mut_max_stack_minus_one, mut_pop_empty_stack, mut_wrong_return_opcode, mut_areturn_of_int,
-             mut_branch_into_instruction, mut_frame_int_for_reference, mut_missing_frame_after_goto,
-             mut_handler_end_beyond_code, mut_handler_end_inside_instruction, mut_catch_type_not_throwable,
-             mut_constructor_without_super, mut_asm_dead_code_counter, mut_asm_dead_code_counter_overflow,
-             mut_uninitialized_frame_site, mut_long_split_by_store, mut_lvtt_matching_no_lvt_entry,
-             mut_line_number_past_the_code, mut_duplicate_method]
+MUTATIONS = [
+    mut_max_stack_minus_one,
+    mut_pop_empty_stack,
+    mut_wrong_return_opcode,
+    mut_areturn_of_int,
+    mut_branch_into_instruction,
+    mut_frame_int_for_reference,
+    mut_missing_frame_after_goto,
+    mut_handler_end_beyond_code,
+    mut_handler_end_inside_instruction,
+    mut_catch_type_not_throwable,
+    mut_constructor_without_super,
+    mut_asm_dead_code_counter,
+    mut_asm_dead_code_counter_overflow,
+    mut_uninitialized_frame_site,
+    mut_long_split_by_store,
+    mut_lvtt_matching_no_lvt_entry,
+    mut_line_number_past_the_code,
+    mut_duplicate_method,
+]
 
 
 def _class_name(mutation) -> str:
-    return "M_" + mutation.__name__[len("mut_"):]
+    return "M_" + mutation.__name__[len("mut_") :]
 
 
 _LOCATION = re.compile(r"Location: \|\s+(\S+?)\(\S* @(\d+):")
@@ -548,19 +581,33 @@ def _to_version_49(cf: ClassFile) -> None:
 def _with_subroutine(cf: ClassFile) -> None:
     """fin(x): x += 1 in a try whose finally (x += 2) is a jsr/ret subroutine, as javac 1.4 did::
 
-        L0: iload_0 iconst_1 iadd istore_0  L1: jsr SUB  iload_0 ireturn
-        H:  astore_2 jsr SUB aload_2 athrow           (catch-all over [L0, L1))
-        SUB: astore_1 iinc 0 2 ret 1
+    L0: iload_0 iconst_1 iadd istore_0  L1: jsr SUB  iload_0 ireturn
+    H:  astore_2 jsr SUB aload_2 athrow           (catch-all over [L0, L1))
+    SUB: astore_1 iinc 0 2 ret 1
     """
     m = _method(cf, "fin")
     body = disassemble(m)
     l0, l1, handler, sub = Label(), Label(), Label(), Label()
-    body.items = [l0, Instruction(-1, op.ILOAD, 0), Instruction(-1, op.ICONST_1), Instruction(-1, op.IADD),
-                  Instruction(-1, op.ISTORE, 0), l1, Instruction(-1, op.JSR, sub), Instruction(-1, op.ILOAD, 0),
-                  Instruction(-1, op.IRETURN),
-                  handler, Instruction(-1, op.ASTORE, 2), Instruction(-1, op.JSR, sub),
-                  Instruction(-1, op.ALOAD, 2), Instruction(-1, op.ATHROW),
-                  sub, Instruction(-1, op.ASTORE, 1), Iinc(-1, 0, 2), Instruction(-1, op.RET, 1)]
+    body.items = [
+        l0,
+        Instruction(-1, op.ILOAD, 0),
+        Instruction(-1, op.ICONST_1),
+        Instruction(-1, op.IADD),
+        Instruction(-1, op.ISTORE, 0),
+        l1,
+        Instruction(-1, op.JSR, sub),
+        Instruction(-1, op.ILOAD, 0),
+        Instruction(-1, op.IRETURN),
+        handler,
+        Instruction(-1, op.ASTORE, 2),
+        Instruction(-1, op.JSR, sub),
+        Instruction(-1, op.ALOAD, 2),
+        Instruction(-1, op.ATHROW),
+        sub,
+        Instruction(-1, op.ASTORE, 1),
+        Iinc(-1, 0, 2),
+        Instruction(-1, op.RET, 1),
+    ]
     body.handlers = [Handler(l0, l1, handler, 0)]
     body.lines, body.local_variables, body.local_variable_types = [], [], []
     body.max_locals = 3
@@ -666,6 +713,7 @@ def test_jsr_rejected_from_version_51() -> None:
     cf.this_class = cf.pool.add_class("T")
     cf.super_class = cf.pool.add_class("java/lang/Object")
     from jprewrite.classfile.code import CodeAttribute
+
     code = bytes([op.JSR, 0, 4, op.RETURN, op.ASTORE_0, op.RET, 0])
     attr = CodeAttribute(cf.pool.add_utf8("Code"), 1, 1, code, [], [])
     m = Method(0x0008, cf.pool.add_utf8("f"), cf.pool.add_utf8("()V"), [attr], cf)
@@ -681,14 +729,18 @@ def test_verify_class_filters_methods_and_checks_code_presence() -> None:
     cf.this_class = cf.pool.add_class("T")
     cf.super_class = cf.pool.add_class("java/lang/Object")
     from jprewrite.classfile.code import CodeAttribute
+
     ok = CodeAttribute(cf.pool.add_utf8("Code"), 0, 0, bytes([op.RETURN]), [], [])
     small = CodeAttribute(cf.pool.add_utf8("Code"), 0, 0, bytes([op.ICONST_0, op.IRETURN]), [], [])
-    cf.methods = [Method(0x0008, cf.pool.add_utf8("a"), cf.pool.add_utf8("()V"), [ok], cf),
-                  Method(0x0008, cf.pool.add_utf8("b"), cf.pool.add_utf8("()I"), [small], cf),
-                  Method(0x0008, cf.pool.add_utf8("c"), cf.pool.add_utf8("()V"), [], cf)]
+    cf.methods = [
+        Method(0x0008, cf.pool.add_utf8("a"), cf.pool.add_utf8("()V"), [ok], cf),
+        Method(0x0008, cf.pool.add_utf8("b"), cf.pool.add_utf8("()I"), [small], cf),
+        Method(0x0008, cf.pool.add_utf8("c"), cf.pool.add_utf8("()V"), [], cf),
+    ]
     assert [str(p) for p in verify_class(cf, None)] == [
         "T.b()I @0: stack overflow (max_stack 0)",
-        "T.c()V: a method that is neither abstract nor native has no Code attribute"]
+        "T.c()V: a method that is neither abstract nor native has no Code attribute",
+    ]
     assert verify_class(cf, None, {("a", "()V")}) == []
     assert [p.method for p in verify_class(cf, None, {("b", "()I")})] == ["T.b()I"]
 
@@ -699,13 +751,15 @@ def test_falling_off_the_end_and_handler_frames() -> None:
     cf.this_class = cf.pool.add_class("T")
     cf.super_class = cf.pool.add_class("java/lang/Object")
     from jprewrite.classfile.code import CodeAttribute
+
     falls = CodeAttribute(cf.pool.add_utf8("Code"), 1, 0, bytes([op.ICONST_0, op.POP]), [], [])
     m = Method(0x0008, cf.pool.add_utf8("f"), cf.pool.add_utf8("()V"), [falls], cf)
     cf.methods = [m]
     assert [str(p) for p in verify_method(cf, m, None)] == ["T.f()V @2: execution falls off the end of the code"]
     # a handler without a frame at its entry
-    handled = CodeAttribute(cf.pool.add_utf8("Code"), 1, 0, bytes([op.NOP, op.RETURN, op.ATHROW]),
-                            [ExceptionHandler(0, 1, 2, 0)], [])
+    handled = CodeAttribute(
+        cf.pool.add_utf8("Code"), 1, 0, bytes([op.NOP, op.RETURN, op.ATHROW]), [ExceptionHandler(0, 1, 2, 0)], []
+    )
     m.attributes = [handled]
     problems = verify_method(cf, m, None)
     assert [(p.offset, p.reason) for p in problems] == [(0, "exception handler 2 has no stack map frame")]

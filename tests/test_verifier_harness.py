@@ -67,9 +67,9 @@ MIXED_SOURCES = {
 }
 """,
     "p/Base.java": "package p; public class Base {}\n",
-    "p/Derived.java": "package p; public class Derived extends Base {}\n",       # deleted
+    "p/Derived.java": "package p; public class Derived extends Base {}\n",  # deleted
     "p/Up.java": "package p; public class Up { static Base up(Derived d) { return d; } }\n",
-    "p/Gone.java": "package p; public class Gone {}\n",                          # deleted
+    "p/Gone.java": "package p; public class Gone {}\n",  # deleted
     "p/Sub.java": "package p; public class Sub extends Gone {}\n",
 }
 
@@ -92,7 +92,7 @@ def break_first_iload(data: bytes) -> tuple[bytes, str]:
             if insn.opcode == ILOAD_0:
                 pos = code.code_offset + insn.offset
                 assert data[pos] == ILOAD_0
-                return data[:pos] + bytes([ALOAD_0]) + data[pos + 1:], m.name + m.descriptor
+                return data[:pos] + bytes([ALOAD_0]) + data[pos + 1 :], m.name + m.descriptor
     raise AssertionError("no iload_0 to break")
 
 
@@ -107,18 +107,32 @@ def drop_stack_map(data: bytes, major: int) -> bytes:
 def jsr_class(name: str, broken: bool = False) -> bytes:
     """A version-49 class (javac no longer emits JSR/RET) with ``static int run(int)``:
 
-        0: jsr 5   3: iload_0 (aload_0 if broken)   4: ireturn   5: astore_1   6: iinc 0 1   9: ret 1
+    0: jsr 5   3: iload_0 (aload_0 if broken)   4: ireturn   5: astore_1   6: iinc 0 1   9: ret 1
     """
+
     def utf8(s: str) -> bytes:
         b = s.encode()
         return b"\x01" + struct.pack(">H", len(b)) + b
-    pool = [utf8(name), b"\x07\x00\x01", utf8("java/lang/Object"), b"\x07\x00\x03",
-            utf8("run"), utf8("(I)I"), utf8("Code")]
+
+    pool = [
+        utf8(name),
+        b"\x07\x00\x01",
+        utf8("java/lang/Object"),
+        b"\x07\x00\x03",
+        utf8("run"),
+        utf8("(I)I"),
+        utf8("Code"),
+    ]
     code = bytes([0xA8, 0x00, 0x05, ALOAD_0 if broken else ILOAD_0, 0xAC, 0x4C, 0x84, 0x00, 0x01, 0xA9, 0x01])
     body = struct.pack(">HHI", 1, 2, len(code)) + code + struct.pack(">HH", 0, 0)
     method = struct.pack(">HHHH", 0x0009, 5, 6, 1) + struct.pack(">HI", 7, len(body)) + body
-    return (struct.pack(">IHHH", 0xCAFEBABE, 0, 49, len(pool) + 1) + b"".join(pool)
-            + struct.pack(">HHHHHH", 0x0021, 2, 4, 0, 0, 1) + method + struct.pack(">H", 0))
+    return (
+        struct.pack(">IHHH", 0xCAFEBABE, 0, 49, len(pool) + 1)
+        + b"".join(pool)
+        + struct.pack(">HHHHHH", 0x0021, 2, 4, 0, 0, 1)
+        + method
+        + struct.pack(">H", 0)
+    )
 
 
 def make_jar(root: Path, jar: Path, only: list[str] | None = None) -> Path:
@@ -140,14 +154,15 @@ def work(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def compiled(work) -> Path:
     """All the Java sources, in one javac run (javac is the slow part of this file)."""
-    return javac({**VALID_SOURCES, **MIXED_SOURCES, **BRANCH_SOURCES}, work / "classes",
-                 "--release", "17", "-encoding", "UTF-8")
+    return javac(
+        {**VALID_SOURCES, **MIXED_SOURCES, **BRANCH_SOURCES}, work / "classes", "--release", "17", "-encoding", "UTF-8"
+    )
 
 
 def _copy(compiled: Path, out: Path, sources: dict[str, str]) -> Path:
     """The classes compiled from ``sources`` (nested classes included), copied to ``out``."""
     for rel in sources:
-        stem = rel[:-len(".java")]
+        stem = rel[: -len(".java")]
         for f in compiled.glob(f"{stem}*.class"):
             if f.stem == Path(stem).name or f.stem.startswith(Path(stem).name + "$"):
                 dest = out / f.relative_to(compiled)
@@ -197,7 +212,7 @@ def test_valid_jar_is_clean(valid_jar, verify):
     r.assert_clean(allow_missing=False, allow_skipped=False)
     names = {n for n in zipfile.ZipFile(valid_jar).namelist() if n.endswith(".class")}
     assert sorted(r.ok) == sorted(n[:-6] for n in names)
-    assert "p/\u00dcn\u00efcode" in r.ok          # non-ASCII names survive the line protocol
+    assert "p/\u00dcn\u00efcode" in r.ok  # non-ASCII names survive the line protocol
     assert "p/Valid$Circle" in r.ok and r.ignored == 0
     assert not r.initialized and not r.noise
 
@@ -224,8 +239,12 @@ def test_static_initialisers_do_not_run(mixed, mixed_jvm, tmp_path):
     assert "CLINIT-RAN" not in mixed_jvm.stderr and not mixed_jvm.noise
     # controls: the class does print when run, and the JVM log line the harness watches exists
     log = tmp_path / "init.log"
-    r = subprocess.run([tool("java"), f"-Xlog:class+init=info:file={log}", "-cp", str(mixed["dir"]), "p.Clinit"],
-                       capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [tool("java"), f"-Xlog:class+init=info:file={log}", "-cp", str(mixed["dir"]), "p.Clinit"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "CLINIT-RAN" in r.stdout and "CLINIT-RAN" in r.stderr
     assert "Initializing 'p/Clinit'" in log.read_text()
 
@@ -273,11 +292,20 @@ def test_jdk_classes(tmp_path):
     modules = java_home() / "lib" / "modules"
     if not (jimage.exists() and modules.exists()):
         pytest.skip("no jimage / JDK image")
-    names = ["java/lang/String", "java/util/HashMap", "java/util/HashMap$TreeNode", "java/lang/Math",
-             "jdk/internal/misc/VM", "sun/nio/cs/UTF_8$Decoder"]
+    names = [
+        "java/lang/String",
+        "java/util/HashMap",
+        "java/util/HashMap$TreeNode",
+        "java/lang/Math",
+        "jdk/internal/misc/VM",
+        "sun/nio/cs/UTF_8$Decoder",
+    ]
     regex = "|".join(f"/java.base/{n}.class".replace("$", "\\$") for n in names)
-    subprocess.run([str(jimage), "extract", "--dir", str(tmp_path), "--include", f"regex:{regex}", str(modules)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(jimage), "extract", "--dir", str(tmp_path), "--include", f"regex:{regex}", str(modules)],
+        check=True,
+        capture_output=True,
+    )
     base, broken = tmp_path / "java.base", tmp_path / "broken"
     (broken / "java/lang").mkdir(parents=True)
     math, _ = break_first_iload((base / "java/lang/Math.class").read_bytes())
@@ -299,7 +327,7 @@ def test_debian_h2_jar_without_its_dependencies():
     jars = package_jars("libh2-java")
     for verify in (verify_jvm, verify_asm):
         r = verify(jars)
-        r.assert_clean()                       # OK or MISSING, never FAIL
+        r.assert_clean()  # OK or MISSING, never FAIL
         assert len(r.ok) > 500, r
         assert r.missing and not any(m.startswith("org/h2/") for m in r.missing.values()), r.missing
 
@@ -315,9 +343,16 @@ def test_timeout_and_bad_inputs(valid_jar, tmp_path):
 
 def test_line_protocol_parsing():
     r, verdicts = VerifyReport("jvm"), {}
-    lines = ["DUPLICATE a/B in x.jar (the copy in y is checked)", "OK a/B", "OK a/\\u00e9\\u0020x",
-             "MISSING a/C b/D", "SKIP java/lang/X boot", "FAIL a/E java.lang.VerifyError: bad | more",
-             "FAIL a/B java.lang.VerifyError: fell back", "INITIALIZED a/F"]
+    lines = [
+        "DUPLICATE a/B in x.jar (the copy in y is checked)",
+        "OK a/B",
+        "OK a/\\u00e9\\u0020x",
+        "MISSING a/C b/D",
+        "SKIP java/lang/X boot",
+        "FAIL a/E java.lang.VerifyError: bad | more",
+        "FAIL a/B java.lang.VerifyError: fell back",
+        "INITIALIZED a/F",
+    ]
     for line in lines:
         assert parse_line(line, r, verdicts) is None
     assert r.ok == ["a/\u00e9 x"]

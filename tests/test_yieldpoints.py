@@ -102,7 +102,7 @@ def test_the_busy_method_gets_the_samples(tmp_path, mode: str) -> None:
     # 1.5 s at 1 ms would give ~1500; a loaded 2-core machine (the suite runs 2 workers) gives far
     # fewer, and rounds the busy thread misses count as lost: ask only for enough to judge shares
     assert info["samples"] >= 30, info
-    assert hot > 3 * max(cold, 1), samples       # hot runs about 20x longer per round than cold
+    assert hot > 3 * max(cold, 1), samples  # hot runs about 20x longer per round than cold
     assert info["latency_ns"]["p97_5"] > 0
 
 

@@ -39,16 +39,18 @@ def agent_source_dir() -> Path:
 
 
 def _python_sources() -> list[Path]:
-    root = Path(__file__).resolve().parents[1]   # the jprewrite package
+    root = Path(__file__).resolve().parents[1]  # the jprewrite package
     return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def build_id() -> str:
     """24 hex digits over the rewriter's, the runtime's and the agent's sources."""
     h = hashlib.sha256(f"agent-release={AGENT_RELEASE}\0".encode())
-    roots = [(Path(__file__).resolve().parents[1], _python_sources()),
-             (runtime_source_dir(), sorted(runtime_source_dir().rglob("*.java"))),
-             (agent_source_dir(), sorted(agent_source_dir().rglob("*.java")))]
+    roots = [
+        (Path(__file__).resolve().parents[1], _python_sources()),
+        (runtime_source_dir(), sorted(runtime_source_dir().rglob("*.java"))),
+        (agent_source_dir(), sorted(agent_source_dir().rglob("*.java"))),
+    ]
     for root, files in roots:
         for p in files:
             h.update(p.relative_to(root).as_posix().encode() + b"\0")
@@ -83,8 +85,21 @@ def _build(path: Path, ident: str, python: str) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         out_dir.mkdir()
-        cmd = [find_javac(), "--release", AGENT_RELEASE, "-g", "-nowarn", "-encoding", "UTF-8", "-implicit:none",
-               "-cp", str(rt_dir), "-d", str(out_dir), *map(str, sources)]
+        cmd = [
+            find_javac(),
+            "--release",
+            AGENT_RELEASE,
+            "-g",
+            "-nowarn",
+            "-encoding",
+            "UTF-8",
+            "-implicit:none",
+            "-cp",
+            str(rt_dir),
+            "-d",
+            str(out_dir),
+            *map(str, sources),
+        ]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
         except OSError as e:
@@ -92,17 +107,18 @@ def _build(path: Path, ident: str, python: str) -> None:
         if proc.returncode != 0:
             raise JprewriteError(f"javac failed to compile the agent: {first_error_line(proc.stderr or proc.stdout)}")
         entries = dict(runtime)
-        entries.update({p.relative_to(out_dir).as_posix(): p.read_bytes()
-                        for p in sorted(out_dir.rglob("*.class"))})
+        entries.update({p.relative_to(out_dir).as_posix(): p.read_bytes() for p in sorted(out_dir.rglob("*.class"))})
         props = f"build={ident}\npython={_escape(python)}\n"
-        manifest = ("Manifest-Version: 1.0\r\n"
-                    f"Premain-Class: {PREMAIN_CLASS}\r\n"
-                    # on the boot class path from the start: appending it at run time would make
-                    # HotSpot warn that class sharing is limited to boot classes
-                    f"Boot-Class-Path: {path.name}\r\n"
-                    "Can-Redefine-Classes: false\r\n"
-                    "Can-Retransform-Classes: false\r\n"
-                    f"Implementation-Title: jprewrite agent {ident}\r\n\r\n")
+        manifest = (
+            "Manifest-Version: 1.0\r\n"
+            f"Premain-Class: {PREMAIN_CLASS}\r\n"
+            # on the boot class path from the start: appending it at run time would make
+            # HotSpot warn that class sharing is limited to boot classes
+            f"Boot-Class-Path: {path.name}\r\n"
+            "Can-Redefine-Classes: false\r\n"
+            "Can-Retransform-Classes: false\r\n"
+            f"Implementation-Title: jprewrite agent {ident}\r\n\r\n"
+        )
         partial = Path(tmp, "agent.jar")
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
             jar.writestr("META-INF/MANIFEST.MF", manifest)

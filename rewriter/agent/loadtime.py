@@ -90,7 +90,7 @@ def class_path_containers(class_path: str, warn: Callable[[str], None] | None = 
                 base = os.path.dirname(real)
                 for part in manifest.main["Class-Path"].split():
                     if part.startswith("file:"):
-                        part = part[len("file:"):]
+                        part = part[len("file:") :]
                     visit(os.path.join(base, part))
 
     for entry in class_path.split(os.pathsep):
@@ -102,10 +102,15 @@ def class_path_containers(class_path: str, warn: Callable[[str], None] | None = 
 class LoadTimeRewriter:
     """Rewrites classes one by one with the offline rules; ``query`` asks the agent for unknown classes."""
 
-    def __init__(self, options: AgentOptions, java_home: str, class_path: str,
-                 query: Callable[[str], bytes | None] | None = None,
-                 warn: Callable[[str], None] | None = None) -> None:
-        instrument_options = options.instrument_options()   # first: a bad weights file fails before any work
+    def __init__(
+        self,
+        options: AgentOptions,
+        java_home: str,
+        class_path: str,
+        query: Callable[[str], bytes | None] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        instrument_options = options.instrument_options()  # first: a bad weights file fails before any work
         self.patterns = ClassPatterns(options.includes, options.excludes)
         self.containers = class_path_containers(class_path, warn)
         cache_dir = summaries_directory()
@@ -117,8 +122,9 @@ class LoadTimeRewriter:
         self.failed: dict[str, str] = {}
         self.plan = CctPlan(self.hierarchy, self._may_instrument)
         self.plan.set_world(n for s in sources for n in s.names() if self.patterns(n))
-        self.pipeline = ClassPipeline(self.plan, instrument_options, on_failure=FailurePolicy.CONTRACT_ONLY,
-                                      verify=options.verify)
+        self.pipeline = ClassPipeline(
+            self.plan, instrument_options, on_failure=FailurePolicy.CONTRACT_ONLY, verify=options.verify
+        )
         self.rewritten = 0
 
     def _may_instrument(self, name: str) -> bool:
@@ -148,16 +154,16 @@ class LoadTimeRewriter:
             return Result(FAILED, message=f"cannot read the class file: {type(e).__name__}: {e}")
         name = cf.name
         if name.startswith(RUNTIME_PACKAGE) or self._in_jdk_package(name):
-            return Result(UNCHANGED)   # the JDK's own classes answer for these packages, never these bytes
+            return Result(UNCHANGED)  # the JDK's own classes answer for these packages, never these bytes
         self._register(name, data, info)
         outcome = self.pipeline.run(data, cf)
         if outcome.already_instrumented is not None:
             return Result(UNCHANGED, message="already rewritten by jprewrite")
         rewritten = outcome.rewritten
         if rewritten is None:
-            if outcome.failure is None:   # the plan leaves it as it is
+            if outcome.failure is None:  # the plan leaves it as it is
                 return Result(UNCHANGED)
-            self.failed[name] = outcome.failure   # the agent's Java contract stands in for it
+            self.failed[name] = outcome.failure  # the agent's Java contract stands in for it
             self.plan.forget(name)
             return Result(FAILED, message=outcome.note())
         self.rewritten += 1
@@ -166,7 +172,7 @@ class LoadTimeRewriter:
     def _register(self, name: str, data: bytes, info) -> None:
         """The JVM defines ``name`` from ``data``: it is part of the program from now on."""
         self.seen.classes[name] = bytes(data)
-        if self.hierarchy.add(info):   # asked for before and not found: decide again
+        if self.hierarchy.add(info):  # asked for before and not found: decide again
             self.plan.forget(name)
         self.plan.add_to_world(name)
 
@@ -215,8 +221,13 @@ class LoadTimeRewriter:
                 seen.add(n)
                 out.append(n)
         out += [n for n in reversed(first) if n and n not in self.seen.classes]
-        return [n for n in out if self.patterns(n) and not self._in_jdk_package(n)
-                and any(src.find_summary(n) is not None for src in self.sources)]
+        return [
+            n
+            for n in out
+            if self.patterns(n)
+            and not self._in_jdk_package(n)
+            and any(src.find_summary(n) is not None for src in self.sources)
+        ]
 
     def close(self) -> None:
         try:

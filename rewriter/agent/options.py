@@ -13,9 +13,27 @@ from dataclasses import dataclass, field
 from ..errors import JprewriteError
 from ..instrument import COUNTING_MODES, InstrumentOptions, instrument_options
 
-KEYS = ("output", "collapsed", "includes", "excludes", "counting", "allocations", "weights", "activation",
-        "cache", "python", "worker", "progress", "timeout", "verify",
-        "mode", "interval", "sampler", "sample-threads", "sample-waiting")
+KEYS = (
+    "output",
+    "collapsed",
+    "includes",
+    "excludes",
+    "counting",
+    "allocations",
+    "weights",
+    "activation",
+    "cache",
+    "python",
+    "worker",
+    "progress",
+    "timeout",
+    "verify",
+    "mode",
+    "interval",
+    "sampler",
+    "sample-threads",
+    "sample-waiting",
+)
 _BOOLEANS = ("allocations", "activation", "progress", "verify", "sample-waiting")
 MODES = ("exact", "sample", "hybrid")
 SAMPLERS = ("safepoint", "partial", "incremental")
@@ -57,11 +75,11 @@ class AgentOptions:
     worker: str | None = None
     progress: bool = True
     timeout: int = 120
-    verify: bool | None = None   #: the verification gate; None: JPREWRITE_VERIFY, else off
-    mode: str = "exact"          #: exact, sample (yieldpoints only) or hybrid (exact tree + samples)
+    verify: bool | None = None  #: the verification gate; None: JPREWRITE_VERIFY, else off
+    mode: str = "exact"  #: exact, sample (yieldpoints only) or hybrid (exact tree + samples)
     interval: str | None = None  #: sampling interval as given (``10ms``, ``100us``); None: 10ms
-    sampler: str | None = None   #: safepoint, partial or incremental; None: incremental
-    sample_threads: int | None = None   #: tickets per round; None: available processors
+    sampler: str | None = None  #: safepoint, partial or incremental; None: incremental
+    sample_threads: int | None = None  #: tickets per round; None: available processors
     sample_waiting: bool | None = None  #: also sample blocked/waiting threads; None: false
 
     def rewrites(self) -> bool:
@@ -70,8 +88,13 @@ class AgentOptions:
 
     def instrument_options(self) -> InstrumentOptions:
         """What the rewriting adds, from the keys that change it (reads the weights file)."""
-        return instrument_options(counting=self.counting, allocations=self.allocations, weights=self.weights,
-                                  activation=self.activation, mode=self.mode)
+        return instrument_options(
+            counting=self.counting,
+            allocations=self.allocations,
+            weights=self.weights,
+            activation=self.activation,
+            mode=self.mode,
+        )
 
     def to_string(self) -> str:
         """The option string for ``-javaagent:jar=<this>`` (only what differs from the defaults)."""
@@ -123,8 +146,10 @@ def parse_options(text: str | None) -> AgentOptions:
             setattr(opts, key, value)
         elif key == "interval":
             if interval_ns(value) is None:
-                raise JprewriteError(f"agent option interval={value!r}: expected a time with a unit, ms or us, "
-                                     "from 10us to 60000ms (e.g. 10ms, 0.5ms, 100us)")
+                raise JprewriteError(
+                    f"agent option interval={value!r}: expected a time with a unit, ms or us, "
+                    "from 10us to 60000ms (e.g. 10ms, 0.5ms, 100us)"
+                )
             opts.interval = value
         elif key == "sample-threads":
             if not re.fullmatch(r"[0-9]{1,5}", value) or not 1 <= int(value) <= 4096:

@@ -71,7 +71,7 @@ class Reader:
     def _take(self, n: int) -> bytes:
         if self.pos + n > len(self.data):
             raise ProtocolError(f"frame {self.kind!r} is too short")
-        out = self.data[self.pos:self.pos + n]
+        out = self.data[self.pos : self.pos + n]
         self.pos += n
         return out
 

@@ -34,8 +34,9 @@ class NeedsQuery(BaseException):
 
 
 def enabled() -> bool:
-    return (os.environ.get("JPREWRITE_AGENT_SPECULATE", "1") != "0" and hasattr(os, "fork")
-            and (os.cpu_count() or 1) >= 2)
+    return (
+        os.environ.get("JPREWRITE_AGENT_SPECULATE", "1") != "0" and hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
+    )
 
 
 def digest(data: bytes) -> bytes:
@@ -49,7 +50,7 @@ class Speculator:
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
         pid = os.fork()
-        if pid == 0:   # the copy
+        if pid == 0:  # the copy
             os.close(self._to_child)
             os.close(self._from_child)
             code = 0
@@ -85,7 +86,7 @@ class Speculator:
         try:
             os.write(self._to_child, text.encode("utf-8", "surrogatepass"))
         except BlockingIOError:
-            pass            # the copy is far behind: these names are simply not rewritten ahead
+            pass  # the copy is far behind: these names are simply not rewritten ahead
         except OSError:
             self.alive = False
 
@@ -112,7 +113,7 @@ class Speculator:
             length = int.from_bytes(buf[:4], "big")
             if len(buf) < 4 + length:
                 break
-            body, buf = buf[4:4 + length], buf[4 + length:]
+            body, buf = buf[4 : 4 + length], buf[4 + length :]
             r = Reader(body[:1], body[1:])
             name = r.str_()
             if r.kind == _STARTED:
@@ -160,8 +161,9 @@ class Speculator:
 _STARTED, _SKIPPED = b"s", b"k"
 
 
-def _serve_copy(inp_fd: int, out_fd: int, rewrite: Callable[[str, bytes], Result],
-                read_bytes: Callable[[str], bytes | None]) -> None:
+def _serve_copy(
+    inp_fd: int, out_fd: int, rewrite: Callable[[str, bytes], Result], read_bytes: Callable[[str], bytes | None]
+) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     stack: list[str] = []
     cancelled: set[str] = set()

@@ -30,7 +30,7 @@ def base_class_name(entry: Entry) -> str | None:
         return None
     if entry.name.startswith("META-INF/versions/"):
         return None
-    return entry.name[:-len(".class")]
+    return entry.name[: -len(".class")]
 
 
 class SummarizedContainer:
@@ -71,7 +71,7 @@ class SummarizedContainer:
             data = (cache_dir / key).read_bytes()
             if not data.startswith(_MAGIC):
                 return {}
-            found = marshal.loads(data[len(_MAGIC):])
+            found = marshal.loads(data[len(_MAGIC) :])
         except (OSError, EOFError, ValueError, TypeError):
             return {}
         return found if isinstance(found, dict) else {}
@@ -85,7 +85,7 @@ class SummarizedContainer:
             try:
                 info = summarize(entry.read())
             except (JprewriteError, OSError):
-                continue          # left to the hierarchy, which records it as broken
+                continue  # left to the hierarchy, which records it as broken
             if info.name == name:
                 out[name] = info.to_tuple()
         return out
@@ -101,7 +101,7 @@ class SummarizedContainer:
                 f.write(_MAGIC + marshal.dumps(self.summaries))
             os.replace(tmp, cache_dir / key)
         except OSError:
-            pass      # a cache that cannot be written only costs time
+            pass  # a cache that cannot be written only costs time
 
 
 def summaries_directory() -> Path | None:

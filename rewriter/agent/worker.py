@@ -67,8 +67,9 @@ class Progress:
 
     def _line(self, now: float, what: str) -> None:
         elapsed = max(now - self.started, 1e-9)
-        self.stream.write(f"{PREFIX}{self.count:,} classes rewritten {what} "
-                          f"({elapsed:.1f} s, {self.count / elapsed:.0f} classes/s)\n")
+        self.stream.write(
+            f"{PREFIX}{self.count:,} classes rewritten {what} ({elapsed:.1f} s, {self.count / elapsed:.0f} classes/s)\n"
+        )
         self.stream.flush()
 
 
@@ -81,8 +82,9 @@ def serve(inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
         raise ProtocolError(f"expected a hello frame, got {hello.kind!r}")
     version, option_text, java_home, class_path = hello.str_(), hello.str_(), hello.str_(), hello.str_()
     if version != VERSION:
-        Writer(ERROR).str_(f"protocol version {version} is not {VERSION} (agent and worker of different "
-                           "jprewrite versions)").send(out)
+        Writer(ERROR).str_(
+            f"protocol version {version} is not {VERSION} (agent and worker of different jprewrite versions)"
+        ).send(out)
         return 2
 
     def query(name: str) -> bytes | None:
@@ -146,7 +148,7 @@ def serve(inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
 def main() -> int:
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     err = sys.stderr
-    sys.stdout = sys.stderr   # a stray print must never corrupt the frames
+    sys.stdout = sys.stderr  # a stray print must never corrupt the frames
     try:
         return serve(inp, out, err)
     except (ProtocolError, BrokenPipeError) as e:

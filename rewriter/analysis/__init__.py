@@ -15,6 +15,22 @@ from .hierarchy import ClassHierarchy, ClassInfo, MemberInfo
 from .typeflow import FrameUnknown, State, TypeflowError, flow_to, infer_frames
 from .verifier import VerifyProblem, verify_class, verify_method
 
-__all__ = ["VerifyProblem", "verify_class", "verify_method", "ClassHierarchy", "ClassInfo", "MemberInfo",
-           "Block", "basic_blocks", "State", "TypeflowError", "FrameUnknown", "flow_to", "infer_frames",
-           "FrameCompletion", "complete_frames", "check_frames", "frame_after_provider"]
+__all__ = [
+    "VerifyProblem",
+    "verify_class",
+    "verify_method",
+    "ClassHierarchy",
+    "ClassInfo",
+    "MemberInfo",
+    "Block",
+    "basic_blocks",
+    "State",
+    "TypeflowError",
+    "FrameUnknown",
+    "flow_to",
+    "infer_frames",
+    "FrameCompletion",
+    "complete_frames",
+    "check_frames",
+    "frame_after_provider",
+]

@@ -109,9 +109,19 @@ from ..classfile.constants import ConstantPool
 from ..editor.body import CodeBody, Label
 
 __all__ = [
-    "Block", "basic_blocks", "reachable_blocks", "loop_headers", "backward_jump_targets", "subroutine_entries",
-    "update_points", "longest_paths", "omittable_checks", "may_throw", "ends_block",
-    "Mode", "MODES",
+    "Block",
+    "basic_blocks",
+    "reachable_blocks",
+    "loop_headers",
+    "backward_jump_targets",
+    "subroutine_entries",
+    "update_points",
+    "longest_paths",
+    "omittable_checks",
+    "may_throw",
+    "ends_block",
+    "Mode",
+    "MODES",
 ]
 
 Mode = Literal["default", "precise"]
@@ -202,19 +212,19 @@ class Block:
         return self.successors + [s for s in self.exception_successors if s not in self.successors]
 
     def instructions(self, body: CodeBody) -> list:
-        return [x for x in body.items[self.start:self.end] if not isinstance(x, Label)]
+        return [x for x in body.items[self.start : self.end] if not isinstance(x, Label)]
 
     def __repr__(self) -> str:
-        flags = "".join(f for f, on in (("E", self.is_entry), ("H", self.is_handler),
-                                        ("S", self.is_subroutine)) if on)
-        return (f"Block({self.index}{' ' + flags if flags else ''} items[{self.start}:{self.end}] "
-                f"size={self.size} -> {self.successors}"
-                f"{' exc ' + str(self.exception_successors) if self.exception_successors else ''})")
+        flags = "".join(f for f, on in (("E", self.is_entry), ("H", self.is_handler), ("S", self.is_subroutine)) if on)
+        return (
+            f"Block({self.index}{' ' + flags if flags else ''} items[{self.start}:{self.end}] "
+            f"size={self.size} -> {self.successors}"
+            f"{' exc ' + str(self.exception_successors) if self.exception_successors else ''})"
+        )
 
 
 # ---------------------------------------------------------------------------- basic blocks
-def basic_blocks(body: CodeBody, mode: Mode = "default", *,
-                 pool: ConstantPool | None = None) -> list[Block]:
+def basic_blocks(body: CodeBody, mode: Mode = "default", *, pool: ConstantPool | None = None) -> list[Block]:
     """The basic blocks of ``body`` in layout order, with the control flow graph.
 
     ``mode`` is ``"default"`` or ``"precise"`` (see the module documentation).
@@ -310,8 +320,7 @@ def basic_blocks(body: CodeBody, mode: Mode = "default", *,
         block_of[s:e] = [b] * (e - s)
         if needs[b]:
             shift += 1
-        blocks.append(Block(b, insn_item[s] + shift, insn_item[e - 1] + shift + 1, block_labels[b],
-                            e - s, s))
+        blocks.append(Block(b, insn_item[s] + shift, insn_item[e - 1] + shift + 1, block_labels[b], e - s, s))
     if new_items is not None:
         items[:] = new_items
     blocks[0].is_entry = True
@@ -376,8 +385,7 @@ def basic_blocks(body: CodeBody, mode: Mode = "default", *,
     return blocks
 
 
-def _ret_edges(blocks: list[Block], jsr_calls: list[tuple[int, int, int | None]],
-               rets: list[int]) -> None:
+def _ret_edges(blocks: list[Block], jsr_calls: list[tuple[int, int, int | None]], rets: list[int]) -> None:
     """Give every ``ret`` block the blocks it may return to.
 
     A subroutine's extent is what its entry reaches by normal and exceptional
@@ -501,8 +509,10 @@ def loop_headers(body: CodeBody, blocks: Sequence[Block], *, exceptional: bool =
     nb = len(blocks)
     if nb == 0:
         return set()
-    succ = [(b.successors + [s for s in b.exception_successors if s not in b.successors])
-            if exceptional else b.successors for b in blocks]
+    succ = [
+        (b.successors + [s for s in b.exception_successors if s not in b.successors]) if exceptional else b.successors
+        for b in blocks
+    ]
     state = bytearray(nb)  # 0 new, 1 on stack, 2 done
     headers: set[int] = set()
     roots = [0] + [b.index for b in blocks if b.is_handler] + list(range(nb))
@@ -666,7 +676,7 @@ def omittable_checks(body: CodeBody, blocks: Sequence[Block], loop_checks: Itera
     while stack:
         b = stack.pop()
         blk = blocks[b]
-        for x in items[blk.start:blk.end]:
+        for x in items[blk.start : blk.end]:
             if not isinstance(x, Label) and x.opcode in op.INVOKE_OPCODES:
                 return set()
         for v in blk.all_successors():

@@ -46,23 +46,22 @@ from .typeflow import (
     state_from_frame,
 )
 
-__all__ = ["FrameCompletion", "complete_frames", "check_frames", "frame_after_provider",
-           "labels_needing_frames"]
+__all__ = ["FrameCompletion", "complete_frames", "check_frames", "frame_after_provider", "labels_needing_frames"]
 
 
 @dataclass
 class FrameCompletion:
     """What :func:`complete_frames` did."""
 
-    method: str = "none"          # "none" (nothing missing), "local" (flow_to) or "inferred"
-    needed: int = 0               # positions that need a frame
-    existing: int = 0             # ... that already had one (kept as they are)
-    added_local: int = 0          # frames added from flow_to
-    added_inferred: int = 0       # frames added from infer_frames
-    unreachable: list = field(default_factory=list)   # need a frame, no flow reaches them: none added
+    method: str = "none"  # "none" (nothing missing), "local" (flow_to) or "inferred"
+    needed: int = 0  # positions that need a frame
+    existing: int = 0  # ... that already had one (kept as they are)
+    added_local: int = 0  # frames added from flow_to
+    added_inferred: int = 0  # frames added from infer_frames
+    unreachable: list = field(default_factory=list)  # need a frame, no flow reaches them: none added
     missing_classes: set = field(default_factory=set)  # merges that fell back to java/lang/Object
-    local_failure: str | None = None   # why the local frames were not used
-    problems: list = field(default_factory=list)       # check_frames problems left at the end
+    local_failure: str | None = None  # why the local frames were not used
+    problems: list = field(default_factory=list)  # check_frames problems left at the end
 
     @property
     def added(self) -> int:
@@ -89,9 +88,19 @@ def _runs(body) -> tuple[dict, dict]:
     return run_of, run_frame
 
 
-def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_class: str,
-                 method_name: str, descriptor: str, is_static: bool,
-                 merger: TypeMerger | None = None, limit: int = 10) -> list[str]:
+def check_frames(
+    body,
+    frames: dict | None = None,
+    *,
+    pool,
+    hierarchy,
+    this_class: str,
+    method_name: str,
+    descriptor: str,
+    is_static: bool,
+    merger: TypeMerger | None = None,
+    limit: int = 10,
+) -> list[str]:
     """Frame-consistency problems the type checker would find with ``frames`` (default ``body.frames``).
 
     This checks the frames against the flow, not every operand's type (an
@@ -110,9 +119,18 @@ def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_clas
         saved = body.frames
         body.frames = {**saved, **frames}
         try:
-            return check_frames(body, None, pool=pool, hierarchy=hierarchy, this_class=this_class,
-                                method_name=method_name, descriptor=descriptor, is_static=is_static,
-                                merger=merger, limit=limit)
+            return check_frames(
+                body,
+                None,
+                pool=pool,
+                hierarchy=hierarchy,
+                this_class=this_class,
+                method_name=method_name,
+                descriptor=descriptor,
+                is_static=is_static,
+                merger=merger,
+                limit=limit,
+            )
         finally:
             body.frames = saved
     merger = merger or TypeMerger(hierarchy)
@@ -144,11 +162,11 @@ def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_clas
                 if hs is None:
                     continue
                 if len(hs.stack) != 1 or not merger.assignable(exc, hs.stack[0]):
-                    problems.append(f"item {i}: handler {hl!r} frame stack {hs.stack} "
-                                    f"does not accept {exc!r}")
+                    problems.append(f"item {i}: handler {hl!r} frame stack {hs.stack} does not accept {exc!r}")
                 elif not state_assignable(merger, st, hs, stack=False):
-                    problems.append(f"item {i}: locals {when} ({st.locals}) not assignable to "
-                                    f"handler {hl!r} frame {hs.locals}")
+                    problems.append(
+                        f"item {i}: locals {when} ({st.locals}) not assignable to handler {hl!r} frame {hs.locals}"
+                    )
 
     state: State | None = initial_state(this_class, method_name, descriptor, is_static)
     for i, item in enumerate(items):
@@ -190,8 +208,17 @@ def check_frames(body, frames: dict | None = None, *, pool, hierarchy, this_clas
     return problems[:limit]
 
 
-def complete_frames(body, *, pool, hierarchy, this_class: str, method_name: str, descriptor: str,
-                    is_static: bool, needed: Iterable | None = None) -> FrameCompletion:
+def complete_frames(
+    body,
+    *,
+    pool,
+    hierarchy,
+    this_class: str,
+    method_name: str,
+    descriptor: str,
+    is_static: bool,
+    needed: Iterable | None = None,
+) -> FrameCompletion:
     """Add a frame (to ``body.frames``) at every position that needs one and lacks it.
 
     ``needed``: the labels to consider (default :func:`labels_needing_frames`);
@@ -221,8 +248,14 @@ def complete_frames(body, *, pool, hierarchy, this_class: str, method_name: str,
     if not missing:
         return stats
     missing.sort(key=lambda x: x[0])
-    common = dict(pool=pool, hierarchy=hierarchy, this_class=this_class, method_name=method_name,
-                  descriptor=descriptor, is_static=is_static)
+    common = dict(
+        pool=pool,
+        hierarchy=hierarchy,
+        this_class=this_class,
+        method_name=method_name,
+        descriptor=descriptor,
+        is_static=is_static,
+    )
     merger = TypeMerger(hierarchy)
 
     # 1. local: straight-line flow from the nearest frame
@@ -244,8 +277,18 @@ def complete_frames(body, *, pool, hierarchy, this_class: str, method_name: str,
 
     # 2. full inference, the existing frames kept
     report = InferenceReport()
-    cfg, states = infer_states(body, pool, hierarchy, this_class, method_name, descriptor, is_static,
-                               fixed=body.frames, report=report, merger=merger)
+    cfg, states = infer_states(
+        body,
+        pool,
+        hierarchy,
+        this_class,
+        method_name,
+        descriptor,
+        is_static,
+        fixed=body.frames,
+        report=report,
+        merger=merger,
+    )
     for r, label in missing:
         st = states.get(cfg.next_insn[r])
         if st is None:
@@ -260,8 +303,9 @@ def complete_frames(body, *, pool, hierarchy, this_class: str, method_name: str,
     return stats
 
 
-def frame_after_provider(body, *, pool, this_class: str, method_name: str, descriptor: str,
-                         is_static: bool, hierarchy=None):
+def frame_after_provider(
+    body, *, pool, this_class: str, method_name: str, descriptor: str, is_static: bool, hierarchy=None
+):
     """The ``frame_after(i)`` callable for :func:`jprewrite.editor.assembler.assemble`.
 
     ``frame_after(i)`` is the frame after executing ``body.items[i]`` (for a
@@ -278,8 +322,11 @@ def frame_after_provider(body, *, pool, this_class: str, method_name: str, descr
             return flow_to(body, i, pool, this_class, descriptor, is_static, method_name)
         except FrameUnknown:
             if not inferred:
-                inferred.append(infer_states(body, pool, hierarchy, this_class, method_name,
-                                             descriptor, is_static, fixed=body.frames))
+                inferred.append(
+                    infer_states(
+                        body, pool, hierarchy, this_class, method_name, descriptor, is_static, fixed=body.frames
+                    )
+                )
             cfg, states = inferred[0]
             k = i
             while k >= 0 and k not in cfg.leaders:

@@ -51,8 +51,16 @@ from ..classfile.model import (
 from ..errors import JprewriteError
 
 __all__ = [
-    "OBJECT", "CACHE_FORMAT_VERSION", "ClassSource", "MemberInfo", "ClassInfo", "summarize", "summary_of",
-    "JdkSummaryCache", "ClassHierarchy", "default_cache_directory",
+    "OBJECT",
+    "CACHE_FORMAT_VERSION",
+    "ClassSource",
+    "MemberInfo",
+    "ClassInfo",
+    "summarize",
+    "summary_of",
+    "JdkSummaryCache",
+    "ClassHierarchy",
+    "default_cache_directory",
 ]
 
 OBJECT = "java/lang/Object"
@@ -138,9 +146,15 @@ class ClassInfo:
 
     # compact form for the on-disk cache
     def to_tuple(self) -> tuple:
-        return (self.name, self.super_name, self.interfaces, self.access, self.major,
-                tuple((m.name, m.descriptor, m.access) for m in self.methods),
-                tuple((f.name, f.descriptor, f.access) for f in self.fields))
+        return (
+            self.name,
+            self.super_name,
+            self.interfaces,
+            self.access,
+            self.major,
+            tuple((m.name, m.descriptor, m.access) for m in self.methods),
+            tuple((f.name, f.descriptor, f.access) for f in self.fields),
+        )
 
     @classmethod
     def from_tuple(cls, t: tuple, from_jdk: bool) -> ClassInfo:
@@ -148,25 +162,42 @@ class ClassInfo:
         if not _valid_summary(t):
             raise ValueError("not a class summary")
         name = t[0]
-        return cls(name, t[1], tuple(t[2]), t[3], t[4],
-                   tuple(MemberInfo(name, n, d, a) for n, d, a in t[5]),
-                   tuple(MemberInfo(name, n, d, a) for n, d, a in t[6]), from_jdk)
+        return cls(
+            name,
+            t[1],
+            tuple(t[2]),
+            t[3],
+            t[4],
+            tuple(MemberInfo(name, n, d, a) for n, d, a in t[5]),
+            tuple(MemberInfo(name, n, d, a) for n, d, a in t[6]),
+            from_jdk,
+        )
 
 
 def _valid_summary(t: object) -> bool:
     if not (isinstance(t, tuple) and len(t) == 7):
         return False
     name, sup, ifaces, access, major, methods, fields = t
-    if not (isinstance(name, str) and (sup is None or isinstance(sup, str))
-            and isinstance(access, int) and isinstance(major, int)
-            and isinstance(ifaces, tuple) and all(isinstance(i, str) for i in ifaces)):
+    if not (
+        isinstance(name, str)
+        and (sup is None or isinstance(sup, str))
+        and isinstance(access, int)
+        and isinstance(major, int)
+        and isinstance(ifaces, tuple)
+        and all(isinstance(i, str) for i in ifaces)
+    ):
         return False
     for members in (methods, fields):
         if not isinstance(members, tuple):
             return False
         for m in members:
-            if not (isinstance(m, tuple) and len(m) == 3 and isinstance(m[0], str)
-                    and isinstance(m[1], str) and isinstance(m[2], int)):
+            if not (
+                isinstance(m, tuple)
+                and len(m) == 3
+                and isinstance(m[0], str)
+                and isinstance(m[1], str)
+                and isinstance(m[2], int)
+            ):
                 return False
     return True
 
@@ -180,16 +211,20 @@ def summary_of(cf, *, from_jdk: bool = False) -> ClassInfo:
     """The summary of a class already read (before it is edited)."""
     name = cf.name
     return ClassInfo(
-        name, cf.super_name, tuple(cf.interfaces), cf.access, cf.major,
+        name,
+        cf.super_name,
+        tuple(cf.interfaces),
+        cf.access,
+        cf.major,
         tuple(MemberInfo(name, m.name, m.descriptor, m.access) for m in cf.methods),
         tuple(MemberInfo(name, f.name, f.descriptor, f.access) for f in cf.fields),
-        from_jdk)
+        from_jdk,
+    )
 
 
 def _array_info(name: str) -> ClassInfo:
     """Array classes (JVMS 4.10.1.2 / JLS 10.8): subclasses of Object implementing Cloneable, Serializable."""
-    return ClassInfo(name, OBJECT, _ARRAY_INTERFACES, ACC_PUBLIC | ACC_FINAL | ACC_ABSTRACT, 0, (), (),
-                     True)
+    return ClassInfo(name, OBJECT, _ARRAY_INTERFACES, ACC_PUBLIC | ACC_FINAL | ACC_ABSTRACT, 0, (), (), True)
 
 
 # ---------------------------------------------------------------------------
@@ -197,8 +232,8 @@ def _array_info(name: str) -> ClassInfo:
 # ---------------------------------------------------------------------------
 
 _CACHE_MAGIC = b"jprwJDKS"
-_CACHE_HEADER = struct.Struct(">8sH32s")     # magic, format version, sha256 of the payload
-_ABSENT = "absent"                           # lookup(): known not to be in this JDK
+_CACHE_HEADER = struct.Struct(">8sH32s")  # magic, format version, sha256 of the payload
+_ABSENT = "absent"  # lookup(): known not to be in this JDK
 
 
 def default_cache_directory() -> Path | None:
@@ -239,16 +274,16 @@ class JdkSummaryCache:
         self.build_id = build_id
         base = Path(directory) if directory is not None else default_cache_directory()
         self.path: Path | None = None if base is None else base / cache_file_name(build_id)
-        self._classes: dict[str, tuple | None] | None = None   # None value = not in this JDK
-        self._packages: dict[str, bool] = {}                     # False = package not in this JDK
+        self._classes: dict[str, tuple | None] | None = None  # None value = not in this JDK
+        self._packages: dict[str, bool] = {}  # False = package not in this JDK
         self._dirty = False
 
     # -- file format
     def _encode(self, classes: dict, packages: dict) -> bytes:
-        payload = marshal.dumps({"format": CACHE_FORMAT_VERSION, "build": self.build_id,
-                                 "classes": classes, "packages": packages})
-        return _CACHE_HEADER.pack(_CACHE_MAGIC, CACHE_FORMAT_VERSION,
-                                  hashlib.sha256(payload).digest()) + payload
+        payload = marshal.dumps(
+            {"format": CACHE_FORMAT_VERSION, "build": self.build_id, "classes": classes, "packages": packages}
+        )
+        return _CACHE_HEADER.pack(_CACHE_MAGIC, CACHE_FORMAT_VERSION, hashlib.sha256(payload).digest()) + payload
 
     def _read_file(self) -> tuple[dict, dict] | None:
         """(classes, packages) from the file, or None if it is absent, damaged or not ours."""
@@ -263,20 +298,24 @@ class JdkSummaryCache:
             if len(data) < _CACHE_HEADER.size:
                 return None
             magic, version, digest = _CACHE_HEADER.unpack_from(data, 0)
-            payload = data[_CACHE_HEADER.size:]
-            if (magic != _CACHE_MAGIC or version != CACHE_FORMAT_VERSION
-                    or hashlib.sha256(payload).digest() != digest):
+            payload = data[_CACHE_HEADER.size :]
+            if magic != _CACHE_MAGIC or version != CACHE_FORMAT_VERSION or hashlib.sha256(payload).digest() != digest:
                 return None
             loaded = marshal.loads(payload)
-            if not (isinstance(loaded, dict) and loaded.get("format") == CACHE_FORMAT_VERSION
-                    and loaded.get("build") == self.build_id):
+            if not (
+                isinstance(loaded, dict)
+                and loaded.get("format") == CACHE_FORMAT_VERSION
+                and loaded.get("build") == self.build_id
+            ):
                 return None
             classes, packages = loaded.get("classes"), loaded.get("packages")
             if not (isinstance(classes, dict) and isinstance(packages, dict)):
                 return None
             # Entries are validated one by one when used (ClassInfo.from_tuple).
-            return ({k: v for k, v in classes.items() if isinstance(k, str)},
-                    {k: v for k, v in packages.items() if isinstance(k, str) and isinstance(v, bool)})
+            return (
+                {k: v for k, v in classes.items() if isinstance(k, str)},
+                {k: v for k, v in packages.items() if isinstance(k, str) and isinstance(v, bool)},
+            )
         except Exception:  # noqa: BLE001 - whatever a damaged file makes marshal raise
             return None
 
@@ -364,6 +403,7 @@ class JdkSummaryCache:
 # The hierarchy
 # ---------------------------------------------------------------------------
 
+
 class ClassHierarchy:
     """Answers hierarchy questions over application sources and the JDK.
 
@@ -376,8 +416,13 @@ class ClassHierarchy:
     the hierarchy as a context manager) to persist what was learnt.
     """
 
-    def __init__(self, sources: Iterable[ClassSource] = (), jdk: ClassSource | None = None,
-                 *, cache: JdkSummaryCache | None | bool = None) -> None:
+    def __init__(
+        self,
+        sources: Iterable[ClassSource] = (),
+        jdk: ClassSource | None = None,
+        *,
+        cache: JdkSummaryCache | None | bool = None,
+    ) -> None:
         self.sources = list(sources)
         self.jdk = jdk
         self._infos: dict[str, ClassInfo | None] = {}
@@ -419,7 +464,7 @@ class ClassHierarchy:
                 return info
         for source in self.sources:
             find_summary = getattr(source, "find_summary", None)
-            if find_summary is not None:   # a source that keeps summaries (ClassInfo.to_tuple form)
+            if find_summary is not None:  # a source that keeps summaries (ClassInfo.to_tuple form)
                 summary = find_summary(name)
                 if summary is not None:
                     try:
@@ -453,7 +498,7 @@ class ClassHierarchy:
                         return summary
                 except ValueError:
                     pass
-                cache.forget(name)   # damaged entry: read the image again
+                cache.forget(name)  # damaged entry: read the image again
         try:
             module_of_package = getattr(jdk, "module_of_package", None)
             if module_of_package is not None:
@@ -610,7 +655,7 @@ class ClassHierarchy:
         c = self.info(owner)
         if c is None or not c.is_interface:
             return None
-        found = c.declared_method(name, descriptor)   # any: static and private too
+        found = c.declared_method(name, descriptor)  # any: static and private too
         if found is not None:
             return found
         obj = self.info(OBJECT)
@@ -621,8 +666,7 @@ class ClassHierarchy:
             return m
         return self._lookup_in_superinterfaces(owner, name, descriptor)
 
-    def resolve_any_method(self, owner: str, name: str, descriptor: str,
-                           interface: bool) -> MemberInfo | None:
+    def resolve_any_method(self, owner: str, name: str, descriptor: str, interface: bool) -> MemberInfo | None:
         if interface:
             return self.resolve_interface_method(owner, name, descriptor)
         return self.resolve_method(owner, name, descriptor)
@@ -638,7 +682,7 @@ class ClassHierarchy:
             pass
 
         def lookup(cname: str) -> MemberInfo | None:
-            if cname in seen:       # already searched without success
+            if cname in seen:  # already searched without success
                 return None
             seen.add(cname)
             info = self.info(cname)
@@ -669,13 +713,13 @@ class ClassHierarchy:
         candidates = [m for m in cls.methods if m.name == name]
         if len(candidates) == 1:
             m = candidates[0]
-            if (m.access & (ACC_VARARGS | ACC_NATIVE)) == (ACC_VARARGS | ACC_NATIVE) and \
-                    m.descriptor.startswith("([Ljava/lang/Object;)"):
+            if (m.access & (ACC_VARARGS | ACC_NATIVE)) == (ACC_VARARGS | ACC_NATIVE) and m.descriptor.startswith(
+                "([Ljava/lang/Object;)"
+            ):
                 return m
         return None
 
-    def maximally_specific_methods(self, cls: str, name: str,
-                                   descriptor: str) -> list[MemberInfo] | None:
+    def maximally_specific_methods(self, cls: str, name: str, descriptor: str) -> list[MemberInfo] | None:
         """JVMS 5.4.3.3: the maximally-specific superinterface methods of ``cls``; None if that needs a missing class.
 
         Those declared in a superinterface of ``cls``, neither private nor
@@ -692,8 +736,7 @@ class ClassHierarchy:
         if len(candidates) < 2:
             return candidates
         supers = {m.owner: {i.name for i in self._superinterfaces(m.owner)[0]} for m in candidates}
-        return [m for m in candidates
-                if not any(o.owner != m.owner and m.owner in supers[o.owner] for o in candidates)]
+        return [m for m in candidates if not any(o.owner != m.owner and m.owner in supers[o.owner] for o in candidates)]
 
     def _lookup_in_superinterfaces(self, owner: str, name: str, descriptor: str) -> MemberInfo | None:
         """Steps 3 of 5.4.3.3 / 4-5 of 5.4.3.4.
@@ -718,7 +761,7 @@ class ClassHierarchy:
         if _package(a) != _package(b):
             return False
         ia, ib = self.info(a), self.info(b)
-        return (ia is not None and ib is not None and ia.from_jdk == ib.from_jdk)
+        return ia is not None and ib is not None and ia.from_jdk == ib.from_jdk
 
     def can_override(self, mc: MemberInfo, ma: MemberInfo) -> bool:
         """JVMS 5.4.5: whether instance method ``mc`` can override instance method ``ma``.
@@ -731,7 +774,7 @@ class ClassHierarchy:
         if mc.name != ma.name or mc.descriptor != ma.descriptor or mc.is_static or ma.is_static:
             return False
         if mc.owner == ma.owner:
-            return True          # the same declaration
+            return True  # the same declaration
         if mc.is_private or ma.is_private:
             return False
         if ma.access & (ACC_PUBLIC | ACC_PROTECTED):
@@ -741,7 +784,7 @@ class ClassHierarchy:
         chain = [c.name for c in self._chain(mc.owner)[0]]
         if ma.owner not in chain:
             return False
-        for b in chain[1:chain.index(ma.owner)]:
+        for b in chain[1 : chain.index(ma.owner)]:
             info = self.info(b)
             mb = info.declared_method(ma.name, ma.descriptor) if info is not None else None
             if mb is not None and self.can_override(mc, mb) and self.can_override(mb, ma):

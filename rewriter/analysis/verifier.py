@@ -263,8 +263,7 @@ def _is_ref(t: object) -> bool:
 
 def _is_ref_or_uninit(t: object) -> bool:
     """HotSpot's reference_check: any reference, initialized or not."""
-    return (type(t) is Object or t is Null or type(t) is Uninitialized or t is UninitializedThis
-            or t is _ANYREF)
+    return type(t) is Object or t is Null or type(t) is Uninitialized or t is UninitializedThis or t is _ANYREF
 
 
 def _cat1(t: object) -> bool:
@@ -385,8 +384,7 @@ class _Types:
                 return False
             cs, cd = src[1:], dst[1:]
             if cd[0] in "L[" and cs[0] in "L[":
-                return self.ref_assignable(cs[1:-1] if cs[0] == "L" else cs,
-                                           cd[1:-1] if cd[0] == "L" else cd)
+                return self.ref_assignable(cs[1:-1] if cs[0] == "L" else cs, cd[1:-1] if cd[0] == "L" else cd)
             return cs == cd  # primitive components must be identical
         iface = self.is_interface(dst)
         if iface is None:
@@ -489,18 +487,52 @@ class _Types:
 
 # ------------------------------------------------------------ instruction tables
 _I, _F = Integer, Float
-_LP = (_LONG2, Long)     # popping a long: top first
+_LP = (_LONG2, Long)  # popping a long: top first
 _DP = (_DOUBLE2, Double)
-_LS = (Long, _LONG2)     # pushing a long
+_LS = (Long, _LONG2)  # pushing a long
 _DS = (Double, _DOUBLE2)
 _OBJECT = Object(OBJECT)
 _THROWABLE = Object(THROWABLE)
 
 # Each opcode has a kind (what the checker does) and a static argument (_ARG) for that kind.
-(K_BAD, K_LOAD, K_ALOAD, K_STORE, K_ASTORE, K_SIMPLE, K_GETFIELD, K_PUTFIELD, K_GETSTATIC,
- K_PUTSTATIC, K_INVOKE, K_IF, K_IFREF, K_GOTO, K_IINC, K_RETURN, K_VRETURN, K_ARRLOAD, K_ARRSTORE,
- K_AALOAD, K_AASTORE, K_STACKOP, K_LDC, K_NEW, K_CHECKCAST, K_INSTANCEOF, K_ATHROW, K_ARRAYLENGTH,
- K_MONITOR, K_NEWARRAY, K_ANEWARRAY, K_MULTI, K_SWITCH, K_INVOKEDYNAMIC, K_SUBROUTINE, K_WIDE) = range(36)
+(
+    K_BAD,
+    K_LOAD,
+    K_ALOAD,
+    K_STORE,
+    K_ASTORE,
+    K_SIMPLE,
+    K_GETFIELD,
+    K_PUTFIELD,
+    K_GETSTATIC,
+    K_PUTSTATIC,
+    K_INVOKE,
+    K_IF,
+    K_IFREF,
+    K_GOTO,
+    K_IINC,
+    K_RETURN,
+    K_VRETURN,
+    K_ARRLOAD,
+    K_ARRSTORE,
+    K_AALOAD,
+    K_AASTORE,
+    K_STACKOP,
+    K_LDC,
+    K_NEW,
+    K_CHECKCAST,
+    K_INSTANCEOF,
+    K_ATHROW,
+    K_ARRAYLENGTH,
+    K_MONITOR,
+    K_NEWARRAY,
+    K_ANEWARRAY,
+    K_MULTI,
+    K_SWITCH,
+    K_INVOKEDYNAMIC,
+    K_SUBROUTINE,
+    K_WIDE,
+) = range(36)
 _KIND = [K_BAD] * 256
 _ARG: list = [None] * 256
 _LEN = op.LENGTHS  # instruction length by opcode (0: switches and wide, computed)
@@ -560,13 +592,25 @@ _kind([op.DRETURN], K_RETURN, "D")
 _kind([op.ARETURN], K_RETURN, "L[")
 _kind([op.RETURN], K_VRETURN)
 # array element access: (element descriptors accepted, pushed / popped value entries)
-for _o, _arg in ((op.IALOAD, ("I", (_I,))), (op.BALOAD, ("BZ", (_I,))), (op.CALOAD, ("C", (_I,))),
-                 (op.SALOAD, ("S", (_I,))), (op.LALOAD, ("J", _LS)), (op.FALOAD, ("F", (_F,))),
-                 (op.DALOAD, ("D", _DS))):
+for _o, _arg in (
+    (op.IALOAD, ("I", (_I,))),
+    (op.BALOAD, ("BZ", (_I,))),
+    (op.CALOAD, ("C", (_I,))),
+    (op.SALOAD, ("S", (_I,))),
+    (op.LALOAD, ("J", _LS)),
+    (op.FALOAD, ("F", (_F,))),
+    (op.DALOAD, ("D", _DS)),
+):
     _kind([_o], K_ARRLOAD, _arg)
-for _o, _store_arg in ((op.IASTORE, ("I", (_I,))), (op.BASTORE, ("BZ", (_I,))), (op.CASTORE, ("C", (_I,))),
-                       (op.SASTORE, ("S", (_I,))), (op.LASTORE, ("J", _LP)), (op.FASTORE, ("F", (_F,))),
-                       (op.DASTORE, ("D", _DP))):
+for _o, _store_arg in (
+    (op.IASTORE, ("I", (_I,))),
+    (op.BASTORE, ("BZ", (_I,))),
+    (op.CASTORE, ("C", (_I,))),
+    (op.SASTORE, ("S", (_I,))),
+    (op.LASTORE, ("J", _LP)),
+    (op.FASTORE, ("F", (_F,))),
+    (op.DASTORE, ("D", _DP)),
+):
     _kind([_o], K_ARRSTORE, _store_arg)
 _kind([op.AALOAD], K_AALOAD)
 _kind([op.AASTORE], K_AASTORE)
@@ -726,8 +770,7 @@ class _Checker:
     instruction with a frame / a join point), ``jump``, ``on_handlers`` and ``subroutine``.
     """
 
-    def __init__(self, cf: ClassFile, method: Method, name: str, desc: str, code: CodeAttribute,
-                 types: _Types) -> None:
+    def __init__(self, cf: ClassFile, method: Method, name: str, desc: str, code: CodeAttribute, types: _Types) -> None:
         self.cf = cf
         self.pool = cf.pool
         self.types = types
@@ -741,7 +784,7 @@ class _Checker:
         self.code = code
         self.max_stack = code.max_stack
         self.max_locals = code.max_locals
-        self.flag = False        # flagThisUninit of the current state
+        self.flag = False  # flagThisUninit of the current state
         self.this_uninit = False  # set by invokespecial this/super.<init> (HotSpot's this_uninit)
         self.lver = 0  # bumped whenever the locals (or flags) change: handler checks are cached by it
         self.hver = -1  # the lver at which the handlers covering the current instruction were checked
@@ -786,8 +829,7 @@ class _Checker:
         self.padded_code = raw + bytes(8)  # operand reads past the end see zeros (truncation checked after)
         self.initial, self.ret, self.ret_type = _entry(self.this, self.name, self.desc, self.is_static)
         if len(self.initial) > self.max_locals:
-            raise _Fail(-1, f"the arguments need {len(self.initial)} local slots but max_locals is "
-                            f"{self.max_locals}")
+            raise _Fail(-1, f"the arguments need {len(self.initial)} local slots but max_locals is {self.max_locals}")
         # offsets that must be instruction starts, checked when the code has been walked
         must: dict[int, str] = {}
         self.must_start = must
@@ -851,8 +893,7 @@ class _Checker:
                 if kind == "LocalVariableTable":
                     size = 2 if pool.utf8(desc_index) in ("J", "D") else 1
                     if slot + size > self.max_locals:
-                        raise _Fail(-1, f"LocalVariableTable slot {slot} is outside max_locals "
-                                        f"{self.max_locals}")
+                        raise _Fail(-1, f"LocalVariableTable slot {slot} is outside max_locals {self.max_locals}")
                     if key in lvt:
                         raise _Fail(-1, f"duplicate LocalVariableTable entry for {pool.utf8(name_index)}")
                     lvt.add(key)
@@ -861,14 +902,16 @@ class _Checker:
                         must.setdefault(end, f"LocalVariableTable end {end}")
                 else:
                     if slot >= self.max_locals:
-                        raise _Fail(-1, f"LocalVariableTypeTable slot {slot} is outside max_locals "
-                                        f"{self.max_locals}")
+                        raise _Fail(-1, f"LocalVariableTypeTable slot {slot} is outside max_locals {self.max_locals}")
                     if key in lvtt:
                         raise _Fail(-1, f"duplicate LocalVariableTypeTable entry for {pool.utf8(name_index)}")
                     lvtt.add(key)
         for key in lvtt - lvt:
-            raise _Fail(-1, f"LocalVariableTypeTable entry for {pool.utf8(key[2])} at [{key[0]}, "
-                            f"{key[0] + key[1]}) slot {key[3]} matches no LocalVariableTable entry")
+            raise _Fail(
+                -1,
+                f"LocalVariableTypeTable entry for {pool.utf8(key[2])} at [{key[0]}, "
+                f"{key[0] + key[1]}) slot {key[3]} matches no LocalVariableTable entry",
+            )
 
     def _frames(self) -> None:
         """Read the StackMapTable (the bytes that will be written, or the frames just assembled)."""
@@ -900,16 +943,16 @@ class _Checker:
         for f in raw_frames:
             off = f.offset
             if off <= prev or off >= n:
-                raise _Fail(off, f"stack map frame at {off} does not come after the previous one ({prev}) "
-                                 f"inside the code")
+                raise _Fail(
+                    off, f"stack map frame at {off} does not come after the previous one ({prev}) inside the code"
+                )
             locals_ = _expand(f.locals)
             stack = _expand(f.stack)
             for t in locals_ + stack:
                 if type(t) is Uninitialized:
                     site = t.offset
                     if type(site) is not int or not 0 <= site < n or raw[site] != op.NEW:
-                        raise _Fail(off, f"frame at {off}: uninitialized({site}) does not name a `new` "
-                                         f"instruction")
+                        raise _Fail(off, f"frame at {off}: uninitialized({site}) does not name a `new` instruction")
                     must.setdefault(site, f"uninitialized({site}) in the frame at {off}")
             if len(locals_) > max_locals:
                 raise _Fail(off, f"frame at {off} has {len(locals_)} local slots, max_locals is {max_locals}")
@@ -925,11 +968,15 @@ class _Checker:
             if f is None:
                 h.problem = f"exception handler {h.pc} has no stack map frame"
             elif len(f.stack) != 1:
-                h.problem = (f"the frame of exception handler {h.pc} has {len(f.stack)} stack slots, "
-                             f"the handler starts with 1 (the exception)")
+                h.problem = (
+                    f"the frame of exception handler {h.pc} has {len(f.stack)} stack slots, "
+                    f"the handler starts with 1 (the exception)"
+                )
             elif not types.assignable(h.catch, f.stack[0]):
-                h.problem = (f"exception handler {h.pc}: the caught {h.catch.name} is not assignable "
-                             f"to its frame's {_show(f.stack[0])}")
+                h.problem = (
+                    f"exception handler {h.pc}: the caught {h.catch.name} is not assignable "
+                    f"to its frame's {_show(f.stack[0])}"
+                )
 
     # ========================================================= type checking
     def _typecheck(self) -> None:
@@ -970,8 +1017,10 @@ class _Checker:
         if m is None or m is _MUST_START:
             self.unseen.discard(pc)
             if no_cf:
-                raise _Fail(pc, "no stack map frame after an instruction that does not fall through "
-                                "(goto, switch, return, athrow)")
+                raise _Fail(
+                    pc,
+                    "no stack map frame after an instruction that does not fall through (goto, switch, return, athrow)",
+                )
             return False
         self.unseen.discard(pc)
         f: _Frame = m
@@ -1031,11 +1080,15 @@ class _Checker:
             for i, t in f.checks:
                 c = locals_[i]
                 if c is not t and not assignable(c, t):
-                    raise _Fail(pc, f"exception handler {h.pc}: local {i} is {_show(c)} here, its frame "
-                                    f"says {_show(t)}")
+                    raise _Fail(
+                        pc, f"exception handler {h.pc}: local {i} is {_show(c)} here, its frame says {_show(t)}"
+                    )
             if flag and not f.flag:
-                raise _Fail(pc, f"exception handler {h.pc}: this is uninitialized here but not in the "
-                                f"handler's frame (flagThisUninit)")
+                raise _Fail(
+                    pc,
+                    f"exception handler {h.pc}: this is uninitialized here but not in the "
+                    f"handler's frame (flagThisUninit)",
+                )
             h.seen = key
 
     # ============================================================ the engine
@@ -1095,8 +1148,7 @@ class _Checker:
                         self._bad_local(o, slot, "a reference", locals_)
                     v = locals_[slot]
                     tv = type(v)
-                    if not (tv is Object or tv is Uninitialized or v is Null or v is UninitializedThis
-                            or v is _ANYREF):
+                    if not (tv is Object or tv is Uninitialized or v is Null or v is UninitializedThis or v is _ANYREF):
                         self._bad_local(o, slot, "a reference", locals_)
                     append(v)
                     if len(stack) > max_stack:
@@ -1153,8 +1205,7 @@ class _Checker:
                             self._bad_local(o, slot, _show(t), locals_)
                         append(t)
                     else:
-                        if (slot + 1 >= max_locals or locals_[slot] is not t
-                                or locals_[slot + 1] is not second):
+                        if slot + 1 >= max_locals or locals_[slot] is not t or locals_[slot + 1] is not second:
                             self._bad_local(o, slot, _show(t), locals_)
                         append(t)
                         append(second)
@@ -1188,8 +1239,14 @@ class _Checker:
                         slot = code[pc + 1]
                     v = pop()
                     tv = type(v)
-                    if not (tv is Object or tv is Uninitialized or v is Null or v is UninitializedThis
-                            or v is _ANYREF or tv is _ReturnAddress):
+                    if not (
+                        tv is Object
+                        or tv is Uninitialized
+                        or v is Null
+                        or v is UninitializedThis
+                        or v is _ANYREF
+                        or tv is _ReturnAddress
+                    ):
                         bad(o, v, "a reference")
                     self._store(o, slot, v, locals_)
                 elif k == k_store:
@@ -1231,7 +1288,7 @@ class _Checker:
                         d = (code[pc + 1] << 8) | code[pc + 2]
                         jump(pc + (d - 0x10000 if d & 0x8000 else d), stack, locals_)
                     else:
-                        jump(pc + int.from_bytes(code[pc + 1:pc + 5], "big", signed=True), stack, locals_)
+                        jump(pc + int.from_bytes(code[pc + 1 : pc + 5], "big", signed=True), stack, locals_)
                     no_cf = True
                 elif k == k_putstatic:
                     index = (code[pc + 1] << 8) | code[pc + 2]
@@ -1243,7 +1300,7 @@ class _Checker:
                         self._bad_local(o, slot, "integer", locals_)
                 else:
                     ln = self._rare(o, k, pc, stack, locals_) or ln
-                    no_cf = ENDS[o] or (o == op.WIDE and code[pc + 1] == op.RET)   # wide ret: as ret
+                    no_cf = ENDS[o] or (o == op.WIDE and code[pc + 1] == op.RET)  # wide ret: as ret
                 if in_try:
                     if inference:
                         if o in STORES or o == o_INVOKESPECIAL:
@@ -1307,8 +1364,7 @@ class _Checker:
             if v is not Integer:
                 bad(o, v, Integer)
             a = stack.pop()
-            if not (a is Null or a is _ANYREF
-                    or (type(a) is Object and a.name[0] == "[" and a.name[1] in "L[")):
+            if not (a is Null or a is _ANYREF or (type(a) is Object and a.name[0] == "[" and a.name[1] in "L[")):
                 bad(o, a, "an array of references")
         elif k == K_CHECKCAST:
             name = self._class_operand(o, (code[pc + 1] << 8) | code[pc + 2])
@@ -1367,9 +1423,9 @@ class _Checker:
             if o == op.RET:
                 operand = code[pc + 1]  # the local holding the return address
             elif o == op.JSR:
-                operand = pc + int.from_bytes(code[pc + 1:pc + 3], "big", signed=True)  # the target
+                operand = pc + int.from_bytes(code[pc + 1 : pc + 3], "big", signed=True)  # the target
             else:
-                operand = pc + int.from_bytes(code[pc + 1:pc + 5], "big", signed=True)
+                operand = pc + int.from_bytes(code[pc + 1 : pc + 5], "big", signed=True)
             self._subroutine(o, pc, operand, stack, locals_)
         else:
             raise _Fail(pc, f"{_name(o)} is not a valid instruction")
@@ -1395,8 +1451,11 @@ class _Checker:
         if k == K_LOAD:
             t, _, second = _ARG[o]
             size = 1 if second is None else 2
-            if slot + size > self.max_locals or locals_[slot] is not t or (
-                    second is not None and locals_[slot + 1] is not second):
+            if (
+                slot + size > self.max_locals
+                or locals_[slot] is not t
+                or (second is not None and locals_[slot + 1] is not second)
+            ):
                 self._bad_local(o, slot, _show(t), locals_)
             self._push(stack, (t,) if second is None else (t, second))
         elif k == K_ALOAD:
@@ -1572,8 +1631,9 @@ class _Checker:
             if (len(push) == 2) != (o == op.LDC2_W):
                 raise _Fail(_HERE, f"{_name(o)} of a dynamic constant of type {desc}")
         if push is None:
-            raise _Fail(_HERE, f"{_name(o)}: constant #{i} ({C.TAG_NAMES.get(tag, tag)}) cannot be loaded "
-                                  f"by this instruction")
+            raise _Fail(
+                _HERE, f"{_name(o)}: constant #{i} ({C.TAG_NAMES.get(tag, tag)}) cannot be loaded by this instruction"
+            )
         self.types.ldc[-i if o == op.LDC2_W else i] = push
         return push
 
@@ -1582,13 +1642,13 @@ class _Checker:
         code = self.raw
         n = self.code_length
         p = pc + 1 + (3 - (pc & 3))
-        if self.major < 51 and any(code[pc + 1:p]):
+        if self.major < 51 and any(code[pc + 1 : p]):
             raise _Fail(pc, f"{_name(o)}: non-zero padding bytes (class file version < 51)")
 
         def s32(at: int) -> int:
             if at + 4 > n:
                 raise _Fail(pc, f"truncated {_name(o)} instruction at the end of the code")
-            return int.from_bytes(code[at:at + 4], "big", signed=True)
+            return int.from_bytes(code[at : at + 4], "big", signed=True)
 
         default = pc + s32(p)
         if o == op.TABLESWITCH:
@@ -1660,12 +1720,10 @@ class _Checker:
         on objects of the current class (or its subclasses)."""
         if type(obj) is Object and obj.name == self.this:
             return
-        if (o == op.INVOKEVIRTUAL and owner == OBJECT and name == "clone" and type(obj) is Object
-                and obj.name[0] == "["):
+        if o == op.INVOKEVIRTUAL and owner == OBJECT and name == "clone" and type(obj) is Object and obj.name[0] == "[":
             return  # arrays pretend to implement a public clone()
         if not self.types.assignable(obj, self.this_type):
-            raise _Fail(_HERE, f"{_name(o)}: protected {owner}.{name} used on {_show(obj)}, which is "
-                                  f"not a {self.this}")
+            raise _Fail(_HERE, f"{_name(o)}: protected {owner}.{name} used on {_show(obj)}, which is not a {self.this}")
 
     # --- invocations
     def _invokedynamic(self, pc: int, stack: list) -> None:
@@ -1735,11 +1793,11 @@ class _Checker:
             types = self.types
             if owner != self.this and owner not in types.interfaces and owner != types.super_name:
                 if not types.ref_assignable(self.this, owner):
-                    raise _Fail(pc, f"invokespecial of {owner}.{name}, which is not a superclass of "
-                                    f"{self.this}")
+                    raise _Fail(pc, f"invokespecial of {owner}.{name}, which is not a superclass of {self.this}")
                 if tag == C.INTERFACE_METHODREF:
-                    raise _Fail(pc, f"invokespecial of {owner}.{name}: an interface method of an "
-                                    f"indirect superinterface")
+                    raise _Fail(
+                        pc, f"invokespecial of {owner}.{name}: an interface method of an indirect superinterface"
+                    )
         self._pop_args(o, m, stack)
         if o != op.INVOKESTATIC:
             if name == "<init>":
@@ -1765,13 +1823,17 @@ class _Checker:
         in_try = self.ex_min <= off < self.ex_max
         if obj is UninitializedThis:
             if owner != self.this and owner != self.types.super_name:
-                raise _Fail(off, f"invokespecial {owner}.<init> on uninitializedThis: must be an <init> "
-                                 f"of {self.this} or of its superclass")
+                raise _Fail(
+                    off,
+                    f"invokespecial {owner}.<init> on uninitializedThis: must be an <init> "
+                    f"of {self.this} or of its superclass",
+                )
             if in_try:
                 for h in self.handlers:
                     if h.start <= off < h.end and not self._ends_in_athrow(h.pc):
-                        raise _Fail(off, f"super()/this() inside a try block whose handler {h.pc} does not "
-                                         f"end in athrow")
+                        raise _Fail(
+                            off, f"super()/this() inside a try block whose handler {h.pc} does not end in athrow"
+                        )
                 self.on_handlers(off, locals_, True)
             new: object = self.this_type
             self.flag = False
@@ -1784,8 +1846,9 @@ class _Checker:
             made = self._class_operand(op.NEW, (raw[site + 1] << 8) | raw[site + 2])
             if made != owner:
                 raise _Fail(off, f"invokespecial {owner}.<init> on an object created as new {made}")
-            if (self.types.is_protected_elsewhere(owner, "<init>", self.pool.member_ref(index)[2], True)
-                    and not self.types.ref_assignable(made, self.this)):
+            if self.types.is_protected_elsewhere(
+                owner, "<init>", self.pool.member_ref(index)[2], True
+            ) and not self.types.ref_assignable(made, self.this):
                 raise _Fail(off, f"protected {owner}.<init> called for a {made}")
             if in_try:
                 self.on_handlers(off, locals_, self.this_uninit)
@@ -1886,7 +1949,7 @@ class _Checker:
                 raise _Fail(insn.offset, f"{insn.name} is not a valid instruction")
         leaders = {0}
         callers: dict[int, list[int]] = {}  # subroutine offset -> offsets of the jsr calling it
-        after: dict[int, int] = {}          # offset -> offset of the next instruction
+        after: dict[int, int] = {}  # offset -> offset of the next instruction
         for k, insn in enumerate(insns):
             o = insn.opcode
             nxt = insns[k + 1].offset if k + 1 < n else self.code_length
@@ -1934,8 +1997,7 @@ class _Checker:
             for h in self.handlers:
                 if h.start <= pc < h.end:
                     if self.max_stack < 1:
-                        raise _Fail(pc, f"stack overflow (max_stack {self.max_stack}) at exception "
-                                        f"handler {h.pc}")
+                        raise _Fail(pc, f"stack overflow (max_stack {self.max_stack}) at exception handler {h.pc}")
                     merge_into(h.pc, locals_, [h.catch], self.flag, self.mod, f"exception handler for {pc}")
 
         def boundary(pc: int, m: object, no_cf: bool, stack: list, locals_: list) -> bool:
@@ -2032,8 +2094,7 @@ class _Checker:
                 continue
             m = types.merge(a, b)
             if m is None:
-                raise _Fail(where, f"stack entry {i} is {_show(a)} on one path and {_show(b)} on another "
-                                   f"({why})")
+                raise _Fail(where, f"stack entry {i} is {_show(a)} on one path and {_show(b)} on another ({why})")
             if m is not a and m != a:
                 stack[i] = m
                 changed = True
@@ -2068,16 +2129,16 @@ def _flags_problem(cf: ClassFile, method: Method, name: str) -> str | None:
         elif acc & ACC_ABSTRACT and acc & (ACC_PRIVATE | ACC_STATIC):
             return "an abstract interface method is private or static"
         return None
-    if acc & ACC_ABSTRACT and (acc & (ACC_PRIVATE | ACC_STATIC | ACC_FINAL | ACC_NATIVE)
-                               or (cf.major >= 49 and acc & ACC_SYNCHRONIZED)):
+    if acc & ACC_ABSTRACT and (
+        acc & (ACC_PRIVATE | ACC_STATIC | ACC_FINAL | ACC_NATIVE) or (cf.major >= 49 and acc & ACC_SYNCHRONIZED)
+    ):
         return "an abstract method is also private, static, final, native or synchronized"
     if name == "<init>" and acc & (ACC_STATIC | ACC_FINAL | ACC_SYNCHRONIZED | ACC_NATIVE | ACC_ABSTRACT):
         return "<init> is static, final, synchronized, native or abstract"
     return None
 
 
-def _verify(cf: ClassFile, method: Method, name: str, desc: str, types: _Types,
-            duplicate: bool) -> list[VerifyProblem]:
+def _verify(cf: ClassFile, method: Method, name: str, desc: str, types: _Types, duplicate: bool) -> list[VerifyProblem]:
     def problem(offset: int, reason: str) -> list[VerifyProblem]:
         return [VerifyProblem(f"{cf.name.replace('/', '.')}.{name}{desc}", offset, reason)]
 
@@ -2134,8 +2195,9 @@ def verify_method(cf: ClassFile, method: Method, hierarchy: ClassHierarchy | Non
     return _verify(cf, method, name, desc, _Types(cf, hierarchy), (name, desc) in _duplicates(cf))
 
 
-def verify_class(cf: ClassFile, hierarchy: ClassHierarchy | None,
-                 methods: set[tuple[str, str]] | None = None) -> list[VerifyProblem]:
+def verify_class(
+    cf: ClassFile, hierarchy: ClassHierarchy | None, methods: set[tuple[str, str]] | None = None
+) -> list[VerifyProblem]:
     """Problems of every method of ``cf`` (or of the ``(name, descriptor)`` pairs in ``methods``).
 
     Methods without code are checked only for having none legitimately. One

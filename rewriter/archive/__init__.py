@@ -11,21 +11,35 @@ above get entries with their metadata and write new archives that keep what they
 """
 
 from .jars import (
-                   ArchiveWarning,
-                   Attributes,
-                   Container,
-                   DirectoryWriter,
-                   Entry,
-                   JarWriter,
-                   Manifest,
-                   open_container,
-                   rewrite_container,
-                   write_directory,
-                   write_jar,
+    ArchiveWarning,
+    Attributes,
+    Container,
+    DirectoryWriter,
+    Entry,
+    JarWriter,
+    Manifest,
+    open_container,
+    rewrite_container,
+    write_directory,
+    write_jar,
 )
 from .jdk_image import JdkImage, find_java_home
 from .zipformat import DEFLATED, STORED
 
-__all__ = ["DEFLATED", "STORED", "ArchiveWarning", "Attributes", "Container", "DirectoryWriter", "Entry",
-           "JarWriter", "JdkImage", "Manifest", "find_java_home", "open_container", "rewrite_container",
-           "write_directory", "write_jar"]
+__all__ = [
+    "DEFLATED",
+    "STORED",
+    "ArchiveWarning",
+    "Attributes",
+    "Container",
+    "DirectoryWriter",
+    "Entry",
+    "JarWriter",
+    "JdkImage",
+    "Manifest",
+    "find_java_home",
+    "open_container",
+    "rewrite_container",
+    "write_directory",
+    "write_jar",
+]

@@ -51,11 +51,27 @@ from .zipformat import (
 )
 
 __all__ = [
-    "open_container", "Container", "ZipContainer", "DirectoryContainer", "ClassFileContainer",
-    "Entry", "ZipEntry", "FileEntry",
-    "Manifest", "Attributes", "MANIFEST_NAME",
-    "JarWriter", "DirectoryWriter", "write_jar", "write_directory", "rewrite_container",
-    "ArchiveWarning", "is_signature_file", "split_release", "STORED", "DEFLATED",
+    "open_container",
+    "Container",
+    "ZipContainer",
+    "DirectoryContainer",
+    "ClassFileContainer",
+    "Entry",
+    "ZipEntry",
+    "FileEntry",
+    "Manifest",
+    "Attributes",
+    "MANIFEST_NAME",
+    "JarWriter",
+    "DirectoryWriter",
+    "write_jar",
+    "write_directory",
+    "rewrite_container",
+    "ArchiveWarning",
+    "is_signature_file",
+    "split_release",
+    "STORED",
+    "DEFLATED",
 ]
 
 MANIFEST_NAME = "META-INF/MANIFEST.MF"
@@ -89,12 +105,12 @@ def _os_error_message(e: OSError) -> str:
 def split_release(name: str) -> tuple[int | None, str]:
     """``META-INF/versions/11/a/B.class`` -> ``(11, "a/B.class")``; anything else -> ``(None, name)``."""
     if name.startswith(_VERSIONS_PREFIX):
-        rest = name[len(_VERSIONS_PREFIX):]
+        rest = name[len(_VERSIONS_PREFIX) :]
         slash = rest.find("/")
         if slash > 0:
             number = rest[:slash]
             if number.isascii() and number.isdigit():
-                return int(number), rest[slash + 1:]
+                return int(number), rest[slash + 1 :]
     return None, name
 
 
@@ -179,9 +195,13 @@ class Manifest:
     by blank lines, the input's line terminator (CRLF by default).
     """
 
-    def __init__(self, main: Iterable[tuple[str, str]] = (),
-                 sections: Iterable[tuple[str, Iterable[tuple[str, str]]]] = (), *,
-                 newline: bytes = b"\r\n") -> None:
+    def __init__(
+        self,
+        main: Iterable[tuple[str, str]] = (),
+        sections: Iterable[tuple[str, Iterable[tuple[str, str]]]] = (),
+        *,
+        newline: bytes = b"\r\n",
+    ) -> None:
         self.main = Attributes(main)
         self.sections: dict[str, Attributes] = {name: Attributes(attrs) for name, attrs in sections}
         self.newline = newline
@@ -198,6 +218,7 @@ class Manifest:
         writers cut lines at 72 bytes even inside a multi-byte character.
         Repeated attribute names: the last wins; repeated sections merge (as in the JDK).
         """
+
         def fail(message: str, offset: int) -> ArchiveError:
             return ArchiveError(f"malformed manifest: {message}", path=path, entry=entry, offset=offset)
 
@@ -209,7 +230,7 @@ class Manifest:
         while pos < size:
             m = _EOL.search(data, pos)
             if m:
-                line, next_pos = data[pos:m.start()], m.end()
+                line, next_pos = data[pos : m.start()], m.end()
                 if first_eol:
                     newline, first_eol = m.group(), False
             else:
@@ -230,7 +251,7 @@ class Manifest:
                     raise fail(f"expected 'Name: value', got {line[:40]!r}", pos)
                 if current is None:
                     current = []
-                current.append((line[:sep], bytearray(line[sep + 2:]), pos))
+                current.append((line[:sep], bytearray(line[sep + 2 :]), pos))
             pos = next_pos
         if current is not None:
             blocks.append(current)
@@ -453,8 +474,9 @@ class FileEntry(Entry):
             with open(fd, "rb", closefd=True) as f:
                 return f.read()
         except OSError as e:
-            raise ArchiveError(f"cannot read: {_os_error_message(e)}", path=self.container.path,
-                               entry=self.name) from None
+            raise ArchiveError(
+                f"cannot read: {_os_error_message(e)}", path=self.container.path, entry=self.name
+            ) from None
 
     @property
     def date_time(self) -> tuple[int, int, int, int, int, int]:
@@ -471,6 +493,7 @@ class FileEntry(Entry):
 
 
 # =========================================================================== containers
+
 
 class Container:
     """Entries of a jar, directory or class file, in their original order, with lookups.
@@ -675,8 +698,9 @@ class DirectoryContainer(Container):
                 with os.scandir(fs_dir) as it:
                     items = sorted(it, key=lambda d: d.name)
             except OSError as e:
-                raise ArchiveError(f"cannot list directory: {_os_error_message(e)}", path=root,
-                                   entry=rel or None) from None
+                raise ArchiveError(
+                    f"cannot list directory: {_os_error_message(e)}", path=root, entry=rel or None
+                ) from None
             out = []
             for d in items:
                 try:
@@ -731,7 +755,7 @@ def _class_file_name(data: bytes, path: str) -> str:
                 n = u2(data, pos + 1)[0]
                 if pos + 3 + n > len(data):
                     raise IndexError
-                utf8[index] = data[pos + 3:pos + 3 + n]
+                utf8[index] = data[pos + 3 : pos + 3 + n]
                 pos += 3 + n
             elif tag == 7:
                 classes[index] = u2(data, pos + 1)[0]
@@ -750,8 +774,7 @@ def _class_file_name(data: bytes, path: str) -> str:
             index += 1
         this_class = u2(data, pos + 2)[0]
     except (IndexError, struct.error):
-        raise ClassFormatError("truncated class file (constant pool)", path=path, offset=min(pos, len(data))) \
-            from None
+        raise ClassFormatError("truncated class file (constant pool)", path=path, offset=min(pos, len(data))) from None
     raw = utf8.get(classes.get(this_class, -1))
     if raw is None:
         raise ClassFormatError(f"this_class #{this_class} is not a class constant", path=path, offset=pos + 2)
@@ -878,8 +901,9 @@ class _AtomicFile:
             except FileExistsError:
                 continue
             except OSError as e:
-                raise ArchiveError(f"cannot create temporary output file: {_os_error_message(e)}",
-                                   path=target) from None
+                raise ArchiveError(
+                    f"cannot create temporary output file: {_os_error_message(e)}", path=target
+                ) from None
         else:  # pragma: no cover - 100 random collisions
             raise ArchiveError("cannot create temporary output file", path=target)
         self.tmp = tmp
@@ -923,8 +947,13 @@ class _Output:
     * on any error removes the temporary output, so nothing is left behind.
     """
 
-    def __init__(self, out_path: str | os.PathLike[str], *, inputs: Iterable[str | os.PathLike[str] | Container],
-                 warn: WarnCallback | None) -> None:
+    def __init__(
+        self,
+        out_path: str | os.PathLike[str],
+        *,
+        inputs: Iterable[str | os.PathLike[str] | Container],
+        warn: WarnCallback | None,
+    ) -> None:
         self.out_path = os.fspath(out_path)
         self._warn = warn or _default_warn
         self._checked: dict[int, Container] = {}
@@ -970,9 +999,11 @@ class _Output:
         if container.path in self._warned:
             return
         self._warned.add(container.path)
-        self._warn(f"{container.path}: signed jar: the output is unsigned (rewritten classes would fail "
-                   f"signature verification); removed {', '.join(container.signature_files)} and the per-entry "
-                   f"digests in {MANIFEST_NAME}")
+        self._warn(
+            f"{container.path}: signed jar: the output is unsigned (rewritten classes would fail "
+            f"signature verification); removed {', '.join(container.signature_files)} and the per-entry "
+            f"digests in {MANIFEST_NAME}"
+        )
 
     def _unsigned_manifest(self, entry: Entry, data: bytes) -> bytes:
         manifest = Manifest.parse(data, path=entry.container.path, entry=entry.name)
@@ -1018,8 +1049,9 @@ class _Output:
     def copy(self, entry: Entry) -> None:
         raise NotImplementedError
 
-    def put(self, entry_or_name: Entry | str, data: bytes, *,
-            date_time: tuple[int, int, int, int, int, int] | None = None) -> None:
+    def put(
+        self, entry_or_name: Entry | str, data: bytes, *, date_time: tuple[int, int, int, int, int, int] | None = None
+    ) -> None:
         raise NotImplementedError
 
     def write_all(self, entries: Iterable[EntrySpec]) -> None:
@@ -1042,10 +1074,17 @@ class JarWriter(_Output):
     without an exception).
     """
 
-    def __init__(self, out_path: str | os.PathLike[str], *,
-                 inputs: Iterable[str | os.PathLike[str] | Container] = (), warn: WarnCallback | None = None,
-                 comment: bytes = b"", preamble: bytes = b"", compresslevel: int = 6,
-                 fsync: bool = True) -> None:
+    def __init__(
+        self,
+        out_path: str | os.PathLike[str],
+        *,
+        inputs: Iterable[str | os.PathLike[str] | Container] = (),
+        warn: WarnCallback | None = None,
+        comment: bytes = b"",
+        preamble: bytes = b"",
+        compresslevel: int = 6,
+        fsync: bool = True,
+    ) -> None:
         super().__init__(out_path, inputs=inputs, warn=warn)
         if len(comment) > 0xFFFF:
             raise ArchiveError(f"archive comment too long ({len(comment)} bytes, at most 65535)", path=self.out_path)
@@ -1060,8 +1099,9 @@ class JarWriter(_Output):
 
     def _check_input(self, in_path: str) -> None:
         if _same_file(self.out_path, in_path):
-            raise ArchiveError(f"refusing to overwrite the input {in_path} (write the output elsewhere)",
-                               path=self.out_path)
+            raise ArchiveError(
+                f"refusing to overwrite the input {in_path} (write the output elsewhere)", path=self.out_path
+            )
 
     def copy(self, entry: Entry) -> None:
         self._guard(lambda: self._copy(entry))
@@ -1084,9 +1124,16 @@ class JarWriter(_Output):
         else:
             self._put(entry, entry.read(), _NO_CHANGES, claimed=True)
 
-    def put(self, entry_or_name: Entry | str, data: bytes, *,
-            date_time: tuple[int, int, int, int, int, int] | None = None, compress_type: int | None = None,
-            comment: bytes | None = None, external_attr: int | None = None) -> None:
+    def put(
+        self,
+        entry_or_name: Entry | str,
+        data: bytes,
+        *,
+        date_time: tuple[int, int, int, int, int, int] | None = None,
+        compress_type: int | None = None,
+        comment: bytes | None = None,
+        external_attr: int | None = None,
+    ) -> None:
         """Write ``data`` as the content of an input entry (keeping its metadata) or of a new entry name.
 
         Keyword arguments override metadata; a new entry defaults to the
@@ -1111,13 +1158,19 @@ class JarWriter(_Output):
                 assert isinstance(container, ZipContainer)
                 local_extra = container.open_reader().local_header(template).extra
             else:
-                template = _new_record(entry.name, entry.date_time, entry.compress_type, entry.comment,
-                                       entry.external_attr, self.out_path)
+                template = _new_record(
+                    entry.name, entry.date_time, entry.compress_type, entry.comment, entry.external_attr, self.out_path
+                )
             template = meta.apply(template)
         else:
-            template = _new_record(entry_or_name, meta.date_time or time.localtime()[:6],
-                                   DEFLATED if meta.compress_type is None else meta.compress_type,
-                                   meta.comment or b"", meta.external_attr or 0, self.out_path)
+            template = _new_record(
+                entry_or_name,
+                meta.date_time or time.localtime()[:6],
+                DEFLATED if meta.compress_type is None else meta.compress_type,
+                meta.comment or b"",
+                meta.external_attr or 0,
+                self.out_path,
+            )
         if template.is_dir and data:
             raise ValueError(f"directory entry {template.name!r} cannot have content")
         if not claimed:
@@ -1126,32 +1179,56 @@ class JarWriter(_Output):
 
     def close(self) -> None:
         """Finish the central directory and atomically replace the target."""
+
         def finish() -> None:
             self._zip.finish(self.comment)
             self._file.commit()
             self._state = "closed"
+
         self._guard(finish)
 
     def _discard(self) -> None:
         self._file.discard()
 
 
-def _new_record(name: str, date_time: tuple[int, ...], compress_type: int, comment: bytes, external_attr: int,
-                out_path: str) -> ZipRecord:
+def _new_record(
+    name: str, date_time: tuple[int, ...], compress_type: int, comment: bytes, external_attr: int, out_path: str
+) -> ZipRecord:
     """Central record template for an entry that has no zip record to inherit (JDK jar tool conventions)."""
     if not name or "\0" in name or name.startswith("/"):
         raise ArchiveError(f"invalid entry name {name!r}", path=out_path, entry=name)
     try:
         raw = name.encode("utf-8")
     except UnicodeEncodeError:
-        raise ArchiveError("entry name is not valid Unicode (undecodable file name?)", path=out_path,
-                           entry=name.encode("utf-8", "replace").decode("utf-8")) from None
+        raise ArchiveError(
+            "entry name is not valid Unicode (undecodable file name?)",
+            path=out_path,
+            entry=name.encode("utf-8", "replace").decode("utf-8"),
+        ) from None
     if len(raw) > 0xFFFF:
         raise ArchiveError("entry name too long for a zip", path=out_path, entry=name)
     dos_date, dos_time = dos_datetime(date_time)
     version = 10 if compress_type == STORED else 20
-    return ZipRecord(name, raw, 20, 0, version, FLAG_UTF8, compress_type, dos_time, dos_date, 0, 0, 0, b"",
-                     comment, 0, 0, external_attr, 0)
+    return ZipRecord(
+        name,
+        raw,
+        20,
+        0,
+        version,
+        FLAG_UTF8,
+        compress_type,
+        dos_time,
+        dos_date,
+        0,
+        0,
+        0,
+        b"",
+        comment,
+        0,
+        0,
+        external_attr,
+        0,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1193,8 +1270,7 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 def _safe_relative(name: str) -> str | None:
     """The relative path for ``name`` under an output directory, or None if it could escape it."""
     stripped = name[:-1] if name.endswith("/") else name
-    if (not stripped or stripped.startswith("/") or "\\" in stripped or "\0" in stripped
-            or _DRIVE.match(stripped)):
+    if not stripped or stripped.startswith("/") or "\\" in stripped or "\0" in stripped or _DRIVE.match(stripped):
         return None
     parts = stripped.split("/")
     if any(part in ("", ".", "..") for part in parts):
@@ -1212,9 +1288,15 @@ class DirectoryWriter(_Output):
     entry's timestamp as modification time.
     """
 
-    def __init__(self, out_dir: str | os.PathLike[str], *,
-                 inputs: Iterable[str | os.PathLike[str] | Container] = (), warn: WarnCallback | None = None,
-                 replace: bool = False, fsync: bool = True) -> None:
+    def __init__(
+        self,
+        out_dir: str | os.PathLike[str],
+        *,
+        inputs: Iterable[str | os.PathLike[str] | Container] = (),
+        warn: WarnCallback | None = None,
+        replace: bool = False,
+        fsync: bool = True,
+    ) -> None:
         super().__init__(out_dir, inputs=inputs, warn=warn)
         target = self.out_path.rstrip(os.sep) or self.out_path
         self.out_path = target
@@ -1232,8 +1314,9 @@ class DirectoryWriter(_Output):
             except FileExistsError:
                 continue
             except OSError as e:
-                raise ArchiveError(f"cannot create temporary output directory: {_os_error_message(e)}",
-                                   path=target) from None
+                raise ArchiveError(
+                    f"cannot create temporary output directory: {_os_error_message(e)}", path=target
+                ) from None
         else:  # pragma: no cover
             raise ArchiveError("cannot create temporary output directory", path=target)
         self.tmp = tmp
@@ -1248,28 +1331,32 @@ class DirectoryWriter(_Output):
             if not os.path.isdir(target):
                 raise ArchiveError("cannot write: output path exists and is not a directory", path=target)
             if not self._replace and os.listdir(target):
-                raise ArchiveError("output directory exists and is not empty (use replace=True to replace it)",
-                                   path=target)
+                raise ArchiveError(
+                    "output directory exists and is not empty (use replace=True to replace it)", path=target
+                )
 
     def _check_input(self, in_path: str) -> None:
         out, inp = _realpath(self.out_path), _realpath(in_path)
         if _same_file(self.out_path, in_path) or _is_within(inp, out):
-            raise ArchiveError(f"refusing to write over the input {in_path} (the output directory is or "
-                               "contains it)", path=self.out_path)
+            raise ArchiveError(
+                f"refusing to write over the input {in_path} (the output directory is or contains it)",
+                path=self.out_path,
+            )
         if os.path.isdir(in_path) and _is_within(out, inp):
-            raise ArchiveError(f"refusing to write the output inside the input directory {in_path}",
-                               path=self.out_path)
+            raise ArchiveError(f"refusing to write the output inside the input directory {in_path}", path=self.out_path)
 
     def copy(self, entry: Entry) -> None:
         self._guard(lambda: self._put(entry, None, None))
 
-    def put(self, entry_or_name: Entry | str, data: bytes, *,
-            date_time: tuple[int, int, int, int, int, int] | None = None) -> None:
+    def put(
+        self, entry_or_name: Entry | str, data: bytes, *, date_time: tuple[int, int, int, int, int, int] | None = None
+    ) -> None:
         """Write ``data`` to the file for an entry (keeping its timestamp) or for a new name."""
         self._guard(lambda: self._put(entry_or_name, data, date_time))
 
-    def _put(self, entry_or_name: Entry | str, data: bytes | None,
-             date_time: tuple[int, int, int, int, int, int] | None) -> None:
+    def _put(
+        self, entry_or_name: Entry | str, data: bytes | None, date_time: tuple[int, int, int, int, int, int] | None
+    ) -> None:
         if isinstance(entry_or_name, Entry):
             entry = entry_or_name
             self._check_container(entry.container)
@@ -1287,8 +1374,11 @@ class DirectoryWriter(_Output):
             assert data is not None
         rel = _safe_relative(name)
         if rel is None:
-            raise ArchiveError(f"unsafe entry name: it would be written outside the output directory "
-                               f"{self.out_path}", path=source or self.out_path, entry=name)
+            raise ArchiveError(
+                f"unsafe entry name: it would be written outside the output directory {self.out_path}",
+                path=source or self.out_path,
+                entry=name,
+            )
         is_dir = name.endswith("/")
         if is_dir and data:
             raise ValueError(f"directory entry {name!r} cannot have content")
@@ -1302,12 +1392,19 @@ class DirectoryWriter(_Output):
             self._makedirs(os.path.dirname(target))
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY | _O_CLOEXEC, 0o666)
         except (FileExistsError, NotADirectoryError, IsADirectoryError):
-            raise ArchiveError("entry collides with another entry's path in the output directory (a file and a "
-                               "directory of the same name, or names differing only in case on a "
-                               "case-insensitive file system)", path=source or self.out_path, entry=name) from None
+            raise ArchiveError(
+                "entry collides with another entry's path in the output directory (a file and a "
+                "directory of the same name, or names differing only in case on a "
+                "case-insensitive file system)",
+                path=source or self.out_path,
+                entry=name,
+            ) from None
         except OSError as e:
-            raise ArchiveError(f"cannot write entry to {self.out_path}: {_os_error_message(e)}",
-                               path=source or self.out_path, entry=name) from None
+            raise ArchiveError(
+                f"cannot write entry to {self.out_path}: {_os_error_message(e)}",
+                path=source or self.out_path,
+                entry=name,
+            ) from None
         with open(fd, "wb") as f:
             f.write(data)
             if self._fsync:
@@ -1370,28 +1467,48 @@ class DirectoryWriter(_Output):
 # =========================================================================== one-call helpers
 
 
-def write_jar(out_path: str | os.PathLike[str], entries: Iterable[EntrySpec], *,
-              warn: WarnCallback | None = None, comment: bytes = b"", preamble: bytes = b"",
-              inputs: Iterable[str | os.PathLike[str] | Container] = (), compresslevel: int = 6,
-              fsync: bool = True) -> None:
+def write_jar(
+    out_path: str | os.PathLike[str],
+    entries: Iterable[EntrySpec],
+    *,
+    warn: WarnCallback | None = None,
+    comment: bytes = b"",
+    preamble: bytes = b"",
+    inputs: Iterable[str | os.PathLike[str] | Container] = (),
+    compresslevel: int = 6,
+    fsync: bool = True,
+) -> None:
     """Write a jar from ``Entry`` objects (copied unchanged) and ``(entry_or_name, bytes)`` pairs (new content)."""
-    with JarWriter(out_path, inputs=inputs, warn=warn, comment=comment, preamble=preamble,
-                   compresslevel=compresslevel, fsync=fsync) as writer:
+    with JarWriter(
+        out_path, inputs=inputs, warn=warn, comment=comment, preamble=preamble, compresslevel=compresslevel, fsync=fsync
+    ) as writer:
         writer.write_all(entries)
 
 
-def write_directory(out_dir: str | os.PathLike[str], entries: Iterable[EntrySpec], *,
-                    warn: WarnCallback | None = None, inputs: Iterable[str | os.PathLike[str] | Container] = (),
-                    replace: bool = False, fsync: bool = True) -> None:
+def write_directory(
+    out_dir: str | os.PathLike[str],
+    entries: Iterable[EntrySpec],
+    *,
+    warn: WarnCallback | None = None,
+    inputs: Iterable[str | os.PathLike[str] | Container] = (),
+    replace: bool = False,
+    fsync: bool = True,
+) -> None:
     """Like :func:`write_jar`, but to files under a directory (see :class:`DirectoryWriter`)."""
     with DirectoryWriter(out_dir, inputs=inputs, warn=warn, replace=replace, fsync=fsync) as writer:
         writer.write_all(entries)
 
 
-def rewrite_container(container: Container, out_path: str | os.PathLike[str],
-                      transform: Callable[[Entry], bytes | None] | None = None, *,
-                      warn: WarnCallback | None = None, as_directory: bool | None = None,
-                      replace: bool = False, fsync: bool = True) -> None:
+def rewrite_container(
+    container: Container,
+    out_path: str | os.PathLike[str],
+    transform: Callable[[Entry], bytes | None] | None = None,
+    *,
+    warn: WarnCallback | None = None,
+    as_directory: bool | None = None,
+    replace: bool = False,
+    fsync: bool = True,
+) -> None:
     """Write a copy of ``container`` where ``transform(entry)`` may return new bytes (None = unchanged).
 
     The output has the input's kind unless ``as_directory`` says otherwise: a
@@ -1411,8 +1528,9 @@ def rewrite_container(container: Container, out_path: str | os.PathLike[str],
     elif container.kind == "class":
         out = os.fspath(out_path)
         if _same_file(out, container.path):
-            raise ArchiveError(f"refusing to overwrite the input {container.path} (write the output elsewhere)",
-                               path=out)
+            raise ArchiveError(
+                f"refusing to overwrite the input {container.path} (write the output elsewhere)", path=out
+            )
         (entry,) = list(container.entries())
         data = (transform(entry) if transform is not None else None) or entry.read()
         atomic = _AtomicFile(out, fsync=fsync)
@@ -1426,6 +1544,12 @@ def rewrite_container(container: Container, out_path: str | os.PathLike[str],
             raise
         atomic.commit()
     else:
-        write_jar(out_path, pairs(), warn=warn, comment=container.comment, preamble=container.preamble,
-                  inputs=[container], fsync=fsync)
-
+        write_jar(
+            out_path,
+            pairs(),
+            warn=warn,
+            comment=container.comment,
+            preamble=container.preamble,
+            inputs=[container],
+            fsync=fsync,
+        )

@@ -89,6 +89,7 @@ _DIRECTORY_ROOTS = frozenset({"modules", "packages"})
 # Locating a JDK
 # --------------------------------------------------------------------------
 
+
 def find_java_home(env: Mapping[str, str] | None = None) -> Path:
     """Return the home of the JDK to read platform classes from.
 
@@ -116,14 +117,13 @@ def _require_modules_file(home: Path, origin: str) -> None:
     """Fail clearly unless *home* is a JDK 9+ home with a runtime image."""
     modules = home / "lib" / "modules"
     if not modules.is_file():
-        raise ArchiveError(
-            f"{origin} does not point at a JDK 9 or later: {modules} does not exist",
-            path=str(home))
+        raise ArchiveError(f"{origin} does not point at a JDK 9 or later: {modules} does not exist", path=str(home))
 
 
 # --------------------------------------------------------------------------
 # Hashing and strings
 # --------------------------------------------------------------------------
+
 
 def image_hash(data: bytes, seed: int = HASH_MULTIPLIER) -> int:
     """ImageStringsReader.hashCode over the modified UTF-8 bytes of a name.
@@ -190,8 +190,14 @@ def _full_name(module: bytes, parent: bytes, base: bytes, extension: bytes) -> b
 StringsProvider = Callable[[int], bytes]
 
 
-def decompress_resource(data: bytes, *, byte_order: str, strings: StringsProvider | SharedStrings,
-                        path: str | None = None, entry: str | None = None) -> bytes:
+def decompress_resource(
+    data: bytes,
+    *,
+    byte_order: str,
+    strings: StringsProvider | SharedStrings,
+    path: str | None = None,
+    entry: str | None = None,
+) -> bytes:
     """Undo every stacked compression header at the start of *data*.
 
     Mirrors jdk.internal.jimage.decompressor.Decompressor: as long as the
@@ -211,8 +217,7 @@ def decompress_resource(data: bytes, *, byte_order: str, strings: StringsProvide
         if magic != COMPRESSED_MAGIC:
             return data
         if not 0 <= size <= _MAX_RESOURCE_SIZE:
-            raise ArchiveError(f"compressed resource claims impossible size {size}",
-                               path=path, entry=entry)
+            raise ArchiveError(f"compressed resource claims impossible size {size}", path=path, entry=entry)
         try:
             name = strings(name_offset)
         except ArchiveError as exc:
@@ -224,10 +229,10 @@ def decompress_resource(data: bytes, *, byte_order: str, strings: StringsProvide
             exc.located(path=path, entry=entry)
             raise
         except (IndexError, ValueError, struct.error, zlib.error) as exc:
-            raise ArchiveError(f"corrupt {_printable(name)!r} compressed resource: {exc}",
-                               path=path, entry=entry) from None
-    raise ArchiveError(f"more than {_MAX_DECOMPRESSION_STAGES} stacked compression headers",
-                       path=path, entry=entry)
+            raise ArchiveError(
+                f"corrupt {_printable(name)!r} compressed resource: {exc}", path=path, entry=entry
+            ) from None
+    raise ArchiveError(f"more than {_MAX_DECOMPRESSION_STAGES} stacked compression headers", path=path, entry=entry)
 
 
 def _run_decompressor(name: bytes, data: bytes, size: int, strings: SharedStrings) -> bytes:
@@ -238,11 +243,10 @@ def _run_decompressor(name: bytes, data: bytes, size: int, strings: SharedString
         out = _expand_shared_strings(data, _COMPRESSED_HEADER_SIZE, strings)
     else:
         raise ArchiveError(
-            f"unsupported jimage decompressor {_printable(name)!r} "
-            "(only 'zip' and 'compact-cp' are known)")
+            f"unsupported jimage decompressor {_printable(name)!r} (only 'zip' and 'compact-cp' are known)"
+        )
     if len(out) != size:
-        raise ArchiveError(f"{_printable(name)!r} decompressed to {len(out)} bytes, "
-                           f"header says {size}")
+        raise ArchiveError(f"{_printable(name)!r} decompressed to {len(out)} bytes, header says {size}")
     return out
 
 
@@ -298,8 +302,7 @@ class SharedStrings:
         entry = self.descriptors.get(key)
         if entry is None:
             indices = _decompress_flow(_take(src, flow_start, flow_length))
-            entry = _utf8_entry(_rebuild_descriptor(self.strings(desc_offset), indices,
-                                                    self.strings))
+            entry = _utf8_entry(_rebuild_descriptor(self.strings(desc_offset), indices, self.strings))
             self.descriptors[key] = entry
         return entry, end
 
@@ -316,7 +319,7 @@ def _expand_shared_strings(src: bytes, pos: int, strings: SharedStrings) -> byte
     slices past the end come back short rather than failing, which the final
     position check turns into an error (positions only grow).
     """
-    parts = [_take(src, pos, 10)]   # magic, minor, major, constant pool count
+    parts = [_take(src, pos, 10)]  # magic, minor, major, constant pool count
     count = int.from_bytes(parts[0][8:], "big")
     pos += 10
     append = parts.append
@@ -329,7 +332,7 @@ def _expand_shared_strings(src: bytes, pos: int, strings: SharedStrings) -> byte
             append(src[pos:end])
         elif tag == _EXTERNALIZED_STRING:
             end = pos + 1 + _compressed_int_length(src[pos + 1])
-            code = src[pos + 1:end]
+            code = src[pos + 1 : end]
             append(cached(code) or strings.string_entry(code))
         elif tag == _EXTERNALIZED_STRING_DESCRIPTOR:
             entry, end = strings.descriptor_entry(src, pos + 1)
@@ -351,7 +354,7 @@ def _expand_shared_strings(src: bytes, pos: int, strings: SharedStrings) -> byte
 
 def _take(src: bytes, pos: int, size: int) -> bytes:
     """Slice exactly *size* bytes, failing on truncation instead of padding short."""
-    piece = src[pos:pos + size]
+    piece = src[pos : pos + size]
     if len(piece) != size:
         raise ArchiveError("compact-cp resource is truncated")
     return piece
@@ -412,6 +415,7 @@ def _decompress_flow(flow: bytes) -> list[int]:
 # The image
 # --------------------------------------------------------------------------
 
+
 class _Index:
     """Parsed, validated header plus the hash tables of one mapped image."""
 
@@ -420,17 +424,21 @@ class _Index:
         self.path = path
         size = len(mm)
         if size < _HEADER_SIZE:
-            raise ArchiveError(f"file ends inside the {_HEADER_SIZE}-byte jimage header "
-                               f"(only {size} bytes)", path=path, offset=size)
+            raise ArchiveError(
+                f"file ends inside the {_HEADER_SIZE}-byte jimage header (only {size} bytes)", path=path, offset=size
+            )
         self.byte_order = _detect_byte_order(mm[:4], path)
         self.prefix = "<" if self.byte_order == "little" else ">"
-        (_magic, version, self.flags, self.resource_count, self.table_length,
-         locations_size, strings_size) = struct.unpack_from(self.prefix + "7I", mm, 0)
+        (_magic, version, self.flags, self.resource_count, self.table_length, locations_size, strings_size) = (
+            struct.unpack_from(self.prefix + "7I", mm, 0)
+        )
         major, minor = version >> 16, version & 0xFFFF
         if (major, minor) != (IMAGE_MAJOR_VERSION, IMAGE_MINOR_VERSION):
-            raise ArchiveError(f"unsupported jimage version {major}.{minor} "
-                               f"(expected {IMAGE_MAJOR_VERSION}.{IMAGE_MINOR_VERSION})",
-                               path=path, offset=4)
+            raise ArchiveError(
+                f"unsupported jimage version {major}.{minor} (expected {IMAGE_MAJOR_VERSION}.{IMAGE_MINOR_VERSION})",
+                path=path,
+                offset=4,
+            )
         self.redirect_start = _HEADER_SIZE
         self.offsets_start = self.redirect_start + 4 * self.table_length
         self.locations_start = self.offsets_start + 4 * self.table_length
@@ -445,14 +453,19 @@ class _Index:
 
     def _check_sections_fit(self, size: int) -> None:
         """Each section must lie inside the file; say which one does not."""
-        sections = (("redirect table", self.redirect_start, self.offsets_start),
-                    ("offsets table", self.offsets_start, self.locations_start),
-                    ("location attributes", self.locations_start, self.strings_start),
-                    ("strings table", self.strings_start, self.index_size))
+        sections = (
+            ("redirect table", self.redirect_start, self.offsets_start),
+            ("offsets table", self.offsets_start, self.locations_start),
+            ("location attributes", self.locations_start, self.strings_start),
+            ("strings table", self.strings_start, self.index_size),
+        )
         for label, start, end in sections:
             if end > size:
-                raise ArchiveError(f"file is truncated: the {label} needs bytes {start}..{end} "
-                                   f"but the file has {size}", path=self.path, offset=size)
+                raise ArchiveError(
+                    f"file is truncated: the {label} needs bytes {start}..{end} but the file has {size}",
+                    path=self.path,
+                    offset=size,
+                )
 
     def _int_table(self, start: int, code: str) -> array.array | tuple[int, ...]:
         """Copy a table of 4-byte ints out of the map (fast random access later)."""
@@ -460,7 +473,7 @@ class _Index:
         table = array.array(code)
         if table.itemsize != 4:
             return struct.unpack_from(f"{self.prefix}{count}{code}", self.mm, start)
-        table.frombytes(self.mm[start:start + 4 * count])
+        table.frombytes(self.mm[start : start + 4 * count])
         if self.byte_order != sys.byteorder:
             table.byteswap()
         return table
@@ -474,12 +487,10 @@ class _Index:
             return cached
         start = self.strings_start + offset
         if not 0 <= offset < self.index_size - self.strings_start:
-            raise ArchiveError(f"string offset {offset} outside the strings table",
-                               path=self.path)
+            raise ArchiveError(f"string offset {offset} outside the strings table", path=self.path)
         end = self.mm.find(b"\0", start, self.index_size)
         if end < 0:
-            raise ArchiveError("unterminated string in the strings table",
-                               path=self.path, offset=start)
+            raise ArchiveError("unterminated string in the strings table", path=self.path, offset=start)
         value = self.mm[start:end]
         self._strings[offset] = value
         return value
@@ -492,8 +503,9 @@ class _Index:
         try:
             value = _from_mutf8(self.string(offset)) if offset else ""
         except UnicodeDecodeError:
-            raise ArchiveError("string is not valid modified UTF-8", path=self.path,
-                               offset=self.strings_start + offset) from None
+            raise ArchiveError(
+                "string is not valid modified UTF-8", path=self.path, offset=self.strings_start + offset
+            ) from None
         self._texts[offset] = value
         return value
 
@@ -506,34 +518,36 @@ class _Index:
         pos = self.locations_start + location_offset
         end = self.strings_start
         if pos >= end:
-            raise ArchiveError(f"location offset {location_offset} outside the attributes",
-                               path=self.path, offset=self.offsets_start + 4 * index)
+            raise ArchiveError(
+                f"location offset {location_offset} outside the attributes",
+                path=self.path,
+                offset=self.offsets_start + 4 * index,
+            )
         values = [0] * _ATTR_COUNT
         while True:
             if pos >= end:
-                raise ArchiveError("location attributes run past their section",
-                                   path=self.path, offset=pos)
+                raise ArchiveError("location attributes run past their section", path=self.path, offset=pos)
             byte = mm[pos]
             kind = byte >> 3
             if kind == _ATTR_END:
                 return values
             if kind >= _ATTR_COUNT:
-                raise ArchiveError(f"unknown location attribute kind {kind}",
-                                   path=self.path, offset=pos)
+                raise ArchiveError(f"unknown location attribute kind {kind}", path=self.path, offset=pos)
             length = (byte & 7) + 1
             if pos + 1 + length > end:
-                raise ArchiveError("location attributes run past their section",
-                                   path=self.path, offset=pos)
-            values[kind] = int.from_bytes(mm[pos + 1:pos + 1 + length], "big")
+                raise ArchiveError("location attributes run past their section", path=self.path, offset=pos)
+            values[kind] = int.from_bytes(mm[pos + 1 : pos + 1 + length], "big")
             pos += 1 + length
 
     def name_parts(self, attrs: list[int]) -> tuple[bytes, bytes, bytes, bytes]:
         """Raw module, parent, base and extension of a location (b"" when absent)."""
         string = self.string
-        return (string(attrs[_ATTR_MODULE]) if attrs[_ATTR_MODULE] else b"",
-                string(attrs[_ATTR_PARENT]) if attrs[_ATTR_PARENT] else b"",
-                string(attrs[_ATTR_BASE]),
-                string(attrs[_ATTR_EXTENSION]) if attrs[_ATTR_EXTENSION] else b"")
+        return (
+            string(attrs[_ATTR_MODULE]) if attrs[_ATTR_MODULE] else b"",
+            string(attrs[_ATTR_PARENT]) if attrs[_ATTR_PARENT] else b"",
+            string(attrs[_ATTR_BASE]),
+            string(attrs[_ATTR_EXTENSION]) if attrs[_ATTR_EXTENSION] else b"",
+        )
 
     def find(self, name: bytes) -> list[int] | None:
         """One perfect-hash probe, then verify the entry really has *name*."""
@@ -549,8 +563,9 @@ class _Index:
         else:
             return None
         if index >= count:
-            raise ArchiveError(f"redirect entry {slot} points outside the table",
-                               path=self.path, offset=self.redirect_start + 4 * slot)
+            raise ArchiveError(
+                f"redirect entry {slot} points outside the table", path=self.path, offset=self.redirect_start + 4 * slot
+            )
         attrs = self.attributes(index)
         if _full_name(*self.name_parts(attrs)) != name:
             return None
@@ -570,21 +585,28 @@ class _Index:
         stored = compressed or size
         start = self.index_size + attrs[_ATTR_OFFSET]
         if start + stored > len(self.mm):
-            raise ArchiveError(f"resource content ({stored} bytes) runs past the end of the file",
-                               path=self.path, entry=entry, offset=start)
-        data = self.mm[start:start + stored]
+            raise ArchiveError(
+                f"resource content ({stored} bytes) runs past the end of the file",
+                path=self.path,
+                entry=entry,
+                offset=start,
+            )
+        data = self.mm[start : start + stored]
         if not compressed:
             return data
-        data = decompress_resource(data, byte_order=self.byte_order, strings=self.shared,
-                                   path=self.path, entry=entry)
+        data = decompress_resource(data, byte_order=self.byte_order, strings=self.shared, path=self.path, entry=entry)
         if len(data) != size:
-            raise ArchiveError(f"resource decompressed to {len(data)} bytes, index says {size}",
-                               path=self.path, entry=entry, offset=start)
+            raise ArchiveError(
+                f"resource decompressed to {len(data)} bytes, index says {size}",
+                path=self.path,
+                entry=entry,
+                offset=start,
+            )
         return data
 
     def ints(self, data: bytes) -> tuple[int, ...]:
         """Directory content (``/packages/...``) as the image's 4-byte unsigned ints."""
-        return struct.unpack(f"{self.prefix}{len(data) // 4}I", data[:len(data) // 4 * 4])
+        return struct.unpack(f"{self.prefix}{len(data) // 4}I", data[: len(data) // 4 * 4])
 
 
 def _detect_byte_order(magic: bytes, path: str) -> str:
@@ -593,8 +615,7 @@ def _detect_byte_order(magic: bytes, path: str) -> str:
         return "little"
     if int.from_bytes(magic, "big") == IMAGE_MAGIC:
         return "big"
-    raise ArchiveError(f"not a jimage file: magic is 0x{magic.hex()}, expected CAFEDADA",
-                       path=path, offset=0)
+    raise ArchiveError(f"not a jimage file: magic is 0x{magic.hex()}, expected CAFEDADA", path=path, offset=0)
 
 
 class _Entry:
@@ -604,7 +625,7 @@ class _Entry:
 
     def __init__(self, module: str, path: str, extension: str, attrs: list[int]) -> None:
         self.module = module
-        self.path = path            # inside the module, e.g. java/lang/Object.class
+        self.path = path  # inside the module, e.g. java/lang/Object.class
         self.extension = extension
         self.attrs = attrs
 
@@ -623,8 +644,7 @@ class JdkImage:
         if location.is_dir():
             modules = location / "lib" / "modules"
             if not modules.is_file():
-                raise ArchiveError(f"not a JDK 9 or later home: {modules} does not exist",
-                                   path=str(location))
+                raise ArchiveError(f"not a JDK 9 or later home: {modules} does not exist", path=str(location))
             self.java_home: Path | None = location
         elif location.is_file():
             modules = location
@@ -684,8 +704,11 @@ class JdkImage:
         try:
             size = os.fstat(file.fileno()).st_size
             if size < _HEADER_SIZE:
-                raise ArchiveError(f"file ends inside the {_HEADER_SIZE}-byte jimage header "
-                                   f"(only {size} bytes)", path=path, offset=size)
+                raise ArchiveError(
+                    f"file ends inside the {_HEADER_SIZE}-byte jimage header (only {size} bytes)",
+                    path=path,
+                    offset=size,
+                )
             mm = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         except OSError as exc:
             file.close()
@@ -787,9 +810,12 @@ class JdkImage:
             return None
         data = index.content(attrs, name)
         if len(data) % 8:
-            raise ArchiveError(f"package entry has {len(data)} bytes, not a multiple of 8",
-                               path=index.path, entry=name,
-                               offset=index.index_size + attrs[_ATTR_OFFSET])
+            raise ArchiveError(
+                f"package entry has {len(data)} bytes, not a multiple of 8",
+                path=index.path,
+                entry=name,
+                offset=index.index_size + attrs[_ATTR_OFFSET],
+            )
         pairs = index.ints(data)
         for is_empty, module_offset in zip(pairs[::2], pairs[1::2]):
             if not is_empty:
@@ -884,15 +910,16 @@ def _benchmark(location: str | None = None) -> None:
         start = time.perf_counter()
         names = list(image.iter_class_names())
         listed = time.perf_counter() - start
-        print(f"{image.path}: {len(image.modules())} modules, {len(names)} classes, "
-              f"build {image.build_id}")
+        print(f"{image.path}: {len(image.modules())} modules, {len(names)} classes, build {image.build_id}")
         print(f"  catalogue (first listing): {listed * 1000:.0f} ms")
 
         start = time.perf_counter()
         total = sum(len(data) for _m, _n, data in image.iter_classes())
         elapsed = time.perf_counter() - start
-        print(f"  iter_classes: {len(names) / elapsed:,.0f} classes/s "
-              f"({total / elapsed / 1e6:,.0f} MB/s, {elapsed:.2f} s)")
+        print(
+            f"  iter_classes: {len(names) / elapsed:,.0f} classes/s "
+            f"({total / elapsed / 1e6:,.0f} MB/s, {elapsed:.2f} s)"
+        )
 
         sample = [name for _m, name in names if "/" in name]
         start = time.perf_counter()

@@ -32,8 +32,18 @@ from typing import BinaryIO
 from ..errors import ArchiveError
 
 __all__ = [
-    "STORED", "DEFLATED", "ZipRecord", "LocalHeader", "ZipReader", "ZipWriter",
-    "find_end_record", "dos_datetime", "parse_extra", "build_extra", "pread_fn", "read_fully",
+    "STORED",
+    "DEFLATED",
+    "ZipRecord",
+    "LocalHeader",
+    "ZipReader",
+    "ZipWriter",
+    "find_end_record",
+    "dos_datetime",
+    "parse_extra",
+    "build_extra",
+    "pread_fn",
+    "read_fully",
 ]
 
 STORED = 0
@@ -41,15 +51,26 @@ DEFLATED = 8
 
 #: Compression methods by number, only used to word error messages.
 METHOD_NAMES = {
-    0: "stored", 1: "shrunk", 6: "imploded", 8: "deflated", 9: "deflate64", 12: "bzip2",
-    14: "lzma", 93: "zstd", 95: "xz", 96: "jpeg", 97: "wavpack", 98: "ppmd", 99: "aes-encrypted",
+    0: "stored",
+    1: "shrunk",
+    6: "imploded",
+    8: "deflated",
+    9: "deflate64",
+    12: "bzip2",
+    14: "lzma",
+    93: "zstd",
+    95: "xz",
+    96: "jpeg",
+    97: "wavpack",
+    98: "ppmd",
+    99: "aes-encrypted",
 }
 
-_LOCAL = struct.Struct("<4sHHHHHIIIHH")                 # 30 bytes
-_CENTRAL = struct.Struct("<4sBBHHHHHIIIHHHHHII")        # 46 bytes
-_EOCD = struct.Struct("<4sHHHHIIH")                     # 22 bytes
-_EOCD64 = struct.Struct("<4sQHHIIQQQQ")                 # 56 bytes
-_LOCATOR = struct.Struct("<4sIQI")                      # 20 bytes
+_LOCAL = struct.Struct("<4sHHHHHIIIHH")  # 30 bytes
+_CENTRAL = struct.Struct("<4sBBHHHHHIIIHHHHHII")  # 46 bytes
+_EOCD = struct.Struct("<4sHHHHIIH")  # 22 bytes
+_EOCD64 = struct.Struct("<4sQHHIIQQQQ")  # 56 bytes
+_LOCATOR = struct.Struct("<4sIQI")  # 20 bytes
 _DD32 = struct.Struct("<4sIII")
 _DD64 = struct.Struct("<4sIQQ")
 _EXTRA_HEAD = struct.Struct("<HH")
@@ -112,11 +133,28 @@ class ZipRecord:
 
     def evolve(self, **changes: object) -> ZipRecord:
         """A copy with some fields changed (much cheaper than dataclasses.replace; called per entry)."""
-        new = ZipRecord(self.name, self.raw_name, self.create_version, self.create_system, self.extract_version,
-                        self.flag_bits, self.compress_type, self.dos_time, self.dos_date, self.crc,
-                        self.compress_size, self.file_size, self.extra, self.comment, self.disk_start,
-                        self.internal_attr, self.external_attr, self.header_offset, self.z64_fields,
-                        self.record_offset)
+        new = ZipRecord(
+            self.name,
+            self.raw_name,
+            self.create_version,
+            self.create_system,
+            self.extract_version,
+            self.flag_bits,
+            self.compress_type,
+            self.dos_time,
+            self.dos_date,
+            self.crc,
+            self.compress_size,
+            self.file_size,
+            self.extra,
+            self.comment,
+            self.disk_start,
+            self.internal_attr,
+            self.external_attr,
+            self.header_offset,
+            self.z64_fields,
+            self.record_offset,
+        )
         for key, value in changes.items():
             setattr(new, key, value)
         return new
@@ -171,7 +209,7 @@ def parse_extra(extra: bytes) -> list[tuple[int, bytes]] | None:
         hid, size = _EXTRA_HEAD.unpack_from(extra, pos)
         if pos + 4 + size > end:
             return None
-        blocks.append((hid, extra[pos + 4:pos + 4 + size]))
+        blocks.append((hid, extra[pos + 4 : pos + 4 + size]))
         pos += 4 + size
     return blocks
 
@@ -230,6 +268,7 @@ def pread_fn(fd: int) -> Callable[[int, int], bytes]:
         with lock:
             os.lseek(fd, offset, os.SEEK_SET)
             return os.read(fd, n)
+
     return read_at
 
 
@@ -253,16 +292,17 @@ def read_fully(read_at: Callable[[int, int], bytes], offset: int, n: int) -> byt
 class EndRecord:
     """Where the central directory is, as found from the end of the file."""
 
-    cd_start: int       # absolute file position of the central directory
+    cd_start: int  # absolute file position of the central directory
     cd_size: int
-    total: int          # entry count declared by the end record
-    shift: int          # add to stored local header offsets to get file positions
+    total: int  # entry count declared by the end record
+    shift: int  # add to stored local header offsets to get file positions
     comment: bytes
-    end_pos: int        # position of the (ZIP64) end record, where the central directory must end
+    end_pos: int  # position of the (ZIP64) end record, where the central directory must end
 
 
-def find_end_record(path: str, read_at: Callable[[int, int], bytes], size: int,
-                    *, required: bool = True) -> EndRecord | None:
+def find_end_record(
+    path: str, read_at: Callable[[int, int], bytes], size: int, *, required: bool = True
+) -> EndRecord | None:
     """Locate and decode the end of central directory (and ZIP64) records.
 
     Like the JDK, accepts a comment whose length field matches the file end,
@@ -274,8 +314,9 @@ def find_end_record(path: str, read_at: Callable[[int, int], bytes], size: int,
     if size < _EOCD.size:
         if not required:
             return None
-        raise ArchiveError("truncated or corrupt zip: file too short for an end of central directory record",
-                           path=path, offset=0)
+        raise ArchiveError(
+            "truncated or corrupt zip: file too short for an end of central directory record", path=path, offset=0
+        )
     tail_start = max(0, size - (_EOCD.size + _MAX_COMMENT))
     tail = read_fully(read_at, tail_start, size - tail_start)
     i = len(tail)
@@ -295,7 +336,7 @@ def find_end_record(path: str, read_at: Callable[[int, int], bytes], size: int,
             cen, loc = end_pos - cd_size, end_pos - cd_size - cd_offset
             if cen < 0 or loc < 0 or (total and (read_at(cen, 4) != CENTRAL_SIG or read_at(loc, 4) != LOCAL_SIG)):
                 continue
-        comment = tail[i + _EOCD.size:i + _EOCD.size + com_len]
+        comment = tail[i + _EOCD.size : i + _EOCD.size + com_len]
         break
 
     ref_pos = end_pos
@@ -313,15 +354,21 @@ def find_end_record(path: str, read_at: Callable[[int, int], bytes], size: int,
                     ref_pos = pos
                     break
             else:
-                raise ArchiveError("corrupt zip: ZIP64 end of central directory record not found where the "
-                                   "ZIP64 locator points", path=path, offset=end_pos - _LOCATOR.size)
+                raise ArchiveError(
+                    "corrupt zip: ZIP64 end of central directory record not found where the ZIP64 locator points",
+                    path=path,
+                    offset=end_pos - _LOCATOR.size,
+                )
     if disk != 0 or cd_disk != 0:
         raise ArchiveError("multi-disk (split) zip archives are not supported", path=path, offset=end_pos)
     cd_start = ref_pos - cd_size
     shift = cd_start - cd_offset
     if cd_start < 0 or shift < 0:
-        raise ArchiveError(f"corrupt zip: central directory (offset {cd_offset}, size {cd_size}) does not fit "
-                           f"before the end record", path=path, offset=end_pos)
+        raise ArchiveError(
+            f"corrupt zip: central directory (offset {cd_offset}, size {cd_size}) does not fit before the end record",
+            path=path,
+            offset=end_pos,
+        )
     return EndRecord(cd_start, cd_size, total, shift, comment, ref_pos)
 
 
@@ -388,46 +435,95 @@ class ZipReader:
         while pos < limit:
             if pos + _CENTRAL.size > limit:
                 raise ArchiveError("corrupt zip: truncated central directory record", path=path, offset=base + pos)
-            (sig, create_version, create_system, extract_version, flags, method, dos_time, dos_date, crc,
-             csize, usize, nlen, elen, clen, disk, iattr, eattr, offset) = unpack(cd, pos)
+            (
+                sig,
+                create_version,
+                create_system,
+                extract_version,
+                flags,
+                method,
+                dos_time,
+                dos_date,
+                crc,
+                csize,
+                usize,
+                nlen,
+                elen,
+                clen,
+                disk,
+                iattr,
+                eattr,
+                offset,
+            ) = unpack(cd, pos)
             if sig != CENTRAL_SIG:
-                raise ArchiveError("corrupt zip: bad central directory entry signature", path=path,
-                                   offset=base + pos)
+                raise ArchiveError("corrupt zip: bad central directory entry signature", path=path, offset=base + pos)
             name_end = pos + _CENTRAL.size + nlen
             extra_end = name_end + elen
             rec_end = extra_end + clen
             if rec_end > limit:
-                raise ArchiveError("corrupt zip: central directory entry runs past the central directory",
-                                   path=path, offset=base + pos)
-            raw_name = cd[pos + _CENTRAL.size:name_end]
+                raise ArchiveError(
+                    "corrupt zip: central directory entry runs past the central directory", path=path, offset=base + pos
+                )
+            raw_name = cd[pos + _CENTRAL.size : name_end]
             name = _decode_name(raw_name, flags)
             extra = cd[name_end:extra_end]
             z64 = (usize == U32, csize == U32, offset == U32, disk == U16)
             if any(z64):
-                usize, csize, offset, disk = _apply_zip64(path, name, base + pos, extra, z64,
-                                                          (usize, csize, offset, disk))
-            rec = ZipRecord(name, raw_name, create_version, create_system, extract_version, flags, method,
-                            dos_time, dos_date, crc, csize, usize, extra, cd[extra_end:rec_end], disk, iattr,
-                            eattr, offset + shift, z64, base + pos)
+                usize, csize, offset, disk = _apply_zip64(
+                    path, name, base + pos, extra, z64, (usize, csize, offset, disk)
+                )
+            rec = ZipRecord(
+                name,
+                raw_name,
+                create_version,
+                create_system,
+                extract_version,
+                flags,
+                method,
+                dos_time,
+                dos_date,
+                crc,
+                csize,
+                usize,
+                extra,
+                cd[extra_end:rec_end],
+                disk,
+                iattr,
+                eattr,
+                offset + shift,
+                z64,
+                base + pos,
+            )
             if rec.header_offset + _LOCAL.size > base:
-                raise ArchiveError(f"corrupt zip: local header offset {offset} is outside the archive data",
-                                   path=path, entry=name, offset=base + pos)
+                raise ArchiveError(
+                    f"corrupt zip: local header offset {offset} is outside the archive data",
+                    path=path,
+                    entry=name,
+                    offset=base + pos,
+                )
             previous = seen.get(name)
             if previous is not None:
                 # Some build tools (e.g. the one behind Debian's kotlin-compiler.jar) repeat directory
                 # entries; they carry no data and are harmless.  A repeated *file* is ambiguous: tools
                 # disagree on which copy wins, so we refuse it.
                 if not (name.endswith("/") and usize == 0 and previous.file_size == 0):
-                    raise ArchiveError("duplicate entry name in zip (an earlier entry has the same name)",
-                                       path=path, entry=name, offset=base + pos)
+                    raise ArchiveError(
+                        "duplicate entry name in zip (an earlier entry has the same name)",
+                        path=path,
+                        entry=name,
+                        offset=base + pos,
+                    )
             else:
                 seen[name] = rec
             records.append(rec)
             pos = rec_end
         n = len(records)
         if n != end.total and (n & 0xFFFF) != (end.total & 0xFFFF):
-            raise ArchiveError(f"corrupt zip: end record declares {end.total} entries but the central "
-                               f"directory has {n}", path=path, offset=end.end_pos)
+            raise ArchiveError(
+                f"corrupt zip: end record declares {end.total} entries but the central directory has {n}",
+                path=path,
+                offset=end.end_pos,
+            )
         return records
 
     # -- entries
@@ -438,53 +534,71 @@ class ZipReader:
         guess = _LOCAL.size + len(rec.raw_name) + len(rec.extra) + 32
         buf = self._checked_read(off, guess)
         if len(buf) < _LOCAL.size:
-            raise ArchiveError("truncated zip: local file header cut off", path=self.path, entry=rec.name,
-                               offset=off)
+            raise ArchiveError("truncated zip: local file header cut off", path=self.path, entry=rec.name, offset=off)
         (sig, _, flags, _, _, _, _, _, _, nlen, elen) = _LOCAL.unpack_from(buf)
         if sig != LOCAL_SIG:
-            raise ArchiveError("corrupt zip: bad local file header signature", path=self.path, entry=rec.name,
-                               offset=off)
+            raise ArchiveError(
+                "corrupt zip: bad local file header signature", path=self.path, entry=rec.name, offset=off
+            )
         total = _LOCAL.size + nlen + elen
         if len(buf) < total:
             buf += self._checked_read(off + len(buf), total - len(buf))
             if len(buf) < total:
-                raise ArchiveError("truncated zip: local file header cut off", path=self.path,
-                                   entry=rec.name, offset=off)
-        if buf[_LOCAL.size:_LOCAL.size + nlen] != rec.raw_name:
-            raise ArchiveError("corrupt zip: local file header name differs from the central directory "
-                               f"name ({bytes(buf[_LOCAL.size:_LOCAL.size + nlen])!r})", path=self.path,
-                               entry=rec.name, offset=off)
+                raise ArchiveError(
+                    "truncated zip: local file header cut off", path=self.path, entry=rec.name, offset=off
+                )
+        if buf[_LOCAL.size : _LOCAL.size + nlen] != rec.raw_name:
+            raise ArchiveError(
+                "corrupt zip: local file header name differs from the central directory "
+                f"name ({bytes(buf[_LOCAL.size : _LOCAL.size + nlen])!r})",
+                path=self.path,
+                entry=rec.name,
+                offset=off,
+            )
         data_offset = off + total
         if data_offset + rec.compress_size > self.cd_start:
-            raise ArchiveError("corrupt or truncated zip: entry data runs into the central directory",
-                               path=self.path, entry=rec.name, offset=data_offset)
-        return LocalHeader(bytes(buf[:total]), data_offset, bytes(buf[_LOCAL.size + nlen:total]), flags)
+            raise ArchiveError(
+                "corrupt or truncated zip: entry data runs into the central directory",
+                path=self.path,
+                entry=rec.name,
+                offset=data_offset,
+            )
+        return LocalHeader(bytes(buf[:total]), data_offset, bytes(buf[_LOCAL.size + nlen : total]), flags)
 
     def read_compressed(self, rec: ZipRecord, header: LocalHeader | None = None) -> bytes:
         """The entry's stored bytes, as in the file (no decompression, no CRC check)."""
         header = header or self.local_header(rec)
         data = self._checked_read(header.data_offset, rec.compress_size)
         if len(data) < rec.compress_size:
-            raise ArchiveError("truncated zip: entry data cut off", path=self.path, entry=rec.name,
-                               offset=header.data_offset)
+            raise ArchiveError(
+                "truncated zip: entry data cut off", path=self.path, entry=rec.name, offset=header.data_offset
+            )
         return data
 
     def read(self, rec: ZipRecord) -> bytes:
         """Decompressed entry bytes, checked against the declared size and CRC-32."""
         if rec.flag_bits & FLAG_ENCRYPTED:
-            raise ArchiveError("encrypted zip entries are not supported", path=self.path, entry=rec.name,
-                               offset=rec.header_offset)
+            raise ArchiveError(
+                "encrypted zip entries are not supported", path=self.path, entry=rec.name, offset=rec.header_offset
+            )
         if rec.compress_type not in (STORED, DEFLATED):
-            raise ArchiveError(f"unsupported compression method {_describe_method(rec.compress_type)} "
-                               "(the JVM reads only stored and deflated entries)", path=self.path,
-                               entry=rec.name, offset=rec.header_offset)
+            raise ArchiveError(
+                f"unsupported compression method {_describe_method(rec.compress_type)} "
+                "(the JVM reads only stored and deflated entries)",
+                path=self.path,
+                entry=rec.name,
+                offset=rec.header_offset,
+            )
         header = self.local_header(rec)
         data = self.read_compressed(rec, header)
         if rec.compress_type == STORED:
             if rec.compress_size != rec.file_size:
-                raise ArchiveError(f"corrupt zip: stored entry has compressed size {rec.compress_size} but "
-                                   f"size {rec.file_size}", path=self.path, entry=rec.name,
-                                   offset=rec.record_offset)
+                raise ArchiveError(
+                    f"corrupt zip: stored entry has compressed size {rec.compress_size} but size {rec.file_size}",
+                    path=self.path,
+                    entry=rec.name,
+                    offset=rec.record_offset,
+                )
             out = data
         else:
             inflater = zlib.decompressobj(-15)
@@ -492,18 +606,27 @@ class ZipReader:
                 # Bound the output by the declared size: a lying header must not make us inflate a bomb.
                 out = inflater.decompress(data, rec.file_size + 1)
             except zlib.error as e:
-                raise ArchiveError(f"corrupt deflate data: {e}", path=self.path, entry=rec.name,
-                                   offset=header.data_offset) from None
+                raise ArchiveError(
+                    f"corrupt deflate data: {e}", path=self.path, entry=rec.name, offset=header.data_offset
+                ) from None
             if len(out) != rec.file_size or not inflater.eof:
                 what = "longer than" if len(out) > rec.file_size else "shorter than"
                 if len(out) == rec.file_size:
                     what = "truncated: deflate stream does not end within"
-                raise ArchiveError(f"corrupt zip: inflated data is {what} the declared size {rec.file_size}",
-                                   path=self.path, entry=rec.name, offset=header.data_offset)
+                raise ArchiveError(
+                    f"corrupt zip: inflated data is {what} the declared size {rec.file_size}",
+                    path=self.path,
+                    entry=rec.name,
+                    offset=header.data_offset,
+                )
         crc = zlib.crc32(out)
         if crc != rec.crc:
-            raise ArchiveError(f"CRC mismatch: entry data has CRC-32 {crc:08x}, the directory says {rec.crc:08x}",
-                               path=self.path, entry=rec.name, offset=header.data_offset)
+            raise ArchiveError(
+                f"CRC mismatch: entry data has CRC-32 {crc:08x}, the directory says {rec.crc:08x}",
+                path=self.path,
+                entry=rec.name,
+                offset=header.data_offset,
+            )
         return out
 
     def copy_compressed(self, rec: ZipRecord, header: LocalHeader, write: Callable[[bytes], object]) -> None:
@@ -512,8 +635,7 @@ class ZipReader:
         while left:
             chunk = self._checked_read(pos, min(left, _COPY_CHUNK))
             if not chunk:
-                raise ArchiveError("truncated zip: entry data cut off", path=self.path, entry=rec.name,
-                                   offset=pos)
+                raise ArchiveError("truncated zip: entry data cut off", path=self.path, entry=rec.name, offset=pos)
             write(chunk)
             pos += len(chunk)
             left -= len(chunk)
@@ -529,8 +651,9 @@ def _decode_name(raw: bytes, flags: int) -> str:
         return raw.decode("cp437")
 
 
-def _apply_zip64(path: str, name: str, offset: int, extra: bytes, z64: tuple[bool, ...],
-                 values: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+def _apply_zip64(
+    path: str, name: str, offset: int, extra: bytes, z64: tuple[bool, ...], values: tuple[int, int, int, int]
+) -> tuple[int, int, int, int]:
     """Replace the 0xFFFFFFFF placeholders by the values of the ZIP64 extra block (spec order)."""
     blocks = parse_extra(extra) or []
     for hid, data in blocks:
@@ -543,13 +666,16 @@ def _apply_zip64(path: str, name: str, offset: int, extra: bytes, z64: tuple[boo
                 continue
             width = 4 if i == 3 else 8
             if pos + width > len(data):
-                raise ArchiveError("corrupt zip: ZIP64 extra field too short", path=path, entry=name,
-                                   offset=offset)
-            out[i] = int.from_bytes(data[pos:pos + width], "little")
+                raise ArchiveError("corrupt zip: ZIP64 extra field too short", path=path, entry=name, offset=offset)
+            out[i] = int.from_bytes(data[pos : pos + width], "little")
             pos += width
         return out[0], out[1], out[2], out[3]
-    raise ArchiveError("corrupt zip: sizes or offset say ZIP64 but the ZIP64 extra field is missing",
-                       path=path, entry=name, offset=offset)
+    raise ArchiveError(
+        "corrupt zip: sizes or offset say ZIP64 but the ZIP64 extra field is missing",
+        path=path,
+        entry=name,
+        offset=offset,
+    )
 
 
 # --------------------------------------------------------------------------- writing
@@ -592,13 +718,17 @@ class ZipWriter:
         reader.copy_compressed(rec, header, self._write)
         if rec.flag_bits & FLAG_DATA_DESCRIPTOR:
             big = rec.compress_size >= U32 or rec.file_size >= U32 or _has_zip64(header.extra)
-            dd = (_DD64.pack(DD_SIG, rec.crc, rec.compress_size, rec.file_size) if big
-                  else _DD32.pack(DD_SIG, rec.crc, rec.compress_size, rec.file_size))
+            dd = (
+                _DD64.pack(DD_SIG, rec.crc, rec.compress_size, rec.file_size)
+                if big
+                else _DD32.pack(DD_SIG, rec.crc, rec.compress_size, rec.file_size)
+            )
             self._write(dd)
         self._central.append(rec.evolve(header_offset=offset))
 
-    def write_entry(self, template: ZipRecord, data: bytes, *, local_extra: bytes = b"",
-                    compresslevel: int = 6) -> ZipRecord:
+    def write_entry(
+        self, template: ZipRecord, data: bytes, *, local_extra: bytes = b"", compresslevel: int = 6
+    ) -> ZipRecord:
         """Write new content for an entry described by ``template``.
 
         Name, timestamps, method, comment, attributes, versions and extra
@@ -620,15 +750,34 @@ class ZipWriter:
         local_extra = _without_zip64(local_extra)[0]
         if big_sizes:
             local_extra = _with_zip64(local_extra, struct.pack("<QQ", usize, csize))
-        rec = template.evolve(flag_bits=flags, compress_type=method, crc=crc, compress_size=csize,
-                              file_size=usize, header_offset=offset, extra=_without_zip64(template.extra)[0],
-                              z64_fields=(False, False, False, False))
+        rec = template.evolve(
+            flag_bits=flags,
+            compress_type=method,
+            crc=crc,
+            compress_size=csize,
+            file_size=usize,
+            header_offset=offset,
+            extra=_without_zip64(template.extra)[0],
+            z64_fields=(False, False, False, False),
+        )
         if big_sizes or offset >= U32:
             extract_version = (extract_version & 0xFF00) | max(extract_version & 0xFF, ZIP64_VERSION)
             rec.extract_version = extract_version
-        self._write(_LOCAL.pack(LOCAL_SIG, extract_version, flags, method, template.dos_time, template.dos_date,
-                                crc, U32 if big_sizes else csize, U32 if big_sizes else usize,
-                                len(template.raw_name), len(local_extra)))
+        self._write(
+            _LOCAL.pack(
+                LOCAL_SIG,
+                extract_version,
+                flags,
+                method,
+                template.dos_time,
+                template.dos_date,
+                crc,
+                U32 if big_sizes else csize,
+                U32 if big_sizes else usize,
+                len(template.raw_name),
+                len(local_extra),
+            )
+        )
         self._write(template.raw_name)
         self._write(local_extra)
         self._write(payload)
@@ -638,8 +787,9 @@ class ZipWriter:
     def finish(self, comment: bytes = b"") -> None:
         """Write the central directory and end records (ZIP64 ones when counts/offsets need them)."""
         if len(comment) > _MAX_COMMENT:
-            raise ArchiveError(f"archive comment too long ({len(comment)} bytes, at most {_MAX_COMMENT})",
-                               path=self.path)
+            raise ArchiveError(
+                f"archive comment too long ({len(comment)} bytes, at most {_MAX_COMMENT})", path=self.path
+            )
         cd_offset = self._pos
         for rec in self._central:
             self._write(_central_bytes(rec))
@@ -647,11 +797,17 @@ class ZipWriter:
         n = len(self._central)
         if n >= ZIP64_COUNT_LIMIT or cd_size >= U32 or cd_offset >= U32:
             z64_pos = self._pos
-            self._write(_EOCD64.pack(EOCD64_SIG, _EOCD64.size - 12, ZIP64_VERSION, ZIP64_VERSION, 0, 0, n, n,
-                                     cd_size, cd_offset))
+            self._write(
+                _EOCD64.pack(
+                    EOCD64_SIG, _EOCD64.size - 12, ZIP64_VERSION, ZIP64_VERSION, 0, 0, n, n, cd_size, cd_offset
+                )
+            )
             self._write(_LOCATOR.pack(LOCATOR_SIG, 0, z64_pos, 1))
-            self._write(_EOCD.pack(EOCD_SIG, 0, 0, min(n, U16), min(n, U16), min(cd_size, U32),
-                                   min(cd_offset, U32), len(comment)))
+            self._write(
+                _EOCD.pack(
+                    EOCD_SIG, 0, 0, min(n, U16), min(n, U16), min(cd_size, U32), min(cd_offset, U32), len(comment)
+                )
+            )
         else:
             self._write(_EOCD.pack(EOCD_SIG, 0, 0, n, n, cd_size, cd_offset, len(comment)))
         self._write(comment)
@@ -676,8 +832,24 @@ def _central_bytes(rec: ZipRecord) -> bytes:
         extra = _with_zip64(extra, payload)
         extract_version = (extract_version & 0xFF00) | max(extract_version & 0xFF, ZIP64_VERSION)
     fields = [U32 if used else v for v, used in zip(values, in_z64)]
-    head = _CENTRAL.pack(CENTRAL_SIG, rec.create_version, rec.create_system, extract_version, rec.flag_bits,
-                         rec.compress_type, rec.dos_time, rec.dos_date, rec.crc, fields[1], fields[0],
-                         len(rec.raw_name), len(extra), len(rec.comment), U16 if disk_in_z64 else rec.disk_start,
-                         rec.internal_attr, rec.external_attr, fields[2])
+    head = _CENTRAL.pack(
+        CENTRAL_SIG,
+        rec.create_version,
+        rec.create_system,
+        extract_version,
+        rec.flag_bits,
+        rec.compress_type,
+        rec.dos_time,
+        rec.dos_date,
+        rec.crc,
+        fields[1],
+        fields[0],
+        len(rec.raw_name),
+        len(extra),
+        len(rec.comment),
+        U16 if disk_in_z64 else rec.disk_start,
+        rec.internal_attr,
+        rec.external_attr,
+        fields[2],
+    )
     return head + rec.raw_name + extra + rec.comment

@@ -19,8 +19,24 @@ from .instructions import Instruction, decode_instructions, encode_instructions
 from .model import ClassCore, ClassFile, Field, Member, Method, read_class
 
 __all__ = [
-    "read_class", "ClassFile", "ClassCore", "Member", "Field", "Method", "ConstantPool",
-    "Attribute", "RawAttribute", "CodeAttribute", "CodeContext", "ExceptionHandler", "StackMapTable",
-    "Instruction", "decode_instructions", "encode_instructions", "Frame", "VType",
-    "MethodDescriptor", "parse_method_descriptor",
+    "read_class",
+    "ClassFile",
+    "ClassCore",
+    "Member",
+    "Field",
+    "Method",
+    "ConstantPool",
+    "Attribute",
+    "RawAttribute",
+    "CodeAttribute",
+    "CodeContext",
+    "ExceptionHandler",
+    "StackMapTable",
+    "Instruction",
+    "decode_instructions",
+    "encode_instructions",
+    "Frame",
+    "VType",
+    "MethodDescriptor",
+    "parse_method_descriptor",
 ]

@@ -41,6 +41,7 @@ def _u2s(count: int) -> struct.Struct:
         st = _U2S[count] = struct.Struct(f">{count}H")
     return st
 
+
 # Where an attribute may appear.
 CLASS = "class"
 FIELD = "field"
@@ -147,7 +148,7 @@ class Reader:
         if pos + n > len(self.data):
             self.need(n)
         self.pos = pos + n
-        return bytes(self.data[pos:pos + n])
+        return bytes(self.data[pos : pos + n])
 
     def u2_list(self) -> list[int]:
         n = self.u2()
@@ -161,7 +162,8 @@ class Reader:
         if self.pos != len(self.data):
             raise ClassFormatError(
                 f"{self.what} attribute has {len(self.data) - self.pos} bytes after its content",
-                offset=self.file_offset)
+                offset=self.file_offset,
+            )
 
 
 # --------------------------------------------------------------------------- simple forms
@@ -177,8 +179,9 @@ class _U2Attribute(Attribute):
         return cls(name_index, r.u2())
 
     @classmethod
-    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> _U2Attribute | None:
+    def decode_body(
+        cls, name_index: int, data: bytes, offset: int, pool: ConstantPool, ctx: object
+    ) -> _U2Attribute | None:
         if len(data) != 2:
             return None
         a = _new(cls)
@@ -222,8 +225,9 @@ class _U2ListAttribute(Attribute):
         return cls(name_index, r.u2_list())
 
     @classmethod
-    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> _U2ListAttribute | None:
+    def decode_body(
+        cls, name_index: int, data: bytes, offset: int, pool: ConstantPool, ctx: object
+    ) -> _U2ListAttribute | None:
         n = len(data)
         if n < 2 or n != 2 + 2 * ((data[0] << 8) | data[1]):
             return None
@@ -294,8 +298,9 @@ class _TableAttribute(Attribute):
         return cls(name_index, list(zip(*(it,) * k)))
 
     @classmethod
-    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> _TableAttribute | None:
+    def decode_body(
+        cls, name_index: int, data: bytes, offset: int, pool: ConstantPool, ctx: object
+    ) -> _TableAttribute | None:
         k = cls.row_fields
         n = len(data)
         if n < 2 or n != 2 + 2 * k * ((data[0] << 8) | data[1]):
@@ -319,6 +324,7 @@ class _TableAttribute(Attribute):
 
 class InnerClasses(_TableAttribute):
     """Rows: (inner_class_info, outer_class_info, inner_name, inner_class_access_flags)."""
+
     __slots__ = ()
     name = "InnerClasses"
     row_fields = 4
@@ -326,6 +332,7 @@ class InnerClasses(_TableAttribute):
 
 class LineNumberTable(_TableAttribute):
     """Rows: (start_pc, line_number)."""
+
     __slots__ = ()
     name = "LineNumberTable"
     row_fields = 2
@@ -333,6 +340,7 @@ class LineNumberTable(_TableAttribute):
 
 class LocalVariableTable(_TableAttribute):
     """Rows: (start_pc, length, name_index, descriptor_index, slot)."""
+
     __slots__ = ()
     name = "LocalVariableTable"
     row_fields = 5
@@ -340,6 +348,7 @@ class LocalVariableTable(_TableAttribute):
 
 class LocalVariableTypeTable(_TableAttribute):
     """Rows: (start_pc, length, name_index, signature_index, slot)."""
+
     __slots__ = ()
     name = "LocalVariableTypeTable"
     row_fields = 5
@@ -421,7 +430,7 @@ def _read_annotation(r: Reader) -> bytes:
     """One annotation structure, kept as its bytes (type index first)."""
     start = r.pos
     _skip_annotation(r)
-    return bytes(r.data[start:r.pos])
+    return bytes(r.data[start : r.pos])
 
 
 class ParameterAnnotations(Attribute):
@@ -483,8 +492,11 @@ class TypeAnnotation:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TypeAnnotation) and (
-            self.target_type, self.target_info, self.type_path, self.annotation) == (
-            other.target_type, other.target_info, other.type_path, other.annotation)
+            self.target_type,
+            self.target_info,
+            self.type_path,
+            self.annotation,
+        ) == (other.target_type, other.target_info, other.type_path, other.annotation)
 
     def encode(self) -> bytes:
         t = self.target_type
@@ -504,10 +516,26 @@ class TypeAnnotation:
 
 # target_type -> sizes (in bytes) of the target_info fields (localvar handled apart).
 _TARGET_LAYOUT: dict[int, tuple[int, ...]] = {
-    0x00: (1,), 0x01: (1,), 0x10: (2,), 0x11: (1, 1), 0x12: (1, 1),
-    0x13: (), 0x14: (), 0x15: (), 0x16: (1,), 0x17: (2,),
-    0x42: (2,), 0x43: (2,), 0x44: (2,), 0x45: (2,), 0x46: (2,),
-    0x47: (2, 1), 0x48: (2, 1), 0x49: (2, 1), 0x4A: (2, 1), 0x4B: (2, 1),
+    0x00: (1,),
+    0x01: (1,),
+    0x10: (2,),
+    0x11: (1, 1),
+    0x12: (1, 1),
+    0x13: (),
+    0x14: (),
+    0x15: (),
+    0x16: (1,),
+    0x17: (2,),
+    0x42: (2,),
+    0x43: (2,),
+    0x44: (2,),
+    0x45: (2,),
+    0x46: (2,),
+    0x47: (2, 1),
+    0x48: (2, 1),
+    0x49: (2, 1),
+    0x4A: (2, 1),
+    0x4B: (2, 1),
 }
 
 
@@ -519,8 +547,7 @@ def _read_type_annotation(r: Reader) -> TypeAnnotation:
     else:
         layout = _TARGET_LAYOUT.get(t)
         if layout is None:
-            raise ClassFormatError(f"{r.what}: unknown type annotation target_type 0x{t:02x}",
-                                   offset=r.file_offset)
+            raise ClassFormatError(f"{r.what}: unknown type annotation target_type 0x{t:02x}", offset=r.file_offset)
         info = tuple(r.u1() if size == 1 else r.u2() for size in layout)
     path_len = r.u1()
     r.pos -= 1
@@ -590,8 +617,7 @@ class Record(Attribute):
 
 
 # --------------------------------------------------------------------------- lists
-def read_attribute_list(data: bytes, pos: int, pool: ConstantPool,
-                        base_offset: int = 0) -> tuple[list[Attribute], int]:
+def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: int = 0) -> tuple[list[Attribute], int]:
     """Read ``attributes_count`` and the attributes at ``data[pos]`` as raw attributes.
 
     Returns the list and the position after it. ``base_offset`` maps positions in
@@ -599,8 +625,9 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool,
     """
     n = len(data)
     if pos + 2 > n:
-        raise ClassFormatError("truncated before attributes_count",
-                               offset=base_offset + pos if base_offset >= 0 else None)
+        raise ClassFormatError(
+            "truncated before attributes_count", offset=base_offset + pos if base_offset >= 0 else None
+        )
     count = (data[pos] << 8) | data[pos + 1]
     pos += 2
     attrs: list[Attribute] = []
@@ -615,18 +642,21 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool,
     known = base_offset >= 0
     for _ in range(count):
         if pos + 6 > n:
-            raise ClassFormatError("truncated attribute header",
-                                   offset=base_offset + pos if base_offset >= 0 else None)
+            raise ClassFormatError("truncated attribute header", offset=base_offset + pos if base_offset >= 0 else None)
         name_index, length = unpack(data, pos)
         if not (name_index < ntags and tags[name_index] == 1):  # tags[0] is 0: index 0 fails too
-            raise ClassFormatError(f"attribute name index #{name_index} is not a Utf8 constant",
-                                   offset=base_offset + pos if base_offset >= 0 else None)
+            raise ClassFormatError(
+                f"attribute name index #{name_index} is not a Utf8 constant",
+                offset=base_offset + pos if base_offset >= 0 else None,
+            )
         start = pos + 6
         end = start + length
         if end > n:
             raise ClassFormatError(
                 f"attribute '{pool.utf8(name_index)}' of length {length} overruns its container "
-                f"({n - start} bytes left)", offset=base_offset + pos if base_offset >= 0 else None)
+                f"({n - start} bytes left)",
+                offset=base_offset + pos if base_offset >= 0 else None,
+            )
         a = new(Raw)  # RawAttribute(name_index, body, offset), minus the __init__ call
         a.name_index = name_index
         a.data = data[start:end]

@@ -44,12 +44,14 @@ class CodeContext:
 # looks the slot up again every time; two contexts are made per method, so the full
 # decode builds them by calling the slots' own setters (the same stores, about twice
 # as fast). The result is an ordinary CodeContext.
-_CC_SLOTS = tuple(CodeContext.__dict__[f].__set__
-                  for f in ("class_name", "method_name", "descriptor", "is_static", "code_length"))
+_CC_SLOTS = tuple(
+    CodeContext.__dict__[f].__set__ for f in ("class_name", "method_name", "descriptor", "is_static", "code_length")
+)
 
 
-def code_context(class_name: str, method_name: str, descriptor: str, is_static: bool,
-                 code_length: int = -1) -> CodeContext:
+def code_context(
+    class_name: str, method_name: str, descriptor: str, is_static: bool, code_length: int = -1
+) -> CodeContext:
     """``CodeContext(...)``, faster."""
     c = _new(CodeContext)
     set_class, set_method, set_descriptor, set_static, set_length = _CC_SLOTS
@@ -72,13 +74,20 @@ class ExceptionHandler:
 
 
 class CodeAttribute(Attribute):
-    __slots__ = ("max_stack", "max_locals", "code", "handlers", "attributes", "_instructions",
-                 "context", "code_offset")
+    __slots__ = ("max_stack", "max_locals", "code", "handlers", "attributes", "_instructions", "context", "code_offset")
     name = "Code"
 
-    def __init__(self, name_index: int, max_stack: int, max_locals: int, code: bytes,
-                 handlers: list[ExceptionHandler], attributes: list[Attribute],
-                 context: CodeContext | None = None, code_offset: int = -1) -> None:
+    def __init__(
+        self,
+        name_index: int,
+        max_stack: int,
+        max_locals: int,
+        code: bytes,
+        handlers: list[ExceptionHandler],
+        attributes: list[Attribute],
+        context: CodeContext | None = None,
+        code_offset: int = -1,
+    ) -> None:
         self.name_index = name_index
         self.max_stack = max_stack
         self.max_locals = max_locals
@@ -110,20 +119,23 @@ class CodeAttribute(Attribute):
                 start, end, handler, catch = _HANDLER.unpack_from(data, r.pos)
                 if not (start < end <= length and handler < length):
                     raise ClassFormatError(
-                        f"exception handler [{start}, {end}) -> {handler} lies outside the code "
-                        f"(length {length})", offset=r.file_offset)
+                        f"exception handler [{start}, {end}) -> {handler} lies outside the code (length {length})",
+                        offset=r.file_offset,
+                    )
                 r.pos += 8
                 handlers.append(ExceptionHandler(start, end, handler, catch))
         attributes, r.pos = read_attribute_list(r.data, r.pos, pool, base_offset=r.base)
         context = ctx if isinstance(ctx, CodeContext) else None
         if context is not None:
-            context = CodeContext(context.class_name, context.method_name, context.descriptor,
-                                  context.is_static, length)
+            context = CodeContext(
+                context.class_name, context.method_name, context.descriptor, context.is_static, length
+            )
         return cls(name_index, max_stack, max_locals, code, handlers, attributes, context, code_offset)
 
     @classmethod
-    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> CodeAttribute | None:
+    def decode_body(
+        cls, name_index: int, data: bytes, offset: int, pool: ConstantPool, ctx: object
+    ) -> CodeAttribute | None:
         """``decode`` for a well-formed body, without a Reader; None sends anything else there.
 
         One of these per method with code: reading the body in one straight pass
@@ -143,7 +155,7 @@ class CodeAttribute(Attribute):
         if count:
             if pos + 8 * count > n:
                 return None
-            for start, stop, handler, catch in _HANDLER.iter_unpack(data[pos:pos + 8 * count]):
+            for start, stop, handler, catch in _HANDLER.iter_unpack(data[pos : pos + 8 * count]):
                 if not (start < stop <= length and handler < length):
                     return None
                 handlers.append(ExceptionHandler(start, stop, handler, catch))
@@ -161,8 +173,11 @@ class CodeAttribute(Attribute):
         a.code = code
         a.handlers = handlers
         a.attributes = attributes
-        a.context = (code_context(ctx.class_name, ctx.method_name, ctx.descriptor, ctx.is_static, length)
-                     if isinstance(ctx, CodeContext) else None)
+        a.context = (
+            code_context(ctx.class_name, ctx.method_name, ctx.descriptor, ctx.is_static, length)
+            if isinstance(ctx, CodeContext)
+            else None
+        )
         a.code_offset = offset + 8 if offset >= 0 else -1
         a._instructions = None
         return a
@@ -218,8 +233,7 @@ class CodeAttribute(Attribute):
 
     def encode_body(self, pool: ConstantPool) -> bytes:
         code = self.code_bytes()
-        parts = [_HHI.pack(self.max_stack, self.max_locals, len(code)), code,
-                 _U2.pack(len(self.handlers))]
+        parts = [_HHI.pack(self.max_stack, self.max_locals, len(code)), code, _U2.pack(len(self.handlers))]
         for h in self.handlers:
             parts.append(_HANDLER.pack(h.start_pc, h.end_pc, h.handler_pc, h.catch_type))
         parts.append(encode_attribute_list(self.attributes, pool))
@@ -245,8 +259,7 @@ class StackMapTable(Attribute):
         return cls(name_index, data, ctx if isinstance(ctx, CodeContext) else None, r.base)
 
     @classmethod
-    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool,
-                     ctx: object) -> StackMapTable:
+    def decode_body(cls, name_index: int, data: bytes, offset: int, pool: ConstantPool, ctx: object) -> StackMapTable:
         return cls(name_index, data, ctx if isinstance(ctx, CodeContext) else None, offset)
 
     def frames(self, pool: ConstantPool) -> list:
@@ -278,8 +291,9 @@ class StackMapTable(Attribute):
             return self.data
         c = self.context
         # (a list: the encoder compares it with each frame's locals, which are lists)
-        initial = (list(initial_locals(c.class_name, c.method_name, c.descriptor, c.is_static))
-                   if c is not None else None)
+        initial = (
+            list(initial_locals(c.class_name, c.method_name, c.descriptor, c.is_static)) if c is not None else None
+        )
         return encode_stack_map_table(self._frames, pool, initial)
 
 

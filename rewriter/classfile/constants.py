@@ -43,18 +43,43 @@ MODULE = 19
 PACKAGE = 20
 
 TAG_NAMES = {
-    UTF8: "Utf8", INTEGER: "Integer", FLOAT: "Float", LONG: "Long", DOUBLE: "Double",
-    CLASS: "Class", STRING: "String", FIELDREF: "Fieldref", METHODREF: "Methodref",
-    INTERFACE_METHODREF: "InterfaceMethodref", NAME_AND_TYPE: "NameAndType",
-    METHOD_HANDLE: "MethodHandle", METHOD_TYPE: "MethodType", DYNAMIC: "Dynamic",
-    INVOKE_DYNAMIC: "InvokeDynamic", MODULE: "Module", PACKAGE: "Package",
+    UTF8: "Utf8",
+    INTEGER: "Integer",
+    FLOAT: "Float",
+    LONG: "Long",
+    DOUBLE: "Double",
+    CLASS: "Class",
+    STRING: "String",
+    FIELDREF: "Fieldref",
+    METHODREF: "Methodref",
+    INTERFACE_METHODREF: "InterfaceMethodref",
+    NAME_AND_TYPE: "NameAndType",
+    METHOD_HANDLE: "MethodHandle",
+    METHOD_TYPE: "MethodType",
+    DYNAMIC: "Dynamic",
+    INVOKE_DYNAMIC: "InvokeDynamic",
+    MODULE: "Module",
+    PACKAGE: "Package",
 }
 
 # Size of the fixed part after the tag byte (Utf8 is 2 + length).
 _FIXED_SIZE = {
-    INTEGER: 4, FLOAT: 4, LONG: 8, DOUBLE: 8, CLASS: 2, STRING: 2, FIELDREF: 4, METHODREF: 4,
-    INTERFACE_METHODREF: 4, NAME_AND_TYPE: 4, METHOD_HANDLE: 3, METHOD_TYPE: 2, DYNAMIC: 4,
-    INVOKE_DYNAMIC: 4, MODULE: 2, PACKAGE: 2,
+    INTEGER: 4,
+    FLOAT: 4,
+    LONG: 8,
+    DOUBLE: 8,
+    CLASS: 2,
+    STRING: 2,
+    FIELDREF: 4,
+    METHODREF: 4,
+    INTERFACE_METHODREF: 4,
+    NAME_AND_TYPE: 4,
+    METHOD_HANDLE: 3,
+    METHOD_TYPE: 2,
+    DYNAMIC: 4,
+    INVOKE_DYNAMIC: 4,
+    MODULE: 2,
+    PACKAGE: 2,
 }
 
 # Which tags each reference-holding tag may point to, per field, for validation.
@@ -71,9 +96,14 @@ _REF_RULES: dict[int, tuple[tuple[int, ...], ...]] = {
 }
 
 _MH_TARGETS = {
-    1: (FIELDREF,), 2: (FIELDREF,), 3: (FIELDREF,), 4: (FIELDREF,),
-    5: (METHODREF,), 8: (METHODREF,),
-    6: (METHODREF, INTERFACE_METHODREF), 7: (METHODREF, INTERFACE_METHODREF),
+    1: (FIELDREF,),
+    2: (FIELDREF,),
+    3: (FIELDREF,),
+    4: (FIELDREF,),
+    5: (METHODREF,),
+    8: (METHODREF,),
+    6: (METHODREF, INTERFACE_METHODREF),
+    7: (METHODREF, INTERFACE_METHODREF),
     9: (INTERFACE_METHODREF,),
 }
 
@@ -248,6 +278,7 @@ class _OneRef(Constant):
 
 class ClassRef(_OneRef):
     """CONSTANT_Class: ``index`` is the Utf8 of the internal name or array descriptor."""
+
     __slots__ = ()
     tag = CLASS
 
@@ -288,6 +319,7 @@ class _TwoRef(Constant):
 
 class _MemberRef(_TwoRef):
     """Field/method reference: ``first`` = Class index, ``second`` = NameAndType index."""
+
     __slots__ = ()
 
     @property
@@ -316,12 +348,14 @@ class InterfaceMethodref(_MemberRef):
 
 class NameAndType(_TwoRef):
     """``first`` = name Utf8 index, ``second`` = descriptor Utf8 index."""
+
     __slots__ = ()
     tag = NAME_AND_TYPE
 
 
 class _Indy(_TwoRef):
     """``first`` = BootstrapMethods index, ``second`` = NameAndType index."""
+
     __slots__ = ()
 
     @property
@@ -358,11 +392,21 @@ class MethodHandle(Constant):
         return b"\x0f" + bytes((self.kind,)) + _U2.pack(self.index)
 
 
-_ONE_REF_CLASSES: dict[int, type[_OneRef]] = {CLASS: ClassRef, STRING: String, METHOD_TYPE: MethodType, MODULE: Module,
-                    PACKAGE: Package}
-_TWO_REF_CLASSES: dict[int, type[_TwoRef]] = {FIELDREF: Fieldref, METHODREF: Methodref,
-                    INTERFACE_METHODREF: InterfaceMethodref, NAME_AND_TYPE: NameAndType,
-                    DYNAMIC: Dynamic, INVOKE_DYNAMIC: InvokeDynamic}
+_ONE_REF_CLASSES: dict[int, type[_OneRef]] = {
+    CLASS: ClassRef,
+    STRING: String,
+    METHOD_TYPE: MethodType,
+    MODULE: Module,
+    PACKAGE: Package,
+}
+_TWO_REF_CLASSES: dict[int, type[_TwoRef]] = {
+    FIELDREF: Fieldref,
+    METHODREF: Methodref,
+    INTERFACE_METHODREF: InterfaceMethodref,
+    NAME_AND_TYPE: NameAndType,
+    DYNAMIC: Dynamic,
+    INVOKE_DYNAMIC: InvokeDynamic,
+}
 
 # Per-tag tables for the bulk decoder and the validator (indexed by the tag byte, so the
 # hot loops do one list index instead of dict lookups or chains of comparisons).
@@ -401,8 +445,14 @@ class ConstantPool:
     second slot of a Long/Double is unusable and reads as an error.
     """
 
-    def __init__(self, data: bytes = b"", base: int = 0, end: int = 0,
-                 offsets: list[int] | None = None, tags: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        data: bytes = b"",
+        base: int = 0,
+        end: int = 0,
+        offsets: list[int] | None = None,
+        tags: list[int] | None = None,
+    ) -> None:
         """An empty pool; or, as :meth:`parse` makes it, the pool that ``data[base:end]`` holds,
         whose entries start at ``offsets`` and have ``tags`` (its references are validated)."""
         self._data: bytes = data
@@ -451,24 +501,22 @@ class ConstantPool:
                 else:
                     size = sizes[tag]
                     if size < 0:
-                        raise ClassFormatError(f"unknown constant-pool tag {tag} at entry #{i}",
-                                               offset=pos)
+                        raise ClassFormatError(f"unknown constant-pool tag {tag} at entry #{i}", offset=pos)
                     pos += 1 + size
                     if pos > n:
-                        raise ClassFormatError(f"truncated {TAG_NAMES[tag]} constant #{i}",
-                                               offset=offsets[i])
+                        raise ClassFormatError(f"truncated {TAG_NAMES[tag]} constant #{i}", offset=offsets[i])
                     if tag == LONG or tag == DOUBLE:
                         i += 1
                         if i >= count:
                             raise ClassFormatError(
-                                f"{TAG_NAMES[tag]} constant #{i - 1} is the last entry but takes "
-                                f"two slots", offset=offsets[i - 1])
+                                f"{TAG_NAMES[tag]} constant #{i - 1} is the last entry but takes two slots",
+                                offset=offsets[i - 1],
+                            )
                 i += 1
         except IndexError:
             if offsets[i] >= 0:  # the tag was read: a Utf8 whose length is cut off
                 raise ClassFormatError(f"truncated Utf8 constant #{i}", offset=offsets[i]) from None
-            raise ClassFormatError(f"truncated constant pool (entry #{i} of {count - 1})",
-                                   offset=pos) from None
+            raise ClassFormatError(f"truncated constant pool (entry #{i} of {count - 1})", offset=pos) from None
         return cls(data, base, pos, offsets, tags)
 
     def _validate(self) -> None:
@@ -495,8 +543,7 @@ class ConstantPool:
                     ref = (data[pos + 2] << 8) | data[pos + 3]
                     allowed = _MH_TARGETS.get(kind)
                     if allowed is None:
-                        raise ClassFormatError(f"MethodHandle #{i} has bad reference_kind {kind}",
-                                               offset=pos)
+                        raise ClassFormatError(f"MethodHandle #{i} has bad reference_kind {kind}", offset=pos)
                     self._check_ref(i, pos, ref, allowed)
                 continue
             pos = offsets[i]
@@ -512,13 +559,13 @@ class ConstantPool:
     def _check_ref(self, i: int, pos: int, ref: int, allowed: tuple[int, ...]) -> None:
         tags = self._tags
         if not 0 < ref < len(tags) or tags[ref] == 0:
-            raise ClassFormatError(
-                f"{TAG_NAMES[tags[i]]} constant #{i} refers to invalid index #{ref}", offset=pos)
+            raise ClassFormatError(f"{TAG_NAMES[tags[i]]} constant #{i} refers to invalid index #{ref}", offset=pos)
         if tags[ref] not in allowed:
             want = "/".join(TAG_NAMES[t] for t in allowed)
             raise ClassFormatError(
-                f"{TAG_NAMES[tags[i]]} constant #{i} refers to #{ref}, a {TAG_NAMES[tags[ref]]}, "
-                f"not a {want}", offset=pos)
+                f"{TAG_NAMES[tags[i]]} constant #{i} refers to #{ref}, a {TAG_NAMES[tags[ref]]}, not a {want}",
+                offset=pos,
+            )
 
     def _materialize(self, i: int) -> Constant:
         data = self._data
@@ -527,7 +574,7 @@ class ConstantPool:
         c: Constant
         if tag == UTF8:
             length = (data[pos + 1] << 8) | data[pos + 2]
-            c = Utf8(raw=bytes(data[pos + 3:pos + 3 + length]))
+            c = Utf8(raw=bytes(data[pos + 3 : pos + 3 + length]))
         elif tag in _ONE_REF_CLASSES:
             c = _ONE_REF_CLASSES[tag]((data[pos + 1] << 8) | data[pos + 2])
         elif tag in _TWO_REF_CLASSES:
@@ -583,7 +630,7 @@ class ConstantPool:
             pos = offsets[i]
             kind = kinds[tag]
             if kind == K_UTF8:
-                raw = data[pos + 3:pos + 3 + ((data[pos + 1] << 8) | data[pos + 2])]
+                raw = data[pos + 3 : pos + 3 + ((data[pos + 1] << 8) | data[pos + 2])]
                 c = new(Utf8_)
                 c.raw = raw
                 # ASCII without NUL (nearly every name) decodes in C; the rest is checked.
@@ -627,8 +674,9 @@ class ConstantPool:
         except (TypeError, IndexError):
             pass
         if not isinstance(i, int) or not 0 < i < len(self._tags) or self._tags[i] == 0:
-            raise ClassFormatError(f"constant-pool index #{i} is out of range or unusable "
-                                   f"(pool has {len(self._tags) - 1} slots)")
+            raise ClassFormatError(
+                f"constant-pool index #{i} is out of range or unusable (pool has {len(self._tags) - 1} slots)"
+            )
         c = self._cache[i]
         return c if c is not None else self._materialize(i)
 
@@ -716,7 +764,7 @@ class ConstantPool:
                     pos = offsets[i]
                     if tag == UTF8:
                         n = (data[pos + 1] << 8) | data[pos + 2]
-                        key = (UTF8, bytes(data[pos + 3:pos + 3 + n]))
+                        key = (UTF8, bytes(data[pos + 3 : pos + 3 + n]))
                     elif tag in _TWO_REF_CLASSES:
                         key = (tag, *unpack(">HH", data, pos + 1))
                     elif tag in _ONE_REF_CLASSES:
@@ -801,7 +849,7 @@ class ConstantPool:
         count = len(self._tags)
         parts = [_U2.pack(count)]
         if not full and not self._dirty and self._original_count > 1:
-            parts.append(self._data[self._base:self._end])
+            parts.append(self._data[self._base : self._end])
             start = self._original_count
         else:
             start = 1

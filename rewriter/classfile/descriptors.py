@@ -19,8 +19,14 @@ from typing import NamedTuple
 from ..errors import ClassFormatError
 
 __all__ = [
-    "MethodDescriptor", "parse_method_descriptor", "parse_field_descriptor",
-    "is_valid_field_descriptor", "type_size", "class_name_of", "is_reference", "array_of",
+    "MethodDescriptor",
+    "parse_method_descriptor",
+    "parse_field_descriptor",
+    "is_valid_field_descriptor",
+    "type_size",
+    "class_name_of",
+    "is_reference",
+    "array_of",
     "MAX_ARRAY_DIMENSIONS",
 ]
 
@@ -57,8 +63,7 @@ def _scan_field_type(desc: str, pos: int, whole: str) -> int:
     while pos < n and desc[pos] == "[":
         pos += 1
     if pos - start > MAX_ARRAY_DIMENSIONS:
-        raise ClassFormatError(f"descriptor {whole!r} has more than {MAX_ARRAY_DIMENSIONS} "
-                               "array dimensions")
+        raise ClassFormatError(f"descriptor {whole!r} has more than {MAX_ARRAY_DIMENSIONS} array dimensions")
     if pos >= n:
         raise ClassFormatError(f"descriptor {whole!r} ends inside a type")
     c = desc[pos]
@@ -68,7 +73,7 @@ def _scan_field_type(desc: str, pos: int, whole: str) -> int:
         end = desc.find(";", pos + 1)
         if end < 0:
             raise ClassFormatError(f"descriptor {whole!r}: class type without ';'")
-        name = desc[pos + 1:end]
+        name = desc[pos + 1 : end]
         if not _valid_binary_name(name):
             raise ClassFormatError(f"descriptor {whole!r}: bad class name {name!r}")
         return end + 1

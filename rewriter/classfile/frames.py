@@ -33,11 +33,27 @@ from ..errors import ClassFormatError
 from .descriptors import parse_method_descriptor
 
 __all__ = [
-    "VType", "Top", "Integer", "Float", "Double", "Long", "Null", "UninitializedThis",
-    "Object", "Uninitialized", "Frame", "ClassPool",
-    "decode_stack_map_table", "encode_stack_map_table", "initial_frame_locals", "initial_locals",
-    "vtype_of_descriptor", "frame_kind_name",
-    "SAME_LOCALS_1_STACK_ITEM_EXTENDED", "SAME_FRAME_EXTENDED", "FULL_FRAME",
+    "VType",
+    "Top",
+    "Integer",
+    "Float",
+    "Double",
+    "Long",
+    "Null",
+    "UninitializedThis",
+    "Object",
+    "Uninitialized",
+    "Frame",
+    "ClassPool",
+    "decode_stack_map_table",
+    "encode_stack_map_table",
+    "initial_frame_locals",
+    "initial_locals",
+    "vtype_of_descriptor",
+    "frame_kind_name",
+    "SAME_LOCALS_1_STACK_ITEM_EXTENDED",
+    "SAME_FRAME_EXTENDED",
+    "FULL_FRAME",
 ]
 
 # verification_type_info tags (JVMS 4.7.4)
@@ -45,12 +61,12 @@ ITEM_TOP, ITEM_INTEGER, ITEM_FLOAT, ITEM_DOUBLE, ITEM_LONG, ITEM_NULL = 0, 1, 2,
 ITEM_UNINITIALIZED_THIS, ITEM_OBJECT, ITEM_UNINITIALIZED = 6, 7, 8
 
 # frame_type values (ranges for the delta-carrying ones)
-SAME_FRAME_MAX = 63                    # 0..63: same_frame, delta = frame_type
-SAME_LOCALS_1_STACK_ITEM = 64          # 64..127: delta = frame_type - 64
+SAME_FRAME_MAX = 63  # 0..63: same_frame, delta = frame_type
+SAME_LOCALS_1_STACK_ITEM = 64  # 64..127: delta = frame_type - 64
 SAME_LOCALS_1_STACK_ITEM_EXTENDED = 247
-CHOP_FRAME = 248                       # 248..250: chop 251 - frame_type locals
+CHOP_FRAME = 248  # 248..250: chop 251 - frame_type locals
 SAME_FRAME_EXTENDED = 251
-APPEND_FRAME = 252                     # 252..254: append frame_type - 251 locals
+APPEND_FRAME = 252  # 252..254: append frame_type - 251 locals
 FULL_FRAME = 255
 
 
@@ -175,8 +191,9 @@ class Frame:
 
     __slots__ = ("offset", "locals", "stack", "kind")
 
-    def __init__(self, offset: int, locals: list[VType], stack: list[VType] | None = None,
-                 kind: int | None = None) -> None:
+    def __init__(
+        self, offset: int, locals: list[VType], stack: list[VType] | None = None, kind: int | None = None
+    ) -> None:
         self.offset = offset
         self.locals = locals
         self.stack = [] if stack is None else stack
@@ -185,8 +202,12 @@ class Frame:
     def __eq__(self, other: object) -> bool:
         if type(other) is not Frame:
             return NotImplemented
-        return (self.offset == other.offset and self.kind == other.kind
-                and self.locals == other.locals and self.stack == other.stack)
+        return (
+            self.offset == other.offset
+            and self.kind == other.kind
+            and self.locals == other.locals
+            and self.stack == other.stack
+        )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
@@ -237,8 +258,7 @@ def vtype_of_descriptor(desc: str) -> VType:
     raise ClassFormatError(f"{desc!r} is not a field type")
 
 
-def initial_frame_locals(class_name: str, method_name: str, descriptor: str,
-                         is_static: bool) -> list[VType]:
+def initial_frame_locals(class_name: str, method_name: str, descriptor: str, is_static: bool) -> list[VType]:
     """The implicit frame at offset 0 (JVMS 4.10.1.6), the base of the first delta frame.
 
     ``this`` is UninitializedThis in a constructor (except java/lang/Object's,
@@ -248,8 +268,7 @@ def initial_frame_locals(class_name: str, method_name: str, descriptor: str,
 
 
 @lru_cache(maxsize=1024)
-def initial_locals(class_name: str, method_name: str, descriptor: str,
-                   is_static: bool) -> tuple[VType, ...]:
+def initial_locals(class_name: str, method_name: str, descriptor: str, is_static: bool) -> tuple[VType, ...]:
     """:func:`initial_frame_locals` as a shared, cached tuple (do not build on it: copy it).
 
     Why: a StackMapTable asks for it when decoded and again when encoded, and the
@@ -269,8 +288,15 @@ def initial_locals(class_name: str, method_name: str, descriptor: str,
 _U2 = struct.Struct(">H")
 
 
-def _read_types(data: bytes, pos: int, count: int, pool: ClassPool, code_length: int,
-                out: list[VType], objects: dict[int, VType] | None = None) -> int:
+def _read_types(
+    data: bytes,
+    pos: int,
+    count: int,
+    pool: ClassPool,
+    code_length: int,
+    out: list[VType],
+    objects: dict[int, VType] | None = None,
+) -> int:
     """Append ``count`` verification types read at ``pos`` to ``out``; return the new position.
 
     ``objects`` (CONSTANT_Class index -> Object) lets one table share its Object
@@ -300,8 +326,9 @@ def _read_types(data: bytes, pos: int, count: int, pool: ClassPool, code_length:
         elif tag == ITEM_UNINITIALIZED:
             offset = (data[pos + 1] << 8) | data[pos + 2]
             if 0 <= code_length <= offset:
-                raise ClassFormatError(f"Uninitialized({offset}) is past the end of the code "
-                                       f"(length {code_length})", offset=pos)
+                raise ClassFormatError(
+                    f"Uninitialized({offset}) is past the end of the code (length {code_length})", offset=pos
+                )
             out.append(Uninitialized(offset))
             pos += 3
         else:
@@ -309,8 +336,9 @@ def _read_types(data: bytes, pos: int, count: int, pool: ClassPool, code_length:
     return pos
 
 
-def decode_stack_map_table(data: bytes, pool: ClassPool, initial_locals: Sequence[VType],
-                           code_length: int | None = None) -> list[Frame]:
+def decode_stack_map_table(
+    data: bytes, pool: ClassPool, initial_locals: Sequence[VType], code_length: int | None = None
+) -> list[Frame]:
     """Decode a StackMapTable attribute body into explicit frames.
 
     ``initial_locals`` is the implicit first frame (see :func:`initial_frame_locals`).
@@ -353,15 +381,15 @@ def decode_stack_map_table(data: bytes, pool: ClassPool, initial_locals: Sequenc
                 elif kind < SAME_FRAME_EXTENDED:
                     k = SAME_FRAME_EXTENDED - kind
                     if k > len(locals_):
-                        raise ClassFormatError(f"chop_frame removes {k} locals but only "
-                                               f"{len(locals_)} are defined", offset=start)
-                    locals_ = locals_[:len(locals_) - k]
+                        raise ClassFormatError(
+                            f"chop_frame removes {k} locals but only {len(locals_)} are defined", offset=start
+                        )
+                    locals_ = locals_[: len(locals_) - k]
                 elif kind == SAME_FRAME_EXTENDED:
                     locals_ = list(locals_)
                 elif kind < FULL_FRAME:
                     locals_ = list(locals_)
-                    pos = _read_types(data, pos, kind - SAME_FRAME_EXTENDED, pool, clen, locals_,
-                                      objects)
+                    pos = _read_types(data, pos, kind - SAME_FRAME_EXTENDED, pool, clen, locals_, objects)
                 else:
                     nlocals = (data[pos] << 8) | data[pos + 1]
                     locals_ = []
@@ -370,8 +398,9 @@ def decode_stack_map_table(data: bytes, pool: ClassPool, initial_locals: Sequenc
                     pos = _read_types(data, pos + 2, nstack, pool, clen, stack, objects)
             offset = prev + 1 + delta
             if 0 <= clen <= offset:
-                raise ClassFormatError(f"frame at offset {offset} is past the end of the code "
-                                       f"(length {clen})", offset=start)
+                raise ClassFormatError(
+                    f"frame at offset {offset} is past the end of the code (length {clen})", offset=start
+                )
             frame = new(Frame_)  # Frame(offset, locals_, stack, kind) without the __init__ call
             frame.offset = offset
             frame.locals = locals_
@@ -382,14 +411,12 @@ def decode_stack_map_table(data: bytes, pool: ClassPool, initial_locals: Sequenc
     except (IndexError, struct.error):
         raise ClassFormatError(f"StackMapTable truncated ({len(data)} bytes)", offset=start) from None
     if pos != len(data):
-        raise ClassFormatError(f"StackMapTable has {len(data) - pos} bytes after its "
-                               f"{len(frames)} frames", offset=pos)
+        raise ClassFormatError(f"StackMapTable has {len(data) - pos} bytes after its {len(frames)} frames", offset=pos)
     return frames
 
 
 # ------------------------------------------------------------------ encoding
-def _fits(kind: int, locals_: list[VType], stack: list[VType], prev: Sequence[VType] | None,
-          delta: int) -> int | None:
+def _fits(kind: int, locals_: list[VType], stack: list[VType], prev: Sequence[VType] | None, delta: int) -> int | None:
     """The frame_type byte for ``kind``'s family if it can encode this frame exactly, else None.
 
     With ``prev`` unknown (first frame, no initial locals given) the kind is
@@ -415,7 +442,7 @@ def _fits(kind: int, locals_: list[VType], stack: list[VType], prev: Sequence[VT
         if prev is None:
             return kind
         k = len(prev) - len(locals_)
-        if 1 <= k <= 3 and list(prev[:len(locals_)]) == locals_:
+        if 1 <= k <= 3 and list(prev[: len(locals_)]) == locals_:
             return SAME_FRAME_EXTENDED - k
         return None
     if APPEND_FRAME <= kind < FULL_FRAME:
@@ -423,14 +450,13 @@ def _fits(kind: int, locals_: list[VType], stack: list[VType], prev: Sequence[VT
             k = kind - SAME_FRAME_EXTENDED
             return kind if k <= len(locals_) else None
         k = len(locals_) - len(prev)
-        if 1 <= k <= 3 and locals_[:len(prev)] == list(prev):
+        if 1 <= k <= 3 and locals_[: len(prev)] == list(prev):
             return SAME_FRAME_EXTENDED + k
         return None
     return None  # reserved kinds are never kept
 
 
-def _compact(locals_: list[VType], stack: list[VType], prev: Sequence[VType] | None,
-             delta: int) -> int:
+def _compact(locals_: list[VType], stack: list[VType], prev: Sequence[VType] | None, delta: int) -> int:
     """The most compact frame_type for a frame (JVMS order of preference)."""
     if prev is None:
         return FULL_FRAME
@@ -442,8 +468,7 @@ def _compact(locals_: list[VType], stack: list[VType], prev: Sequence[VType] | N
         ft = _fits(SAME_FRAME_EXTENDED, locals_, stack, prev, delta)
         return FULL_FRAME if ft is None else ft
     if len(stack) == 1 and locals_ == list(prev):
-        return SAME_LOCALS_1_STACK_ITEM + delta if delta <= SAME_FRAME_MAX \
-            else SAME_LOCALS_1_STACK_ITEM_EXTENDED
+        return SAME_LOCALS_1_STACK_ITEM + delta if delta <= SAME_FRAME_MAX else SAME_LOCALS_1_STACK_ITEM_EXTENDED
     return FULL_FRAME
 
 
@@ -460,8 +485,9 @@ def _write_types(out: bytearray, types: Iterable[VType], pool: ClassPool) -> Non
             out += _U2.pack(t.offset)  # type: ignore[attr-defined]
 
 
-def encode_stack_map_table(frames: Sequence[Frame], pool: ClassPool,
-                           initial_locals: Sequence[VType] | None = None) -> bytes:
+def encode_stack_map_table(
+    frames: Sequence[Frame], pool: ClassPool, initial_locals: Sequence[VType] | None = None
+) -> bytes:
     """Encode explicit frames as a StackMapTable attribute body.
 
     Each frame is written as its ``kind`` if that is still a correct encoding
@@ -477,8 +503,9 @@ def encode_stack_map_table(frames: Sequence[Frame], pool: ClassPool,
     for i, f in enumerate(frames):
         delta = f.offset - prev_offset - 1
         if not 0 <= delta <= 0xFFFF:
-            raise ClassFormatError(f"frame {i} at offset {f.offset} does not come after the "
-                                   f"previous frame (offset {prev_offset})")
+            raise ClassFormatError(
+                f"frame {i} at offset {f.offset} does not come after the previous frame (offset {prev_offset})"
+            )
         locals_, stack = f.locals, f.stack
         ft = None if f.kind is None else _fits(f.kind, locals_, stack, prev, delta)
         if ft is None:
@@ -495,7 +522,7 @@ def encode_stack_map_table(frames: Sequence[Frame], pool: ClassPool,
                 if ft == SAME_LOCALS_1_STACK_ITEM_EXTENDED:
                     _write_types(out, stack, pool)
                 elif APPEND_FRAME <= ft < FULL_FRAME:
-                    _write_types(out, locals_[len(locals_) - (ft - SAME_FRAME_EXTENDED):], pool)
+                    _write_types(out, locals_[len(locals_) - (ft - SAME_FRAME_EXTENDED) :], pool)
                 elif ft == FULL_FRAME:
                     out += _U2.pack(len(locals_))
                     _write_types(out, locals_, pool)

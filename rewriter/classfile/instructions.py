@@ -18,8 +18,8 @@ Most instructions have at most one operand, kept in ``operand``:
 * ABSOLUTE branch target offset (if*, goto, goto_w, jsr, jsr_w, ifnull, ifnonnull),
 * signed immediate (bipush, sipush), or the newarray type code.
 
-In a method body being edited (:mod:`jprewrite.editor`) a branch operand is that layer's
-``Label`` instead of an offset, hence ``operand``'s loose type.
+In a method body being edited (:mod:`jprewrite.editor`) a branch operand (and a switch's
+``default`` and ``targets``) is that layer's ``Label`` instead of an offset, hence their loose type.
 
 The few with more operands are subclasses with named fields:
 :class:`Iinc`, :class:`InvokeInterface`, :class:`InvokeDynamic`,
@@ -79,9 +79,17 @@ from .opcodes import (
 )
 
 __all__ = [
-    "Instruction", "Iinc", "InvokeInterface", "InvokeDynamic", "MultiANewArray",
-    "TableSwitch", "LookupSwitch", "decode_instructions", "encode_instructions",
-    "instruction_length", "switch_padding",
+    "Instruction",
+    "Iinc",
+    "InvokeInterface",
+    "InvokeDynamic",
+    "MultiANewArray",
+    "TableSwitch",
+    "LookupSwitch",
+    "decode_instructions",
+    "encode_instructions",
+    "instruction_length",
+    "switch_padding",
 ]
 
 
@@ -210,8 +218,7 @@ class TableSwitch(Instruction):
     __slots__ = ("default", "low", "targets", "padding")
     _FIELDS = Instruction._FIELDS + ("default", "low", "targets", "padding")
 
-    def __init__(self, offset: int, default: int, low: int, targets: list[int],
-                 padding: bytes | None = None) -> None:
+    def __init__(self, offset: int, default: Any, low: int, targets: list[Any], padding: bytes | None = None) -> None:
         self.offset = offset
         self.opcode = TABLESWITCH
         self.operand = None
@@ -239,8 +246,9 @@ class LookupSwitch(Instruction):
     __slots__ = ("default", "keys", "targets", "padding")
     _FIELDS = Instruction._FIELDS + ("default", "keys", "targets", "padding")
 
-    def __init__(self, offset: int, default: int, keys: list[int], targets: list[int],
-                 padding: bytes | None = None) -> None:
+    def __init__(
+        self, offset: int, default: Any, keys: list[int], targets: list[Any], padding: bytes | None = None
+    ) -> None:
         self.offset = offset
         self.opcode = LOOKUPSWITCH
         self.operand = None
@@ -288,14 +296,21 @@ def instruction_length(insn: Instruction, offset: int | None = None) -> int:
 # _decode_other they cost five times as much as the others.
 _D_NONE, _D_U1, _D_U2, _D_BRANCH, _D_BYTE, _D_SHORT, _D_OTHER = range(7)
 _DECODE_SHAPE = tuple(
-    _D_NONE if f == FMT_NONE else
-    _D_U1 if f in (FMT_LOCAL, FMT_CP1, FMT_NEWARRAY) else
-    _D_U2 if f == FMT_CP2 else
-    _D_BRANCH if f == FMT_BRANCH else
-    _D_BYTE if f == FMT_BYTE else
-    _D_SHORT if f == FMT_SHORT else
-    _D_OTHER
-    for f in FORMATS)
+    _D_NONE
+    if f == FMT_NONE
+    else _D_U1
+    if f in (FMT_LOCAL, FMT_CP1, FMT_NEWARRAY)
+    else _D_U2
+    if f == FMT_CP2
+    else _D_BRANCH
+    if f == FMT_BRANCH
+    else _D_BYTE
+    if f == FMT_BYTE
+    else _D_SHORT
+    if f == FMT_SHORT
+    else _D_OTHER
+    for f in FORMATS
+)
 
 _S2 = struct.Struct(">h")
 _S4 = struct.Struct(">i")
@@ -389,8 +404,9 @@ def decode_instructions(code: bytes) -> list[Instruction]:
                 # fixed-size opcodes from the table; switches and wide forms (0 there) computed
                 pos += lengths[op] or instruction_length(insn, pos)
     except (IndexError, struct.error):
-        raise ClassFormatError(f"truncated {opcode_name(code[pos])} instruction at the end of "
-                               f"the code (length {n})", offset=pos) from None
+        raise ClassFormatError(
+            f"truncated {opcode_name(code[pos])} instruction at the end of the code (length {n})", offset=pos
+        ) from None
     if jumps:
         _check_targets(out, jumps, n)
     return out
@@ -421,8 +437,7 @@ def _decode_other(code: bytes, pos: int, op: int) -> Instruction:
     if fmt == FMT_WIDE:
         real = code[pos + 1]
         if real not in WIDENABLE:
-            raise ClassFormatError(f"wide before {opcode_name(real)}, which has no wide form",
-                                   offset=pos)
+            raise ClassFormatError(f"wide before {opcode_name(real)}, which has no wide form", offset=pos)
         if real == IINC:
             index, inc = _Hh.unpack_from(code, pos + 2)
             return Iinc(pos, index, inc, True)
@@ -475,22 +490,31 @@ def _check_targets(insns: Sequence[Instruction], jumps: list[Instruction], code_
         for t in _targets_of(insn):
             if t not in starts:
                 where = "outside the code" if not 0 <= t < code_length else "not at an instruction start"
-                raise ClassFormatError(f"{insn.name} target {t} is {where} (code length {code_length})",
-                                       offset=insn.offset)
+                raise ClassFormatError(
+                    f"{insn.name} target {t} is {where} (code length {code_length})", offset=insn.offset
+                )
 
 
 # ---------------------------------------------------------------- encoding
 _E_NONE, _E_LOCAL, _E_CP2, _E_U1, _E_BRANCH, _E_BYTE, _E_SHORT, _E_OTHER = range(8)
 _ENCODE_SHAPE = tuple(
-    _E_NONE if f == FMT_NONE else
-    _E_LOCAL if f == FMT_LOCAL else
-    _E_CP2 if f == FMT_CP2 else
-    _E_U1 if f in (FMT_CP1, FMT_NEWARRAY) else
-    _E_BRANCH if f == FMT_BRANCH else
-    _E_BYTE if f == FMT_BYTE else
-    _E_SHORT if f == FMT_SHORT else
-    _E_OTHER
-    for f in FORMATS)
+    _E_NONE
+    if f == FMT_NONE
+    else _E_LOCAL
+    if f == FMT_LOCAL
+    else _E_CP2
+    if f == FMT_CP2
+    else _E_U1
+    if f in (FMT_CP1, FMT_NEWARRAY)
+    else _E_BRANCH
+    if f == FMT_BRANCH
+    else _E_BYTE
+    if f == FMT_BYTE
+    else _E_SHORT
+    if f == FMT_SHORT
+    else _E_OTHER
+    for f in FORMATS
+)
 
 _BB = struct.Struct(">BB")
 _Bh = struct.Struct(">Bh")
@@ -529,7 +553,8 @@ def encode_instructions(insns: Iterable[Instruction]) -> bytes:
         for insn in insns:
             if insn.offset != pos:
                 raise ClassFormatError(
-                    f"{insn.name} has offset {insn.offset} but would be written at {pos}", offset=pos)
+                    f"{insn.name} has offset {insn.offset} but would be written at {pos}", offset=pos
+                )
             op = insn.opcode
             shape = shapes[op]
             if shape == NONE:
@@ -617,8 +642,9 @@ def _encode_other(buf: bytearray, insn: Any, pos: int, op: int) -> None:
     elif fmt == FMT_TABLESWITCH or fmt == FMT_LOOKUPSWITCH:
         _encode_switch(buf, insn, pos, op)
     elif fmt == FMT_WIDE:
-        raise ClassFormatError("a bare wide prefix is not an instruction (set .wide on the "
-                               "widened instruction instead)", offset=pos)
+        raise ClassFormatError(
+            "a bare wide prefix is not an instruction (set .wide on the widened instruction instead)", offset=pos
+        )
     else:
         raise ClassFormatError(f"unknown opcode {op}", offset=pos)
 
@@ -630,8 +656,7 @@ def _encode_switch(buf: bytearray, insn: Any, pos: int, op: int) -> None:
     if padding is None:
         buf += bytes(pad)
     elif len(padding) != pad:
-        raise ClassFormatError(f"{insn.name} at {pos} needs {pad} padding bytes, has {len(padding)}",
-                               offset=pos)
+        raise ClassFormatError(f"{insn.name} at {pos} needs {pad} padding bytes, has {len(padding)}", offset=pos)
     else:
         buf += padding
     targets = insn.targets
@@ -645,8 +670,7 @@ def _encode_switch(buf: bytearray, insn: Any, pos: int, op: int) -> None:
     else:
         keys = insn.keys
         if len(keys) != len(targets):
-            raise ClassFormatError(f"lookupswitch has {len(keys)} keys but {len(targets)} targets",
-                                   offset=pos)
+            raise ClassFormatError(f"lookupswitch has {len(keys)} keys but {len(targets)} targets", offset=pos)
         buf += _II.pack(insn.default - pos, len(keys))
         flat = [0] * (2 * len(keys))
         flat[0::2] = keys

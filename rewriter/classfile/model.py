@@ -100,8 +100,14 @@ class Member:
     __slots__ = ("access", "name_index", "descriptor_index", "attributes", "core")
     context: str = ""
 
-    def __init__(self, access: int, name_index: int, descriptor_index: int,
-                 attributes: list[Attribute], owner: ClassFile | ClassCore | None = None) -> None:
+    def __init__(
+        self,
+        access: int,
+        name_index: int,
+        descriptor_index: int,
+        attributes: list[Attribute],
+        owner: ClassFile | ClassCore | None = None,
+    ) -> None:
         self.access = access
         self.name_index = name_index
         self.descriptor_index = descriptor_index
@@ -176,8 +182,9 @@ class Method(Member):
         core = self.core
         assert core is not None
         pool = core.pool
-        return code_context(core.name, pool.utf8(self.name_index), pool.utf8(self.descriptor_index),
-                            bool(self.access & ACC_STATIC))
+        return code_context(
+            core.name, pool.utf8(self.name_index), pool.utf8(self.descriptor_index), bool(self.access & ACC_STATIC)
+        )
 
     def code(self) -> CodeAttribute | None:
         """The decoded Code attribute, or None for abstract and native methods."""
@@ -272,8 +279,7 @@ class ClassFile:
             self.attributes[i] = d
             if isinstance(d, attrs.Record):
                 for comp in d.components:
-                    comp.attributes = [attrs.decode_attribute(x, pool, attrs.RECORD_COMPONENT)
-                                       for x in comp.attributes]
+                    comp.attributes = [attrs.decode_attribute(x, pool, attrs.RECORD_COMPONENT) for x in comp.attributes]
         for f in self.fields:
             f.decode_all()
         for m in self.methods:
@@ -285,8 +291,7 @@ class ClassFile:
         parts = [_HEADER.pack(MAGIC, self.minor, self.major)]
         # Members and attributes are encoded first: encoding may add constants
         # (e.g. a new frame naming a class), and the pool must be written last-known.
-        body = [struct.pack(">HHHH", self.access, self.this_class, self.super_class,
-                            len(self.interface_indices))]
+        body = [struct.pack(">HHHH", self.access, self.this_class, self.super_class, len(self.interface_indices))]
         body.append(struct.pack(f">{len(self.interface_indices)}H", *self.interface_indices))
         for members in (self.fields, self.methods):
             body.append(struct.pack(">H", len(members)))
@@ -312,8 +317,9 @@ def read_class(data: bytes, *, check_version: bool = True) -> ClassFile:
         raise ClassFormatError(f"bad magic 0x{magic:08X} (not a class file)", offset=0)
     if check_version and not MIN_MAJOR <= major <= MAX_MAJOR:
         raise UnsupportedVersionError(
-            f"unsupported class-file version {major}.{minor} "
-            f"(jprewrite supports {MIN_MAJOR}.0 to {MAX_MAJOR}.x)", offset=6)
+            f"unsupported class-file version {major}.{minor} (jprewrite supports {MIN_MAJOR}.0 to {MAX_MAJOR}.x)",
+            offset=6,
+        )
     cf = ClassFile()
     cf.minor, cf.major = minor, major
     cf.pool = pool = ConstantPool.parse(data, 8)
@@ -346,8 +352,7 @@ def _expect_class(pool: ConstantPool, index: int, what: str, offset: int) -> Non
         raise ClassFormatError(f"{what} index #{index} is not a Class constant", offset=offset)
 
 
-def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type[Member],
-                  owner: ClassFile) -> tuple[list, int]:
+def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type[Member], owner: ClassFile) -> tuple[list, int]:
     n = len(data)
     if pos + 2 > n:
         raise ClassFormatError(f"truncated before {kind.__name__.lower()}s_count", offset=pos)
@@ -364,11 +369,11 @@ def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type[Member],
             raise ClassFormatError(f"truncated {kind.__name__.lower()}", offset=pos)
         access, name_index, desc_index = unpack(data, pos)
         if not (0 < name_index < ntags and tags[name_index] == 1):
-            raise ClassFormatError(f"{kind.__name__.lower()} name index #{name_index} is not a Utf8",
-                                   offset=pos + 2)
+            raise ClassFormatError(f"{kind.__name__.lower()} name index #{name_index} is not a Utf8", offset=pos + 2)
         if not (0 < desc_index < ntags and tags[desc_index] == 1):
             raise ClassFormatError(
-                f"{kind.__name__.lower()} descriptor index #{desc_index} is not a Utf8", offset=pos + 4)
+                f"{kind.__name__.lower()} descriptor index #{desc_index} is not a Utf8", offset=pos + 4
+            )
         attributes, pos = read_attribute_list(data, pos + 6, pool)
         m: Member = new(kind)  # what kind(access, name_index, desc_index, attributes, owner) does
         m.access = access

@@ -230,28 +230,42 @@ IMPDEP2 = 255
 # ------------------------------------------------------------ operand formats
 # The shape of the bytes after the opcode. ``wide`` changes the shape of the
 # FMT_LOCAL and FMT_IINC opcodes only (see WIDENABLE).
-FMT_INVALID = 0          #: not an assigned opcode
-FMT_NONE = 1             #: no operands
-FMT_LOCAL = 2            #: u1 local-variable index (u2 under wide); also ``ret``
-FMT_IINC = 3             #: u1 local index, s1 increment (u2, s2 under wide)
-FMT_BYTE = 4             #: bipush: s1 immediate
-FMT_SHORT = 5            #: sipush: s2 immediate
-FMT_CP1 = 6              #: ldc: u1 constant-pool index
-FMT_CP2 = 7              #: u2 constant-pool index (ldc_w, field/method refs, new, ...)
-FMT_NEWARRAY = 8         #: newarray: u1 array type code (T_BOOLEAN=4 ... T_LONG=11)
-FMT_BRANCH = 9           #: s2 branch offset (if*, goto, jsr)
-FMT_BRANCH_W = 10        #: s4 branch offset (goto_w, jsr_w)
-FMT_TABLESWITCH = 11     #: padding, default, low, high, offsets
-FMT_LOOKUPSWITCH = 12    #: padding, default, npairs, (key, offset) pairs
+FMT_INVALID = 0  #: not an assigned opcode
+FMT_NONE = 1  #: no operands
+FMT_LOCAL = 2  #: u1 local-variable index (u2 under wide); also ``ret``
+FMT_IINC = 3  #: u1 local index, s1 increment (u2, s2 under wide)
+FMT_BYTE = 4  #: bipush: s1 immediate
+FMT_SHORT = 5  #: sipush: s2 immediate
+FMT_CP1 = 6  #: ldc: u1 constant-pool index
+FMT_CP2 = 7  #: u2 constant-pool index (ldc_w, field/method refs, new, ...)
+FMT_NEWARRAY = 8  #: newarray: u1 array type code (T_BOOLEAN=4 ... T_LONG=11)
+FMT_BRANCH = 9  #: s2 branch offset (if*, goto, jsr)
+FMT_BRANCH_W = 10  #: s4 branch offset (goto_w, jsr_w)
+FMT_TABLESWITCH = 11  #: padding, default, low, high, offsets
+FMT_LOOKUPSWITCH = 12  #: padding, default, npairs, (key, offset) pairs
 FMT_INVOKEINTERFACE = 13  #: u2 cp index, u1 count, u1 zero
-FMT_INVOKEDYNAMIC = 14   #: u2 cp index, u2 zero
+FMT_INVOKEDYNAMIC = 14  #: u2 cp index, u2 zero
 FMT_MULTIANEWARRAY = 15  #: u2 cp index, u1 dimensions
-FMT_WIDE = 16            #: the wide prefix itself
+FMT_WIDE = 16  #: the wide prefix itself
 
 FORMAT_NAMES: tuple[str, ...] = (
-    "invalid", "none", "local", "iinc", "byte", "short", "cp1", "cp2", "newarray", "branch",
-    "branch_w", "tableswitch", "lookupswitch", "invokeinterface", "invokedynamic",
-    "multianewarray", "wide",
+    "invalid",
+    "none",
+    "local",
+    "iinc",
+    "byte",
+    "short",
+    "cp1",
+    "cp2",
+    "newarray",
+    "branch",
+    "branch_w",
+    "tableswitch",
+    "lookupswitch",
+    "invokeinterface",
+    "invokedynamic",
+    "multianewarray",
+    "wide",
 )
 
 
@@ -271,8 +285,21 @@ def _build_tables() -> tuple[tuple[str | None, ...], tuple[int, ...]]:
     fmt[BIPUSH] = FMT_BYTE
     fmt[SIPUSH] = FMT_SHORT
     fmt[LDC] = FMT_CP1
-    for op in (LDC_W, LDC2_W, GETSTATIC, PUTSTATIC, GETFIELD, PUTFIELD, INVOKEVIRTUAL,
-               INVOKESPECIAL, INVOKESTATIC, NEW, ANEWARRAY, CHECKCAST, INSTANCEOF):
+    for op in (
+        LDC_W,
+        LDC2_W,
+        GETSTATIC,
+        PUTSTATIC,
+        GETFIELD,
+        PUTFIELD,
+        INVOKEVIRTUAL,
+        INVOKESPECIAL,
+        INVOKESTATIC,
+        NEW,
+        ANEWARRAY,
+        CHECKCAST,
+        INSTANCEOF,
+    ):
         fmt[op] = FMT_CP2
     fmt[NEWARRAY] = FMT_NEWARRAY
     for op in range(IFEQ, JSR + 1):
@@ -300,10 +327,23 @@ OPCODES_BY_NAME: dict[str, int] = {n: op for op, n in enumerate(OPCODE_NAMES) if
 #: Length in bytes (opcode included) of each fixed-size, non-wide instruction;
 #: 0 for switches, ``wide`` and unassigned opcodes, whose length depends on context.
 LENGTHS: tuple[int, ...] = tuple(
-    {FMT_NONE: 1, FMT_LOCAL: 2, FMT_IINC: 3, FMT_BYTE: 2, FMT_SHORT: 3, FMT_CP1: 2, FMT_CP2: 3,
-     FMT_NEWARRAY: 2, FMT_BRANCH: 3, FMT_BRANCH_W: 5, FMT_INVOKEINTERFACE: 5,
-     FMT_INVOKEDYNAMIC: 5, FMT_MULTIANEWARRAY: 4}.get(f, 0)
-    for f in FORMATS)
+    {
+        FMT_NONE: 1,
+        FMT_LOCAL: 2,
+        FMT_IINC: 3,
+        FMT_BYTE: 2,
+        FMT_SHORT: 3,
+        FMT_CP1: 2,
+        FMT_CP2: 3,
+        FMT_NEWARRAY: 2,
+        FMT_BRANCH: 3,
+        FMT_BRANCH_W: 5,
+        FMT_INVOKEINTERFACE: 5,
+        FMT_INVOKEDYNAMIC: 5,
+        FMT_MULTIANEWARRAY: 4,
+    }.get(f, 0)
+    for f in FORMATS
+)
 
 #: Opcodes that may follow ``wide`` (JVMS 6.5.wide).
 WIDENABLE: frozenset[int] = frozenset(op for op in range(256) if FORMATS[op] in (FMT_LOCAL, FMT_IINC))
@@ -320,8 +360,14 @@ T_INT = 10
 T_LONG = 11
 #: newarray type code -> Java type name, as javap prints it.
 NEWARRAY_TYPE_NAMES: dict[int, str] = {
-    T_BOOLEAN: "boolean", T_CHAR: "char", T_FLOAT: "float", T_DOUBLE: "double",
-    T_BYTE: "byte", T_SHORT: "short", T_INT: "int", T_LONG: "long",
+    T_BOOLEAN: "boolean",
+    T_CHAR: "char",
+    T_FLOAT: "float",
+    T_DOUBLE: "double",
+    T_BYTE: "byte",
+    T_SHORT: "short",
+    T_INT: "int",
+    T_LONG: "long",
 }
 
 
@@ -344,8 +390,7 @@ SUBROUTINE_OPCODES: frozenset[int] = JSR_OPCODES | {RET}
 #: The two-way branches ``if*`` (a taken edge and a fall-through).
 CONDITIONAL_BRANCH_OPCODES: frozenset[int] = frozenset((*range(IFEQ, IF_ACMPNE + 1), IFNULL, IFNONNULL))
 #: Opcodes whose operand is a branch target (2- or 4-byte offset), jsr included.
-BRANCH_OPCODES: frozenset[int] = frozenset(
-    op for op in range(256) if FORMATS[op] in (FMT_BRANCH, FMT_BRANCH_W))
+BRANCH_OPCODES: frozenset[int] = frozenset(op for op in range(256) if FORMATS[op] in (FMT_BRANCH, FMT_BRANCH_W))
 SWITCH_OPCODES: frozenset[int] = frozenset((TABLESWITCH, LOOKUPSWITCH))
 #: Instructions whose operands name code positions: branches, jsr and switches.
 JUMP_OPCODES: frozenset[int] = BRANCH_OPCODES | SWITCH_OPCODES
@@ -358,8 +403,7 @@ UNCONDITIONAL_OPCODES: frozenset[int] = GOTO_OPCODES | SWITCH_OPCODES | RETURN_O
 #: branch (jsr included), switch, return, athrow and ret. They end a basic block.
 CONTROL_OPCODES: frozenset[int] = BRANCH_OPCODES | SWITCH_OPCODES | RETURN_OPCODES | {ATHROW, RET}
 #: The method invocations, ``invokedynamic`` included (its call site invokes a method).
-INVOKE_OPCODES: frozenset[int] = frozenset(
-    (INVOKEVIRTUAL, INVOKESPECIAL, INVOKESTATIC, INVOKEINTERFACE, INVOKEDYNAMIC))
+INVOKE_OPCODES: frozenset[int] = frozenset((INVOKEVIRTUAL, INVOKESPECIAL, INVOKESTATIC, INVOKEINTERFACE, INVOKEDYNAMIC))
 #: Field access: ``getstatic``, ``putstatic``, ``getfield``, ``putfield``.
 FIELD_OPCODES: frozenset[int] = frozenset((GETSTATIC, PUTSTATIC, GETFIELD, PUTFIELD))
 #: ``ldc``, ``ldc_w``, ``ldc2_w``.
@@ -397,10 +441,31 @@ LDC_OPCODES: frozenset[int] = frozenset((LDC, LDC_W, LDC2_W))
 #: instructions other than the four integer divisions, conversions, comparisons, branches,
 #: switches, ``jsr``, ``ret``, ``nop``.
 MAY_THROW_OPCODES: frozenset[int] = frozenset(
-    [*range(IALOAD, SALOAD + 1), *range(IASTORE, SASTORE + 1),
-     ARRAYLENGTH, IDIV, IREM, LDIV, LREM, *FIELD_OPCODES, *INVOKE_OPCODES,
-     NEW, NEWARRAY, ANEWARRAY, MULTIANEWARRAY, CHECKCAST, INSTANCEOF,
-     MONITORENTER, MONITOREXIT, ATHROW, *RETURN_OPCODES, BREAKPOINT, IMPDEP1, IMPDEP2])
+    [
+        *range(IALOAD, SALOAD + 1),
+        *range(IASTORE, SASTORE + 1),
+        ARRAYLENGTH,
+        IDIV,
+        IREM,
+        LDIV,
+        LREM,
+        *FIELD_OPCODES,
+        *INVOKE_OPCODES,
+        NEW,
+        NEWARRAY,
+        ANEWARRAY,
+        MULTIANEWARRAY,
+        CHECKCAST,
+        INSTANCEOF,
+        MONITORENTER,
+        MONITOREXIT,
+        ATHROW,
+        *RETURN_OPCODES,
+        BREAKPOINT,
+        IMPDEP1,
+        IMPDEP2,
+    ]
+)
 #: Constant-pool tags whose ``ldc`` never throws (JVMS 5.4.3: nothing to resolve that can
 #: fail; a String literal only allocates).
 SAFE_LDC_TAGS: frozenset[int] = frozenset((_cp.INTEGER, _cp.FLOAT, _cp.LONG, _cp.DOUBLE, _cp.STRING))
@@ -408,10 +473,22 @@ SAFE_LDC_TAGS: frozenset[int] = frozenset((_cp.INTEGER, _cp.FLOAT, _cp.LONG, _cp
 #: Conditional branch -> the branch taken exactly when it is not (what the assembler jumps
 #: over a ``goto_w`` with when a branch has to be widened).
 INVERSE_BRANCHES: dict[int, int] = {
-    IFEQ: IFNE, IFNE: IFEQ, IFLT: IFGE, IFGE: IFLT, IFGT: IFLE, IFLE: IFGT,
-    IF_ICMPEQ: IF_ICMPNE, IF_ICMPNE: IF_ICMPEQ, IF_ICMPLT: IF_ICMPGE, IF_ICMPGE: IF_ICMPLT,
-    IF_ICMPGT: IF_ICMPLE, IF_ICMPLE: IF_ICMPGT, IF_ACMPEQ: IF_ACMPNE, IF_ACMPNE: IF_ACMPEQ,
-    IFNULL: IFNONNULL, IFNONNULL: IFNULL,
+    IFEQ: IFNE,
+    IFNE: IFEQ,
+    IFLT: IFGE,
+    IFGE: IFLT,
+    IFGT: IFLE,
+    IFLE: IFGT,
+    IF_ICMPEQ: IF_ICMPNE,
+    IF_ICMPNE: IF_ICMPEQ,
+    IF_ICMPLT: IF_ICMPGE,
+    IF_ICMPGE: IF_ICMPLT,
+    IF_ICMPGT: IF_ICMPLE,
+    IF_ICMPLE: IF_ICMPGT,
+    IF_ACMPEQ: IF_ACMPNE,
+    IF_ACMPNE: IF_ACMPEQ,
+    IFNULL: IFNONNULL,
+    IFNONNULL: IFNULL,
 }
 
 # ------------------------------------------------------------------ locals
@@ -425,19 +502,30 @@ LOCAL_SLOT_OPCODES: frozenset[int] = LOAD_OPCODES | STORE_OPCODES | {RET}
 #: Shortcut form (``iload_0`` ... ``astore_3``) -> (general opcode, slot).
 SHORT_FORMS: dict[int, tuple[int, int]] = {
     first + 4 * kind + slot: (base + kind, slot)
-    for base, first in ((ILOAD, ILOAD_0), (ISTORE, ISTORE_0)) for kind in range(5) for slot in range(4)}
+    for base, first in ((ILOAD, ILOAD_0), (ISTORE, ISTORE_0))
+    for kind in range(5)
+    for slot in range(4)
+}
 #: General load/store -> its slot-0 shortcut (``aload`` -> ``aload_0``; add the slot, 0-3).
-SHORT_FORM_BASE: dict[int, int] = {general: short for short, (general, slot) in SHORT_FORMS.items()
-                                   if slot == 0}
+SHORT_FORM_BASE: dict[int, int] = {general: short for short, (general, slot) in SHORT_FORMS.items() if slot == 0}
 #: Every store into a local, shortcut forms included (``iinc`` aside: it keeps the type).
 ANY_STORE_OPCODES: frozenset[int] = STORE_OPCODES | frozenset(
-    short for short, (general, _) in SHORT_FORMS.items() if general in STORE_OPCODES)
+    short for short, (general, _) in SHORT_FORMS.items() if general in STORE_OPCODES
+)
 #: Loads and stores of a long or double: they touch two local slots.
 TWO_SLOT_LOCAL_OPCODES: frozenset[int] = frozenset((LLOAD, DLOAD, LSTORE, DSTORE))
 #: General primitive load/store -> the verification type it moves (``aload``/``astore`` move
 #: whatever reference the local or the stack holds, so they are not here).
-LOCAL_TYPES: dict[int, VType] = {ILOAD: Integer, LLOAD: Long, FLOAD: Float, DLOAD: Double,
-                                 ISTORE: Integer, LSTORE: Long, FSTORE: Float, DSTORE: Double}
+LOCAL_TYPES: dict[int, VType] = {
+    ILOAD: Integer,
+    LLOAD: Long,
+    FLOAD: Float,
+    DLOAD: Double,
+    ISTORE: Integer,
+    LSTORE: Long,
+    FSTORE: Float,
+    DSTORE: Double,
+}
 
 # ---------------------------------------------------------- operand stack
 #: One letter per value in :data:`SIGNATURES`: I, J, F, D the primitive (int covers boolean,
@@ -473,9 +561,23 @@ def _signatures() -> dict[int, tuple[str, str]]:
     for k, t in enumerate("IJ"):
         put([ISHL + k, ISHR + k, IUSHR + k], t + "I", t)
         put([IAND + k, IOR + k, IXOR + k], t + t, t)
-    conversions = {I2L: ("I", "J"), I2F: ("I", "F"), I2D: ("I", "D"), L2I: ("J", "I"), L2F: ("J", "F"),
-                   L2D: ("J", "D"), F2I: ("F", "I"), F2L: ("F", "J"), F2D: ("F", "D"), D2I: ("D", "I"),
-                   D2L: ("D", "J"), D2F: ("D", "F"), I2B: ("I", "I"), I2C: ("I", "I"), I2S: ("I", "I")}
+    conversions = {
+        I2L: ("I", "J"),
+        I2F: ("I", "F"),
+        I2D: ("I", "D"),
+        L2I: ("J", "I"),
+        L2F: ("J", "F"),
+        L2D: ("J", "D"),
+        F2I: ("F", "I"),
+        F2L: ("F", "J"),
+        F2D: ("F", "D"),
+        D2I: ("D", "I"),
+        D2L: ("D", "J"),
+        D2F: ("D", "F"),
+        I2B: ("I", "I"),
+        I2C: ("I", "I"),
+        I2S: ("I", "I"),
+    }
     for o, (source, result) in conversions.items():
         put([o], source, result)
     put([LCMP], "JJ", "I")
@@ -509,8 +611,14 @@ def _signatures() -> dict[int, tuple[str, str]]:
 SIGNATURES: dict[int, tuple[str, str]] = _signatures()
 
 #: ``dup`` family -> (slots copied from the top, slots they are copied below).
-DUP_FORMS: dict[int, tuple[int, int]] = {DUP: (1, 0), DUP_X1: (1, 1), DUP_X2: (1, 2),
-                                         DUP2: (2, 0), DUP2_X1: (2, 1), DUP2_X2: (2, 2)}
+DUP_FORMS: dict[int, tuple[int, int]] = {
+    DUP: (1, 0),
+    DUP_X1: (1, 1),
+    DUP_X2: (1, 2),
+    DUP2: (2, 0),
+    DUP2_X1: (2, 1),
+    DUP2_X2: (2, 2),
+}
 
 
 def _stack_effects() -> tuple[tuple[int, int] | None, ...]:
@@ -534,12 +642,24 @@ STACK_EFFECTS: tuple[tuple[int, int] | None, ...] = _stack_effects()
 
 #: ``newarray`` type code -> the array's descriptor.
 NEWARRAY_DESCRIPTORS: dict[int, str] = {
-    T_BOOLEAN: "[Z", T_CHAR: "[C", T_FLOAT: "[F", T_DOUBLE: "[D", T_BYTE: "[B", T_SHORT: "[S",
-    T_INT: "[I", T_LONG: "[J"}
+    T_BOOLEAN: "[Z",
+    T_CHAR: "[C",
+    T_FLOAT: "[F",
+    T_DOUBLE: "[D",
+    T_BYTE: "[B",
+    T_SHORT: "[S",
+    T_INT: "[I",
+    T_LONG: "[J",
+}
 #: Constant-pool tag -> what ``ldc`` of such a constant pushes (a dynamic constant pushes
 #: the type of its descriptor, so it is not here).
 LDC_TYPES: dict[int, VType] = {
-    _cp.INTEGER: Integer, _cp.FLOAT: Float, _cp.LONG: Long, _cp.DOUBLE: Double,
-    _cp.STRING: Object("java/lang/String"), _cp.CLASS: Object("java/lang/Class"),
+    _cp.INTEGER: Integer,
+    _cp.FLOAT: Float,
+    _cp.LONG: Long,
+    _cp.DOUBLE: Double,
+    _cp.STRING: Object("java/lang/String"),
+    _cp.CLASS: Object("java/lang/Class"),
     _cp.METHOD_TYPE: Object("java/lang/invoke/MethodType"),
-    _cp.METHOD_HANDLE: Object("java/lang/invoke/MethodHandle")}
+    _cp.METHOD_HANDLE: Object("java/lang/invoke/MethodHandle"),
+}

@@ -13,9 +13,26 @@ from .disassembler import disassemble, disassemble_code
 from .params import insert_parameter, shift_body
 from .stack import stack_effect
 
-__all__ = ["CodeBody", "Handler", "Label", "LocalVariable", "Item", "branch_targets", "disassemble",
-           "disassemble_code", "assemble", "layout", "write_body", "FrameAfter", "MAX_CODE_LENGTH",
-           "CodeTooLargeError", "AssemblyError", "insert_parameter", "shift_body", "stack_effect"]
+__all__ = [
+    "CodeBody",
+    "Handler",
+    "Label",
+    "LocalVariable",
+    "Item",
+    "branch_targets",
+    "disassemble",
+    "disassemble_code",
+    "assemble",
+    "layout",
+    "write_body",
+    "FrameAfter",
+    "MAX_CODE_LENGTH",
+    "CodeTooLargeError",
+    "AssemblyError",
+    "insert_parameter",
+    "shift_body",
+    "stack_effect",
+]
 
 
 def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None = None) -> None:
@@ -29,8 +46,14 @@ def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None
     assert owner is not None
     old = method.code()
     name_index = old.name_index if old is not None else owner.pool.add_utf8("Code")
-    new = assemble(body, owner.pool, frames=owner.major >= 50, frame_after=frame_after,
-                   name_index=name_index, attribute_order=body.attribute_order)
+    new = assemble(
+        body,
+        owner.pool,
+        frames=owner.major >= 50,
+        frame_after=frame_after,
+        name_index=name_index,
+        attribute_order=body.attribute_order,
+    )
     new.context = method.decode_context()  # follows descriptor changes
     for nested in new.attributes:
         if hasattr(nested, "context"):

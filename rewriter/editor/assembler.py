@@ -129,11 +129,9 @@ def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> tuple[lis
             inc = item.increment  # type: ignore[attr-defined]
             if not -32768 <= inc <= 32767:
                 raise AssemblyError(f"iinc increment {inc} does not fit in 16 bits")
-            out.append(Iinc(pos, item.operand, inc,
-                            wide=not (item.operand <= 255 and -128 <= inc <= 127)))
+            out.append(Iinc(pos, item.operand, inc, wide=not (item.operand <= 255 and -128 <= inc <= 127)))
         elif o == op.LDC:
-            out.append(Instruction(pos, op.LDC if item.operand <= 255 else op.LDC_W,
-                                   item.operand))
+            out.append(Instruction(pos, op.LDC if item.operand <= 255 else op.LDC_W, item.operand))
         elif o in op.BRANCH_OPCODES:
             target = item.operand.offset
             if i not in long:
@@ -145,13 +143,11 @@ def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> tuple[lis
             else:
                 out.append(Instruction(pos, op.INVERSE_BRANCHES[o], pos + 8))
                 out.append(Instruction(pos + 3, op.GOTO_W, target))
-        elif o == op.TABLESWITCH:
-            out.append(TableSwitch(pos, item.default.offset, item.low,  # type: ignore[attr-defined]
-                                   [t.offset for t in item.targets]))  # type: ignore[attr-defined]
-        elif o == op.LOOKUPSWITCH:
-            pairs = sorted(zip(item.keys, (t.offset for t in item.targets)))  # type: ignore[attr-defined]
-            out.append(LookupSwitch(pos, item.default.offset,  # type: ignore[attr-defined]
-                                    [k for k, _ in pairs], [t for _, t in pairs]))
+        elif isinstance(item, TableSwitch):
+            out.append(TableSwitch(pos, item.default.offset, item.low, [t.offset for t in item.targets]))
+        elif isinstance(item, LookupSwitch):
+            pairs = sorted(zip(item.keys, (t.offset for t in item.targets)))
+            out.append(LookupSwitch(pos, item.default.offset, [k for k, _ in pairs], [t for _, t in pairs]))
         else:
             # symbolic instructions carry no meaningful offset: give this one its place and encode
             # it; the same object used twice in a body (``[nop] * n``) gets copies
@@ -250,9 +246,15 @@ def _label_offset(label: Label, what: str) -> int:
     return label.offset
 
 
-def assemble(body: CodeBody, pool: ConstantPool, *, frames: bool,
-             frame_after: FrameAfter | None = None, name_index: int | None = None,
-             attribute_order: list[str] | None = None) -> CodeAttribute:
+def assemble(
+    body: CodeBody,
+    pool: ConstantPool,
+    *,
+    frames: bool,
+    frame_after: FrameAfter | None = None,
+    name_index: int | None = None,
+    attribute_order: list[str] | None = None,
+) -> CodeAttribute:
     """A new Code attribute for ``body``.
 
     ``frames``: write a StackMapTable (class files of version 50 and later).
@@ -268,20 +270,24 @@ def assemble(body: CodeBody, pool: ConstantPool, *, frames: bool,
     for h in body.handlers:
         start, end = _label_offset(h.start, "exception handler"), _label_offset(h.end, "exception handler")
         if start < end:  # an emptied range is no range (the JVM rejects start == end)
-            handlers.append(ExceptionHandler(start, end, _label_offset(h.handler, "exception handler"),
-                                             h.catch_type))
+            handlers.append(ExceptionHandler(start, end, _label_offset(h.handler, "exception handler"), h.catch_type))
     attrs: dict[str, A.Attribute] = {}
     if body.lines or "LineNumberTable" in body.attribute_order:
-        lines: list[tuple[int, ...]] = [(lab.offset, line) for lab, line in body.lines
-                                        if lab.offset >= 0]  # javac's order kept
+        lines: list[tuple[int, ...]] = [
+            (lab.offset, line) for lab, line in body.lines if lab.offset >= 0
+        ]  # javac's order kept
         attrs["LineNumberTable"] = A.LineNumberTable(pool.add_utf8("LineNumberTable"), lines)
-    for name, table in (("LocalVariableTable", body.local_variables),
-                        ("LocalVariableTypeTable", body.local_variable_types)):
+    for name, table in (
+        ("LocalVariableTable", body.local_variables),
+        ("LocalVariableTypeTable", body.local_variable_types),
+    ):
         if table or name in body.attribute_order:
             cls = A.LocalVariableTable if name == "LocalVariableTable" else A.LocalVariableTypeTable
             rows: list[tuple[int, ...]] = [
                 (v.start.offset, v.end.offset - v.start.offset, v.name_index, v.descriptor_index, v.slot)
-                for v in table if 0 <= v.start.offset <= v.end.offset]
+                for v in table
+                if 0 <= v.start.offset <= v.end.offset
+            ]
             attrs[name] = cls(pool.add_utf8(name), rows)
     if frames:
         frame_list = _frames(body, positions, long, frame_after)
@@ -297,13 +303,18 @@ def assemble(body: CodeBody, pool: ConstantPool, *, frames: bool,
             ordered.append(attrs.pop(name))
     ordered.extend(attrs.values())
     ordered.extend(body.other_attributes)
-    result = CodeAttribute(name_index if name_index is not None else pool.add_utf8("Code"),
-                           compute_max_stack(body, pool), max_locals, code, handlers, ordered)
+    result = CodeAttribute(
+        name_index if name_index is not None else pool.add_utf8("Code"),
+        compute_max_stack(body, pool),
+        max_locals,
+        code,
+        handlers,
+        ordered,
+    )
     return result
 
 
-def _frames(body: CodeBody, positions: list[int], long: set[int],
-            frame_after: FrameAfter | None) -> list[Frame]:
+def _frames(body: CodeBody, positions: list[int], long: set[int], frame_after: FrameAfter | None) -> list[Frame]:
     by_offset: dict[int, Frame] = {}
     for label, frame in body.frames.items():
         if label.offset < 0:
@@ -326,8 +337,9 @@ def _frames(body: CodeBody, positions: list[int], long: set[int],
         if isinstance(t, Uninitialized) and not isinstance(t.offset, int):
             site = t.offset
             if not position_of:  # built on first need: most frames hold no uninitialized object
-                position_of.update((id(item), positions[i]) for i, item in enumerate(items)
-                                   if not isinstance(item, Label))
+                position_of.update(
+                    (id(item), positions[i]) for i, item in enumerate(items) if not isinstance(item, Label)
+                )
             pos = site.offset if isinstance(site, Label) else position_of.get(id(site), -1)
             if pos < 0:
                 raise AssemblyError("an Uninitialized type refers to a `new` that is not in the code")
@@ -361,13 +373,14 @@ def _type_annotations(body: CodeBody, pool: ConstantPool) -> dict[str, A.Attribu
             info = (ref.targets[0].offset, ref.targets[1])
         else:
             info = tuple(ref.targets)
-        groups.setdefault(ref.attribute_name_index, []).append(
-            A.TypeAnnotation(t, info, ta.type_path, ta.annotation))
+        groups.setdefault(ref.attribute_name_index, []).append(A.TypeAnnotation(t, info, ta.type_path, ta.annotation))
     out: dict[str, A.Attribute] = {}
     for name_index, anns in groups.items():
         name = pool.utf8(name_index)
-        cls = A.RuntimeVisibleTypeAnnotations if name == "RuntimeVisibleTypeAnnotations" \
+        cls = (
+            A.RuntimeVisibleTypeAnnotations
+            if name == "RuntimeVisibleTypeAnnotations"
             else A.RuntimeInvisibleTypeAnnotations
+        )
         out[name] = cls(name_index, anns)
     return out
-

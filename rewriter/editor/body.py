@@ -163,8 +163,7 @@ class CodeBody:
                     row.slot += by
         for ref in self.code_annotations:
             if ref.annotation.target_type in (0x40, 0x41):
-                ref.targets = [(s, e, slot + by if slot >= from_slot else slot)
-                               for s, e, slot in ref.targets]
+                ref.targets = [(s, e, slot + by if slot >= from_slot else slot) for s, e, slot in ref.targets]
         self.max_locals += by
 
 
@@ -178,12 +177,10 @@ def symbolic_copy(insn: Instruction, label_at) -> Instruction:
     if o in op.BRANCH_OPCODES:
         general = {op.GOTO_W: op.GOTO, op.JSR_W: op.JSR}.get(o, o)
         return Instruction(-1, general, label_at(insn.operand))
-    if o == op.TABLESWITCH:
-        return TableSwitch(-1, label_at(insn.default), insn.low,  # type: ignore[attr-defined]
-                           [label_at(t) for t in insn.targets])  # type: ignore[attr-defined]
-    if o == op.LOOKUPSWITCH:
-        return LookupSwitch(-1, label_at(insn.default), list(insn.keys),  # type: ignore[attr-defined]
-                            [label_at(t) for t in insn.targets])  # type: ignore[attr-defined]
+    if isinstance(insn, TableSwitch):
+        return TableSwitch(-1, label_at(insn.default), insn.low, [label_at(t) for t in insn.targets])
+    if isinstance(insn, LookupSwitch):
+        return LookupSwitch(-1, label_at(insn.default), list(insn.keys), [label_at(t) for t in insn.targets])
     if o == op.LDC_W:
         return Instruction(-1, op.LDC, insn.operand)
     # Everything else is taken over as it is (the disassembler hands the decoded list over to the
@@ -193,7 +190,8 @@ def symbolic_copy(insn: Instruction, label_at) -> Instruction:
 
 def frame_with_labels(frame: Frame, insn_at) -> Frame:
     """Replace Uninitialized(offset) by Uninitialized(<the `new` instruction>) in a frame's types."""
+
     def conv(t):
         return Uninitialized(insn_at(t.offset)) if isinstance(t, Uninitialized) else t
-    return Frame(frame.offset, [conv(t) for t in frame.locals], [conv(t) for t in frame.stack],
-                 frame.kind)
+
+    return Frame(frame.offset, [conv(t) for t in frame.locals], [conv(t) for t in frame.stack], frame.kind)

@@ -34,8 +34,10 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
         lab = labels.get(offset)
         if lab is None:
             if offset != length and offset not in starts:
-                raise ClassFormatError(f"offset {offset} is not the start of an instruction",
-                                       offset=code.code_offset + offset if code.code_offset >= 0 else None)
+                raise ClassFormatError(
+                    f"offset {offset} is not the start of an instruction",
+                    offset=code.code_offset + offset if code.code_offset >= 0 else None,
+                )
             lab = labels[offset] = Label()
         return lab
 
@@ -48,12 +50,16 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
     def new_at(offset: int):
         sym = symbolic_at.get(offset)
         if sym is None or sym.opcode != 0xBB:  # NEW
-            raise ClassFormatError(f"Uninitialized({offset}) in a frame does not name a `new` instruction",
-                                   offset=code.code_offset + offset if code.code_offset >= 0 else None)
+            raise ClassFormatError(
+                f"Uninitialized({offset}) in a frame does not name a `new` instruction",
+                offset=code.code_offset + offset if code.code_offset >= 0 else None,
+            )
         return sym
+
     body = CodeBody(items=[], max_locals=code.max_locals, max_stack=code.max_stack)
-    body.handlers = [Handler(label_at(h.start_pc), label_at(h.end_pc), label_at(h.handler_pc),
-                             h.catch_type) for h in code.handlers]
+    body.handlers = [
+        Handler(label_at(h.start_pc), label_at(h.end_pc), label_at(h.handler_pc), h.catch_type) for h in code.handlers
+    ]
 
     for attr in code.attributes:
         name = pool.utf8(attr.name_index)
@@ -62,8 +68,10 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
         if isinstance(decoded, A.LineNumberTable):
             body.lines.extend((label_at(pc), line) for pc, line in decoded.rows)
         elif isinstance(decoded, (A.LocalVariableTable, A.LocalVariableTypeTable)):
-            rows = [LocalVariable(label_at(start), label_at(start + ln), name_i, desc_i, slot)
-                    for start, ln, name_i, desc_i, slot in decoded.rows]
+            rows = [
+                LocalVariable(label_at(start), label_at(start + ln), name_i, desc_i, slot)
+                for start, ln, name_i, desc_i, slot in decoded.rows
+            ]
             if isinstance(decoded, A.LocalVariableTable):
                 body.local_variables.extend(rows)
             else:
@@ -74,8 +82,7 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
                 body.frames[label_at(frame.offset)] = frame_with_labels(frame, new_at)
         elif isinstance(decoded, A.TypeAnnotations):
             for ta in decoded.annotations:
-                body.code_annotations.append(
-                    CodeAnnotationRef(attr.name_index, ta, _annotation_targets(ta, label_at)))
+                body.code_annotations.append(CodeAnnotationRef(attr.name_index, ta, _annotation_targets(ta, label_at)))
         else:
             body.other_attributes.append(attr)
     items: list = []

@@ -43,6 +43,7 @@ def insert_parameter(method: Method, position: int, param_descriptor: str) -> in
     code = method.code()
     if code is not None:
         from . import write_body  # late import: editor/__init__ imports this module's siblings
+
         body = disassemble(method)
         shift_body(body, slot, size, vtype_of_descriptor(param_descriptor), pool)
         saved = method.descriptor_index
@@ -69,8 +70,11 @@ def shift_body(body: CodeBody, slot: int, size: int, vtype: VType, pool=None) ->
     body.shift_locals(slot, size)
     moved: int | None = None
     if slot > 0:
-        wide_at_boundary = [insn for insn in body.instructions()
-                            if insn.opcode in op.TWO_SLOT_LOCAL_OPCODES and insn.operand == slot - 1]
+        wide_at_boundary = [
+            insn
+            for insn in body.instructions()
+            if insn.opcode in op.TWO_SLOT_LOCAL_OPCODES and insn.operand == slot - 1
+        ]
         if wide_at_boundary:
             moved = body.max_locals
             body.max_locals += 2
@@ -78,16 +82,15 @@ def shift_body(body: CodeBody, slot: int, size: int, vtype: VType, pool=None) ->
                 insn.operand = moved
             for table in (body.local_variables, body.local_variable_types):
                 for row in table:
-                    if row.slot == slot - 1 and pool is not None and \
-                            pool.utf8(row.descriptor_index)[:1] in ("J", "D"):
+                    if row.slot == slot - 1 and pool is not None and pool.utf8(row.descriptor_index)[:1] in ("J", "D"):
                         row.slot = moved
     for label, frame in list(body.frames.items()):
-        body.frames[label] = Frame(frame.offset, _insert_local(frame.locals, slot, size, vtype, moved),
-                                   frame.stack, None)
+        body.frames[label] = Frame(
+            frame.offset, _insert_local(frame.locals, slot, size, vtype, moved), frame.stack, None
+        )
 
 
-def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType,
-                  moved: int | None = None) -> list[VType]:
+def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType, moved: int | None = None) -> list[VType]:
     """The frame's locals with ``vtype`` at ``slot`` and everything at or above it ``size`` higher.
 
     Worked on per slot (a long/double is its type followed by a filler) and packed back into
@@ -100,8 +103,13 @@ def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType,
         if t.tag in (3, 4):  # Double, Long take two slots
             slots.append(FILL)
     wide = None
-    if moved is not None and slot - 1 < len(slots) and slot >= 1 and \
-            slots[slot - 1] is not None and slots[slot - 1].tag in (3, 4):
+    if (
+        moved is not None
+        and slot - 1 < len(slots)
+        and slot >= 1
+        and slots[slot - 1] is not None
+        and slots[slot - 1].tag in (3, 4)
+    ):
         wide = slots[slot - 1]
         slots[slot - 1] = Top
         if slot < len(slots):
@@ -112,7 +120,7 @@ def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType,
     if wide is not None and moved is not None:  # (wide is only set when moved is given)
         while len(new) < moved:
             new.append(Top)
-        new[moved:moved + 2] = [wide, FILL]
+        new[moved : moved + 2] = [wide, FILL]
     # pack: drop fillers, trim trailing Tops
     out = [t for t in new if t is not FILL]
     while out and out[-1] is Top:

@@ -34,8 +34,7 @@ def stack_effect(insn: Instruction, pool: ConstantPool) -> tuple[int, int]:
     if o in op.FIELD_OPCODES:
         _, _, desc = pool.member_ref(insn.operand)
         size = type_size(desc)
-        return {op.GETSTATIC: (0, size), op.PUTSTATIC: (size, 0), op.GETFIELD: (1, size),
-                op.PUTFIELD: (1 + size, 0)}[o]
+        return {op.GETSTATIC: (0, size), op.PUTSTATIC: (size, 0), op.GETFIELD: (1, size), op.PUTFIELD: (1 + size, 0)}[o]
     if o in (op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.INVOKEINTERFACE):
         _, _, desc = pool.member_ref(insn.operand)
         md = parse_method_descriptor(desc)

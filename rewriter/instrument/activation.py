@@ -33,7 +33,7 @@ def activation_plan(method: Method, body: CodeBody, blocks: list) -> dict[int, t
     points = B.update_points(blocks, loops)
     try:
         lengths = B.longest_paths(body, blocks, points)
-    except ValueError:   # a cycle no update point breaks (jsr/ret shapes): no activation here
+    except ValueError:  # a cycle no update point breaks (jsr/ret shapes): no activation here
         return {}
     checks = set(loops)
     if method.name != "<clinit>" and not B.omittable_checks(body, blocks, loops):
@@ -41,8 +41,9 @@ def activation_plan(method: Method, body: CodeBody, blocks: list) -> dict[int, t
     return {b: (lengths[b], b in checks) for b in points if lengths.get(b, 0) > 0 or b in checks}
 
 
-def activation_code(ctx: ClassContext, node: int, blk, amount: int, check: bool, method: Method,
-                    body: CodeBody, needs: FrameNeeds) -> list:
+def activation_code(
+    ctx: ClassContext, node: int, blk, amount: int, check: bool, method: Method, body: CodeBody, needs: FrameNeeds
+) -> list:
     """The decrement and (``check``) the conditional call at the start of block ``blk``."""
     rt = ctx.rt
     out = rt.activation_decrement(node, amount) if amount else []
@@ -52,7 +53,7 @@ def activation_code(ctx: ClassContext, node: int, blk, amount: int, check: bool,
     if ctx.strategy.frames:
         frame = G.frame_before(body, blk.start)
         if frame is None and blk.index != 0:
-            return out          # no frame to give the skip label (cannot happen with javac)
+            return out  # no frame to give the skip label (cannot happen with javac)
         if frame is None:
             frame = entry_frame_of(ctx, method, node)
     skip = Label("activation_ok")
@@ -65,6 +66,6 @@ def entry_frame_of(ctx: ClassContext, method: Method, node: int) -> Frame:
     """The frame at the start of an instrumented body whose node is in local ``node``."""
     locals_ = initial_frame_locals(ctx.name, method.name, method.descriptor, bool(method.access & ACC_STATIC))
     slots = sum(2 if t in (Long, Double) else 1 for t in locals_)
-    if node >= slots:   # OSI bodies: the node and the saved slot (node + 1) are locals
+    if node >= slots:  # OSI bodies: the node and the saved slot (node + 1) are locals
         locals_ = locals_ + [Top] * (node - slots) + [Object(NODE), Object(NODE)]
     return Frame(-1, locals_, [])

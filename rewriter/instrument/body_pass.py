@@ -31,8 +31,8 @@ _ARRAY_TYPES = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 
 
 @dataclass
 class BodyResult:
-    dead_returns: set[int]          #: ids of the ``return``s in dead code (OSI bodies leave them alone)
-    needs: FrameNeeds               #: frames the inserted code needs
+    dead_returns: set[int]  #: ids of the ``return``s in dead code (OSI bodies leave them alone)
+    needs: FrameNeeds  #: frames the inserted code needs
 
 
 @dataclass
@@ -54,9 +54,17 @@ class _Pass:
     extra_locals: int = 0
 
 
-def instrument_body(ctx: ClassContext, method: Method, body: CodeBody, node: int, *, first_site: int = 0,
-                    added: set[int] | frozenset = frozenset(),
-                    part_calls: dict[int, int] | None = None, entry: bool = True) -> BodyResult:
+def instrument_body(
+    ctx: ClassContext,
+    method: Method,
+    body: CodeBody,
+    node: int,
+    *,
+    first_site: int = 0,
+    added: set[int] | frozenset = frozenset(),
+    part_calls: dict[int, int] | None = None,
+    entry: bool = True,
+) -> BodyResult:
     """Instrument ``body`` in place; the node is in local ``node``.
 
     ``first_site``: the number of the body's first call site (an outlined part continues its
@@ -99,7 +107,7 @@ def instrument_body(ctx: ClassContext, method: Method, body: CodeBody, node: int
             p.out.append(item)
         elif dead[i]:
             if opc in op.INVOKE_OPCODES:
-                site += 1   # sites are numbered in code order, dead ones included
+                site += 1  # sites are numbered in code order, dead ones included
             elif opc in op.RETURN_OPCODES:
                 p.dead_returns.add(id(item))
             p.out.append(item)
@@ -126,7 +134,7 @@ def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list, bytearray]:
     dead = bytearray(len(body.items))
     for b in blocks:
         if b.index not in live:
-            dead[b.start:b.end] = b"\x01" * (b.end - b.start)
+            dead[b.start : b.end] = b"\x01" * (b.end - b.start)
     if not counting and not opts.activation and opts.mode != "hybrid":
         return [], dead
     return [b for b in blocks if b.index in live], dead
@@ -138,19 +146,30 @@ def _counters(p: _Pass, blk, bytecodes_ref: int, weighted_ref: int) -> list:
     out: list = []
     size = blk.size
     if added:
-        size -= sum(1 for x in items[blk.start:blk.end] if id(x) in added)
+        size -= sum(1 for x in items[blk.start : blk.end] if id(x) in added)
     if opts.counting != "none" and size:
         out += p.ctx.rt.add_to_counter(p.node, bytecodes_ref, size)
     if opts.weights is not None:
-        w = sum(opts.weights.get(x.opcode, 0) for x in items[blk.start:blk.end]
-                if not isinstance(x, Label) and id(x) not in added)
+        w = sum(
+            opts.weights.get(x.opcode, 0)
+            for x in items[blk.start : blk.end]
+            if not isinstance(x, Label) and id(x) not in added
+        )
         if w:
             out += p.ctx.rt.add_to_counter(p.node, weighted_ref, w)
     return out
 
 
-def _call(p: _Pass, item: Instruction, i: int, site: int, temps: int, init_done: int | None,
-          position: dict, original_handlers: list) -> None:
+def _call(
+    p: _Pass,
+    item: Instruction,
+    i: int,
+    site: int,
+    temps: int,
+    init_done: int | None,
+    position: dict,
+    original_handlers: list,
+) -> None:
     """A live call site; a pending call gets a catch-all handler (after ``super()``/``this()`` only)."""
     code = call_site_code(p.ctx, item, p.node, site, temps)
     p.out += code.pre
@@ -160,7 +179,7 @@ def _call(p: _Pass, item: Instruction, i: int, site: int, temps: int, init_done:
         handler_end = Label("pending_handler_end")
         p.tail += [handler, *code.pending, Instruction(-1, op.ATHROW), handler_end]
         p.first_handlers.append(Handler(start, end, handler, 0))
-        for h in original_handlers:   # the rethrow must meet the handlers the call met
+        for h in original_handlers:  # the rethrow must meet the handlers the call met
             if position[h.start] <= i < position[h.end]:
                 p.last_handlers.append(Handler(handler, handler_end, h.handler, h.catch_type))
     else:

@@ -56,8 +56,7 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
     if action is CallAction.PUBLISH:
         return SiteCode(pre + rt.publish_call(node, site), insn)
     if action is CallAction.PASS_INTERFACE:
-        return _pass_interface(ctx, pre, node, site, owner if interface else decision.owner, decision.owner,
-                               name, desc)
+        return _pass_interface(ctx, pre, node, site, owner if interface else decision.owner, decision.owner, name, desc)
     if action is CallAction.PASS:
         return _pass(ctx, insn, pre, node, site, owner, name, desc, decision.owner, interface)
     mid = ctx.mids.ref(decision.owner, decision.name, decision.descriptor, decision.kind)
@@ -68,24 +67,37 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
     return SiteCode(pre + _spill_for_pending(ctx, node, site, mid, desc, temps), insn, end_pending, end_pending)
 
 
-def _pass_interface(ctx: ClassContext, pre: list, node: int, site: int, iface: str, declaring: str,
-                    name: str, desc: str) -> SiteCode:
+def _pass_interface(
+    ctx: ClassContext, pre: list, node: int, site: int, iface: str, declaring: str, name: str, desc: str
+) -> SiteCode:
     """Through the dispatcher in the caller's own holder; ``iface`` is the interface the call
     site names (accessible to this class), else the declaring one."""
-    ctx.caller_dispatchers.setdefault((iface, name, desc),
-                                      (declaring, ctx.plan.publishing_dispatcher(declaring, name, desc)))
+    ctx.caller_dispatchers.setdefault(
+        (iface, name, desc), (declaring, ctx.plan.publishing_dispatcher(declaring, name, desc))
+    )
     ref = ctx.pool.add_methodref(ctx.mids.holder, name, dispatcher_descriptor(iface, desc), interface=False)
-    return SiteCode(pre + [Instruction(-1, op.ALOAD, node), G.push_int(ctx.pool, site)],
-                    Instruction(-1, op.INVOKESTATIC, ref))
+    return SiteCode(
+        pre + [Instruction(-1, op.ALOAD, node), G.push_int(ctx.pool, site)], Instruction(-1, op.INVOKESTATIC, ref)
+    )
 
 
-def _pass(ctx: ClassContext, insn: Instruction, pre: list, node: int, site: int, owner: str, name: str,
-          desc: str, resolved_owner: str, interface: bool) -> SiteCode:
+def _pass(
+    ctx: ClassContext,
+    insn: Instruction,
+    pre: list,
+    node: int,
+    site: int,
+    owner: str,
+    name: str,
+    desc: str,
+    resolved_owner: str,
+    interface: bool,
+) -> SiteCode:
     """Call the ESI with the node and the site."""
     pool = ctx.pool
     site_push = G.push_int(pool, site)
     if insn.opcode == op.INVOKESPECIAL and name != "<init>" and resolved_owner != ctx.name:
-        site_push = G.push_int(pool, UNKNOWN_SITE)   # a super call selected its method: no override check
+        site_push = G.push_int(pool, UNKNOWN_SITE)  # a super call selected its method: no override check
     ref = pool.add_methodref(owner, esi_name(name), esi_descriptor(desc), interface=interface)
     call: Instruction
     if isinstance(insn, InvokeInterface):

@@ -34,8 +34,9 @@ def store_opcode(desc: str) -> int:
 
 
 def return_opcode(desc: str) -> int:
-    return {"V": op.RETURN, "J": op.LRETURN, "D": op.DRETURN, "F": op.FRETURN, "L": op.ARETURN,
-            "[": op.ARETURN}.get(desc[0], op.IRETURN)
+    return {"V": op.RETURN, "J": op.LRETURN, "D": op.DRETURN, "F": op.FRETURN, "L": op.ARETURN, "[": op.ARETURN}.get(
+        desc[0], op.IRETURN
+    )
 
 
 def load_arguments(descriptor: str, is_static: bool, *, with_this: bool = True) -> tuple[list, int]:
@@ -72,8 +73,7 @@ def after_initialisation(this_class: str, method_name: str, descriptor: str, bod
     for i, item in enumerate(body.items):
         if isinstance(item, Label):
             continue
-        if item.opcode in op.BRANCH_OPCODES or item.opcode in (op.TABLESWITCH, op.LOOKUPSWITCH,
-                                                               op.ATHROW, op.RETURN):
+        if item.opcode in op.BRANCH_OPCODES or item.opcode in (op.TABLESWITCH, op.LOOKUPSWITCH, op.ATHROW, op.RETURN):
             return None
         was_uninit = UninitializedThis in state.locals
         state = execute(state, item, pool, this_class, new_label=item)

@@ -32,17 +32,17 @@ class AlreadyInstrumented(Exception):
 class ClassReport:
     """What happened to one class (summed over a run by the jar layer)."""
 
-    esi: int = 0            #: ESI twins of methods with a body
-    n2b: int = 0            #: N2B wrappers (one per ESI twin)
-    b2n: int = 0            #: B2N methods of native methods
-    osi: int = 0            #: constructors and static initialisers instrumented in place
-    delegators: int = 0     #: delegating ESIs (abstract methods, methods kept as they were)
-    split: int = 0          #: methods split into outlined parts to fit in 64 KB
-    blocks: int = 0         #: basic blocks that got a counter
-    sampled: int = 0        #: methods given yieldpoints in place (sample mode)
-    yieldpoints: int = 0    #: yieldpoints written (hybrid and sample modes)
+    esi: int = 0  #: ESI twins of methods with a body
+    n2b: int = 0  #: N2B wrappers (one per ESI twin)
+    b2n: int = 0  #: B2N methods of native methods
+    osi: int = 0  #: constructors and static initialisers instrumented in place
+    delegators: int = 0  #: delegating ESIs (abstract methods, methods kept as they were)
+    split: int = 0  #: methods split into outlined parts to fit in 64 KB
+    blocks: int = 0  #: basic blocks that got a counter
+    sampled: int = 0  #: methods given yieldpoints in place (sample mode)
+    yieldpoints: int = 0  #: yieldpoints written (hybrid and sample modes)
     call_sites: Counter = field(default_factory=Counter)
-    not_instrumented: list[str] = field(default_factory=list)   #: "Class.m(desc): why"
+    not_instrumented: list[str] = field(default_factory=list)  #: "Class.m(desc): why"
     extra_classes: dict[str, bytes] = field(default_factory=dict)  #: new classes to write beside it
     #: (name, descriptor) of each method the rewriting wrote -> the original method it came from
     #: (None: the class's own additions, e.g. ``$jprewrite$class``); what the verification gate checks
@@ -68,9 +68,9 @@ class ClassStrategy:
     """How a class is rewritten, chosen once before any method is."""
 
     kind: ClassKind
-    contract_only: bool       #: bodies kept; only what other rewritten classes rely on is added
-    frames: bool              #: version 50+: StackMapTable frames for every added label
-    check_overrides: bool     #: ESIs start with the override check (non-final class, version 49+)
+    contract_only: bool  #: bodies kept; only what other rewritten classes rely on is added
+    frames: bool  #: version 50+: StackMapTable frames for every added label
+    check_overrides: bool  #: ESIs start with the override check (non-final class, version 49+)
 
     @property
     def is_interface(self) -> bool:
@@ -115,8 +115,9 @@ class ClassContext:
     def create(cls, cf: ClassFile, plan: CctPlan, options: InstrumentOptions, contract_only: bool) -> ClassContext:
         pool = CachingPool(cf.pool)
         mids = MidTable(cf, pool)
-        return cls(cf, plan, options, choose_strategy(cf, plan, contract_only), pool, mids,
-                   RuntimeCalls(pool, mids.load))
+        return cls(
+            cf, plan, options, choose_strategy(cf, plan, contract_only), pool, mids, RuntimeCalls(pool, mids.load)
+        )
 
     @property
     def hierarchy(self) -> ClassHierarchy:
@@ -140,4 +141,4 @@ class ClassContext:
 
     def taken(self, prefix: str) -> int:
         """How many methods of the class are named ``prefix<N>`` already (overloads are split apart)."""
-        return sum(1 for x in self.cf.methods if x.name.startswith(prefix) and x.name[len(prefix):].isdigit())
+        return sum(1 for x in self.cf.methods if x.name.startswith(prefix) and x.name[len(prefix) :].isdigit())

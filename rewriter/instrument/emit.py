@@ -50,9 +50,15 @@ def assemble(ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds | N
     if ctx.strategy.frames:
         if needs is not None:
             _add_frames(ctx, m, body, needs)
-        frame_after = frame_after_provider(body, pool=ctx.pool, this_class=ctx.name, method_name=m.name,
-                                           descriptor=m.descriptor, is_static=bool(m.access & ACC_STATIC),
-                                           hierarchy=ctx.hierarchy)
+        frame_after = frame_after_provider(
+            body,
+            pool=ctx.pool,
+            this_class=ctx.name,
+            method_name=m.name,
+            descriptor=m.descriptor,
+            is_static=bool(m.access & ACC_STATIC),
+            hierarchy=ctx.hierarchy,
+        )
     write_body(m, body, frame_after=frame_after)
 
 
@@ -71,12 +77,21 @@ def _add_frames(ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds)
             continue
         body.frames[handler] = Frame(-1, frame_from_state(st).locals, [THROWABLE])
     if unknown:
-        complete_frames(body, pool=ctx.pool, hierarchy=ctx.hierarchy, this_class=ctx.name, method_name=m.name,
-                        descriptor=m.descriptor, is_static=is_static, needed=unknown)
+        complete_frames(
+            body,
+            pool=ctx.pool,
+            hierarchy=ctx.hierarchy,
+            this_class=ctx.name,
+            method_name=m.name,
+            descriptor=m.descriptor,
+            is_static=is_static,
+            needed=unknown,
+        )
 
 
-def add_method(ctx: ClassContext, access: int, name: str, descriptor: str, body: CodeBody,
-               needs: FrameNeeds | None = None) -> Method:
+def add_method(
+    ctx: ClassContext, access: int, name: str, descriptor: str, body: CodeBody, needs: FrameNeeds | None = None
+) -> Method:
     """A new method of the class with ``body`` (appended to the class's methods)."""
     pool = ctx.pool
     m = Method(access, pool.add_utf8(name), pool.add_utf8(descriptor), [], ctx.cf)

@@ -63,8 +63,14 @@ class ExerciseStats:
     skipped: list[str] = field(default_factory=list)
 
 
-def exercise_class(cf: ClassFile, hierarchy: ClassHierarchy | None = None, *, twins: bool = True,
-                   mode: B.Mode = "default", stats: ExerciseStats | None = None) -> ExerciseStats:
+def exercise_class(
+    cf: ClassFile,
+    hierarchy: ClassHierarchy | None = None,
+    *,
+    twins: bool = True,
+    mode: B.Mode = "default",
+    stats: ExerciseStats | None = None,
+) -> ExerciseStats:
     """Apply (a)-(d) to every method of ``cf`` with code. Methods that would grow past 64 KB stay as they were."""
     stats = stats or ExerciseStats()
     hierarchy = hierarchy or ClassHierarchy()
@@ -109,16 +115,21 @@ def _add_parameter(cf: ClassFile, m: Method, twins: bool) -> Method:
         insert_parameter(m, len(md.params), EXTRA_PARAMETER)
         return m
     pool = cf.pool
-    twin = Method(m.access & ~(ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC, m.name_index,
-                  m.descriptor_index, [], cf)
+    twin = Method(m.access & ~(ACC_VARARGS | ACC_BRIDGE) | ACC_SYNTHETIC, m.name_index, m.descriptor_index, [], cf)
     code = m.code()
     assert code is not None
     # the twin starts as a copy of the original Code (decoded, so nothing is shared)
-    twin_code = CodeAttribute(code.name_index, code.max_stack, code.max_locals, code.code_bytes(),
-                              [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type) for h in code.handlers],
-                              list(code.attributes), code.context, code.code_offset)
-    twin.attributes = [twin_code] + [a for a in m.attributes
-                                     if pool.utf8(a.name_index) == "Exceptions"]
+    twin_code = CodeAttribute(
+        code.name_index,
+        code.max_stack,
+        code.max_locals,
+        code.code_bytes(),
+        [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type) for h in code.handlers],
+        list(code.attributes),
+        code.context,
+        code.code_offset,
+    )
+    twin.attributes = [twin_code] + [a for a in m.attributes if pool.utf8(a.name_index) == "Exceptions"]
     insert_parameter(twin, len(md.params), EXTRA_PARAMETER)
     _make_delegator(cf, m, twin, md)
     cf.methods.append(twin)
@@ -150,8 +161,7 @@ def _make_delegator(cf: ClassFile, m: Method, twin: Method, md) -> None:
 
 
 # ------------------------------------------------------------------------------ (b)-(d)
-def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: B.Mode,
-                     stats: ExerciseStats) -> None:
+def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: B.Mode, stats: ExerciseStats) -> None:
     pool = cf.pool
     body = disassemble(m)
     with_frames = cf.major >= 50
@@ -200,8 +210,15 @@ def _instrument_body(cf: ClassFile, m: Method, hierarchy: ClassHierarchy, mode: 
             body.frames[handler] = Frame(-1, locals_ + [Integer], [Object("java/lang/Throwable")])
         stats.handlers += 1
     if with_frames:
-        complete_frames(body, pool=pool, hierarchy=hierarchy, this_class=cf.name, method_name=m.name,
-                        descriptor=m.descriptor, is_static=is_static)
+        complete_frames(
+            body,
+            pool=pool,
+            hierarchy=hierarchy,
+            this_class=cf.name,
+            method_name=m.name,
+            descriptor=m.descriptor,
+            is_static=is_static,
+        )
     write_body(m, body)
 
 
@@ -219,10 +236,13 @@ def _check(pool, counter: int, frame: Frame | None, body: CodeBody) -> list:
     skip = Label("skip")
     if frame is not None:
         body.frames[skip] = Frame(-1, list(frame.locals), list(frame.stack))
-    return [Instruction(-1, op.ILOAD, counter), Instruction(-1, op.ICONST_M1),
-            Instruction(-1, op.IF_ICMPNE, skip),
-            Instruction(-1, op.INVOKESTATIC, pool.add_methodref("java/lang/Thread", "onSpinWait", "()V")),
-            skip]
+    return [
+        Instruction(-1, op.ILOAD, counter),
+        Instruction(-1, op.ICONST_M1),
+        Instruction(-1, op.IF_ICMPNE, skip),
+        Instruction(-1, op.INVOKESTATIC, pool.add_methodref("java/lang/Thread", "onSpinWait", "()V")),
+        skip,
+    ]
 
 
 def _has_instructions_after(body: CodeBody, index: int) -> bool:

@@ -46,9 +46,15 @@ from .yieldpoints import add_sample_yieldpoints
 __all__ = ["instrument_class"]
 
 
-def instrument_class(cf: ClassFile, plan: CctPlan, options: InstrumentOptions | None = None, *,
-                     contract_only: bool = False, keep: frozenset[tuple[str, str]] = frozenset(),
-                     keep_reason: str = "kept as it was") -> ClassReport:
+def instrument_class(
+    cf: ClassFile,
+    plan: CctPlan,
+    options: InstrumentOptions | None = None,
+    *,
+    contract_only: bool = False,
+    keep: frozenset[tuple[str, str]] = frozenset(),
+    keep_reason: str = "kept as it was",
+) -> ClassReport:
     """Rewrite ``cf`` in place for CCT profiling. Raises :class:`AlreadyInstrumented` for a rewritten class.
 
     ``contract_only``: keep every body as it is and add only what callers rewritten under the same
@@ -93,7 +99,7 @@ def _method(ctx: ClassContext, m: Method, keep: frozenset[tuple[str, str]], keep
             instrument_in_place(ctx, m)
         return
     if strategy.publishing and plan.publishing_dispatcher(name, m.name, m.descriptor):
-        ctx.holder_dispatchers.append(m)   # no ESI declaration: see shape_holder
+        ctx.holder_dispatchers.append(m)  # no ESI declaration: see shape_holder
         return
     if m.name == "<clinit>" or not plan.has_esi(name, m.name, m.descriptor):
         if m.name != "<clinit>" and (m.code() is not None or m.access & ACC_NATIVE):
@@ -108,7 +114,7 @@ def _method(ctx: ClassContext, m: Method, keep: frozenset[tuple[str, str]], keep
     elif m.code() is not None:
         add_esi_and_n2b(ctx, m)
     if strategy.is_interface and not m.access & (ACC_STATIC | ACC_PRIVATE):
-        ctx.holder_dispatchers.append(m)   # see shape_holder
+        ctx.holder_dispatchers.append(m)  # see shape_holder
 
 
 def _add_class_members(ctx: ClassContext) -> None:
@@ -125,13 +131,14 @@ def _add_class_members(ctx: ClassContext) -> None:
     body = CodeBody(items=[value, Instruction(-1, op.ARETURN)], max_locals=1)
     add_method(ctx, ACC_PUBLIC | ESI_FLAGS, CLASS_METHOD, CLASS_METHOD_DESC, body)
     ctx.report.emitted[(CLASS_METHOD, CLASS_METHOD_DESC)] = None
-    cf.fields.append(Field(ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC, pool.add_utf8(MARKER_FIELD),
-                           pool.add_utf8("Z"), [], cf))
+    cf.fields.append(
+        Field(ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC, pool.add_utf8(MARKER_FIELD), pool.add_utf8("Z"), [], cf)
+    )
 
 
 def _uninstrumented_superclass(ctx: ClassContext) -> bool:
     """Does an application superclass stay uninstrumented (its methods may override ours)?"""
     chain = list(ctx.hierarchy.superclasses(ctx.name))[1:]
     if not chain or chain[-1].name != "java/lang/Object":
-        return True   # a superclass is missing: assume the worst
+        return True  # a superclass is missing: assume the worst
     return any(not info.from_jdk and not ctx.plan.is_instrumented(info.name) for info in chain)

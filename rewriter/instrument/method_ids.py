@@ -29,7 +29,7 @@ class MidTable:
         self.pool = pool
         self.entries: list[tuple[str, str, str, int, int]] = []
         self.index: dict[tuple[str, str, str, int, int], int] = {}
-        self.dispatchers = 0   #: inline-cache slots of interface dispatchers (``$jp$seen``)
+        self.dispatchers = 0  #: inline-cache slots of interface dispatchers (``$jp$seen``)
 
     def ref(self, owner: str, name: str, descriptor: str, kind: int, sites: int = 0) -> int:
         key = (owner.replace("/", "."), name, descriptor, kind, sites)
@@ -45,8 +45,11 @@ class MidTable:
 
     def load(self, i: int, pool=None) -> list:
         pool = pool or self.pool
-        return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY)),
-                G.push_int(pool, i), Instruction(-1, op.AALOAD)]
+        return [
+            Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY)),
+            G.push_int(pool, i),
+            Instruction(-1, op.AALOAD),
+        ]
 
     def loader(self, pool):
         """``load`` bound to ``pool`` (dispatchers are built in the class or in the holder)."""
@@ -58,10 +61,15 @@ class MidTable:
         out: list = []
         for i in range(start, end):
             cls, name, desc, kind, sites = self.entries[i]
-            out += [Instruction(-1, op.DUP), G.push_int(pool, i),
-                    Instruction(-1, op.LDC_W, pool.add_string(cls)),
-                    Instruction(-1, op.LDC_W, pool.add_string(name)),
-                    Instruction(-1, op.LDC_W, pool.add_string(desc)),
-                    G.push_int(pool, kind), G.push_int(pool, sites),
-                    Instruction(-1, op.INVOKESTATIC, get), Instruction(-1, op.AASTORE)]
+            out += [
+                Instruction(-1, op.DUP),
+                G.push_int(pool, i),
+                Instruction(-1, op.LDC_W, pool.add_string(cls)),
+                Instruction(-1, op.LDC_W, pool.add_string(name)),
+                Instruction(-1, op.LDC_W, pool.add_string(desc)),
+                G.push_int(pool, kind),
+                G.push_int(pool, sites),
+                Instruction(-1, op.INVOKESTATIC, get),
+                Instruction(-1, op.AASTORE),
+            ]
         return out

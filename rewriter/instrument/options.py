@@ -23,11 +23,11 @@ MODES = ("exact", "sample", "hybrid")
 
 @dataclass
 class InstrumentOptions:
-    counting: str = "default"            #: none | default | precise (JP section 4)
-    allocations: bool = False            #: count allocations per type per context
+    counting: str = "default"  #: none | default | precise (JP section 4)
+    allocations: bool = False  #: count allocations per type per context
     weights: dict[int, int] | None = None  #: opcode -> cost (CCCP 5.2); None: no weighted counter
-    activation: bool = False             #: JP 5.2 periodic activation of the profiling agent
-    mode: str = "exact"                  #: exact | sample | hybrid (see :mod:`.yieldpoints`)
+    activation: bool = False  #: JP 5.2 periodic activation of the profiling agent
+    mode: str = "exact"  #: exact | sample | hybrid (see :mod:`.yieldpoints`)
 
     def __post_init__(self) -> None:
         if self.counting not in COUNTING_MODES:
@@ -41,13 +41,23 @@ class InstrumentOptions:
         return self.mode != "exact"
 
 
-def instrument_options(*, counting: str = "default", allocations: bool = False,
-                       weights: str | os.PathLike[str] | None = None, activation: bool = False,
-                       mode: str = "exact") -> InstrumentOptions:
+def instrument_options(
+    *,
+    counting: str = "default",
+    allocations: bool = False,
+    weights: str | os.PathLike[str] | None = None,
+    activation: bool = False,
+    mode: str = "exact",
+) -> InstrumentOptions:
     """The options as a person gives them, a weights *file* included: the one way the command line
     and the agent build them, so both read a weights file (and report its mistakes) alike."""
-    return InstrumentOptions(counting=counting, allocations=allocations,
-                             weights=read_weights(weights) if weights else None, activation=activation, mode=mode)
+    return InstrumentOptions(
+        counting=counting,
+        allocations=allocations,
+        weights=read_weights(weights) if weights else None,
+        activation=activation,
+        mode=mode,
+    )
 
 
 def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
@@ -57,8 +67,9 @@ def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise JprewriteError(f"cannot read weights file: {getattr(e, 'strerror', None) or e}",
-                             path=os.fspath(path)) from None
+        raise JprewriteError(
+            f"cannot read weights file: {getattr(e, 'strerror', None) or e}", path=os.fspath(path)
+        ) from None
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:

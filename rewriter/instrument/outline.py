@@ -35,10 +35,21 @@ from .outline_regions import find_regions
 __all__ = ["OutlinedPart", "outline_regions"]
 
 
-def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, descriptor: str,
-                    is_static: bool, hierarchy, *, budget: int, name_prefix: str,
-                    interface: bool = False, fixed: set[int] | frozenset = frozenset(),
-                    first_index: int = 0) -> list[OutlinedPart]:
+def outline_regions(
+    body: CodeBody,
+    pool,
+    this_class: str,
+    method_name: str,
+    descriptor: str,
+    is_static: bool,
+    hierarchy,
+    *,
+    budget: int,
+    name_prefix: str,
+    interface: bool = False,
+    fixed: set[int] | frozenset = frozenset(),
+    first_index: int = 0,
+) -> list[OutlinedPart]:
     """Move regions of at most about ``budget`` code bytes out of ``body``; returns the parts.
 
     ``body`` (with its frames) is changed in place: each region becomes loads of the slots,
@@ -51,9 +62,19 @@ def outline_regions(body: CodeBody, pool, this_class: str, method_name: str, des
     Choosing (:mod:`.outline_regions`) leaves the code as it is (it only sets the labels'
     offsets); cutting (:mod:`.outline_parts`) changes it, once every region is known.
     """
-    regions = find_regions(body, pool, this_class, method_name, descriptor, is_static, hierarchy,
-                           budget=budget, fixed=fixed)
+    regions = find_regions(
+        body, pool, this_class, method_name, descriptor, is_static, hierarchy, budget=budget, fixed=fixed
+    )
     if not regions:
         return []
-    return cut_regions(body, regions, pool, this_class, hierarchy, name_prefix=name_prefix, interface=interface,
-                       fixed=fixed, first_index=first_index)
+    return cut_regions(
+        body,
+        regions,
+        pool,
+        this_class,
+        hierarchy,
+        name_prefix=name_prefix,
+        interface=interface,
+        fixed=fixed,
+        first_index=first_index,
+    )

@@ -22,8 +22,12 @@ from .outline_values import LOAD, RETURN, STORE, slot_values, slots_written, use
 
 __all__ = ["OutlinedPart", "PartSignature", "cut_regions"]
 
-_BOX = {Integer: ("java/lang/Integer", "I", "intValue"), Float: ("java/lang/Float", "F", "floatValue"),
-        Long: ("java/lang/Long", "J", "longValue"), Double: ("java/lang/Double", "D", "doubleValue")}
+_BOX = {
+    Integer: ("java/lang/Integer", "I", "intValue"),
+    Float: ("java/lang/Float", "F", "floatValue"),
+    Long: ("java/lang/Long", "J", "longValue"),
+    Double: ("java/lang/Double", "D", "doubleValue"),
+}
 _OBJECT = "Ljava/lang/Object;"
 _OBJECT_ARRAY = "[Ljava/lang/Object;"
 
@@ -35,11 +39,11 @@ class OutlinedPart:
     name: str
     descriptor: str
     body: CodeBody
-    first_site: int          #: the number of call sites before the region in the whole method
-    call: Instruction        #: the ``invokestatic`` that replaced it in the method
-    sites: int               #: call sites in the region
-    synthetic: set[int] = field(default_factory=set)   #: ids of the instructions added to the method
-    added: set[int] = field(default_factory=set)       #: ids of the instructions added to the part
+    first_site: int  #: the number of call sites before the region in the whole method
+    call: Instruction  #: the ``invokestatic`` that replaced it in the method
+    sites: int  #: call sites in the region
+    synthetic: set[int] = field(default_factory=set)  #: ids of the instructions added to the method
+    added: set[int] = field(default_factory=set)  #: ids of the instructions added to the part
 
 
 @dataclass
@@ -51,12 +55,12 @@ class PartSignature:
     (``outs`` also has those that hold null: the method sets them to null itself).
     """
 
-    params: list[VType]                  #: the slots at the region's start, trailing empty ones dropped
-    outs: list[tuple[int, VType]]        #: stored slots still defined after the region, with their types
-    returned: list[tuple[int, VType]]    #: ``outs`` but the nulls
-    below: int                           #: values on the stack under the region's own
-    pushed: list[VType]                  #: values the region leaves on the stack
-    value: VType | None                  #: the single non-null value pushed, returned as is
+    params: list[VType]  #: the slots at the region's start, trailing empty ones dropped
+    outs: list[tuple[int, VType]]  #: stored slots still defined after the region, with their types
+    returned: list[tuple[int, VType]]  #: ``outs`` but the nulls
+    below: int  #: values on the stack under the region's own
+    pushed: list[VType]  #: values the region leaves on the stack
+    value: VType | None  #: the single non-null value pushed, returned as is
     descriptor: str
 
     @classmethod
@@ -64,11 +68,14 @@ class PartSignature:
         st_in, st_out = region.entry, region.exit
         params = used_slots(st_in.locals)
         stored: set[int] = set()
-        for x in items[region.start:region.end]:
+        for x in items[region.start : region.end]:
             if not isinstance(x, Label):
                 stored.update(slots_written(x))
-        outs = [(slot, st_out.locals[slot]) for slot in sorted(stored)
-                if slot < len(st_out.locals) and st_out.locals[slot] is not Top]
+        outs = [
+            (slot, st_out.locals[slot])
+            for slot in sorted(stored)
+            if slot < len(st_out.locals) and st_out.locals[slot] is not Top
+        ]
         returned = [(slot, t) for slot, t in outs if t is not Null]
         below = len(st_in.stack)
         pushed = st_out.stack[below:]
@@ -87,8 +94,18 @@ class PartSignature:
         return cls(params, outs, returned, below, pushed, value, desc)
 
 
-def cut_regions(body: CodeBody, regions: list[Region], pool, this_class: str, hierarchy, *, name_prefix: str,
-                interface: bool, fixed: set[int] | frozenset, first_index: int) -> list[OutlinedPart]:
+def cut_regions(
+    body: CodeBody,
+    regions: list[Region],
+    pool,
+    this_class: str,
+    hierarchy,
+    *,
+    name_prefix: str,
+    interface: bool,
+    fixed: set[int] | frozenset,
+    first_index: int,
+) -> list[OutlinedPart]:
     """Replace each region of ``body`` by a call to a new part ``<name_prefix><first_index + k>``.
 
     The items are replaced last, from the end back, so the regions' indices stay valid while
@@ -102,15 +119,16 @@ def cut_regions(body: CodeBody, regions: list[Region], pool, this_class: str, hi
         parts.append(part)
         calls.append(seq)
     for region, seq in reversed(list(zip(regions, calls))):
-        body.items[region.start:region.end] = seq
+        body.items[region.start : region.end] = seq
     return parts
 
 
 class PartCutter:
     """Builds the parts of one body, in order: the body's ``max_locals`` grows as calls need slots."""
 
-    def __init__(self, body: CodeBody, pool, this_class: str, hierarchy, *, interface: bool,
-                 fixed: set[int] | frozenset) -> None:
+    def __init__(
+        self, body: CodeBody, pool, this_class: str, hierarchy, *, interface: bool, fixed: set[int] | frozenset
+    ) -> None:
         self.body = body
         self.pool = pool
         self.this_class = this_class
@@ -122,23 +140,33 @@ class PartCutter:
         """The part for ``region`` and the instructions that replace it in the method."""
         items = self.body.items
         sig = PartSignature.of(region, items)
-        moved = items[region.start:region.end]
+        moved = items[region.start : region.end]
         exit_label = Label("outlined_exit")
-        entry: list = []          # a slot that held null holds it again (it came in as Object)
+        entry: list = []  # a slot that held null holds it again (it came in as Object)
         for slot, t in slot_values(sig.params):
             if t is Null:
                 entry += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ASTORE, slot)]
         exit_code, extra_locals = self._exit(sig, exit_label)
-        _retarget(moved, {id(x) for x in items[region.end:region.resume] if isinstance(x, Label)}, exit_label)
+        _retarget(moved, {id(x) for x in items[region.end : region.resume] if isinstance(x, Label)}, exit_label)
         part = self._part_body(moved, entry, exit_code, sig, region, extra_locals)
-        call = Instruction(-1, op.INVOKESTATIC,
-                           self.pool.add_methodref(self.this_class, name, sig.descriptor, interface=self.interface))
+        call = Instruction(
+            -1,
+            op.INVOKESTATIC,
+            self.pool.add_methodref(self.this_class, name, sig.descriptor, interface=self.interface),
+        )
         seq = self._call_sequence(sig, call)
         _detach(self.body, {id(x) for x in moved if isinstance(x, Label)})
         first = self.sites_before[region.start]
-        return OutlinedPart(name, sig.descriptor, part, first, call, self.sites_before[region.end] - first,
-                            {id(x) for x in seq},
-                            {id(x) for x in (*entry, *exit_code) if not isinstance(x, Label)}), seq
+        return OutlinedPart(
+            name,
+            sig.descriptor,
+            part,
+            first,
+            call,
+            self.sites_before[region.end] - first,
+            {id(x) for x in seq},
+            {id(x) for x in (*entry, *exit_code) if not isinstance(x, Label)},
+        ), seq
 
     def _exit(self, sig: PartSignature, exit_label: Label) -> tuple[list, int]:
         """The part's exit (where the region's end branches go) and the locals it needs, if more."""
@@ -147,9 +175,9 @@ class PartCutter:
         pushed, returned = sig.pushed, sig.returned
         if sig.value is not None:
             code.append(Instruction(-1, RETURN.get(sig.value, op.ARETURN)))
-        elif len(pushed) == 1:                # a null the method pushes again itself
+        elif len(pushed) == 1:  # a null the method pushes again itself
             code += [Instruction(-1, op.POP), Instruction(-1, op.RETURN)]
-        elif pushed:                          # several values: into temporaries, then an Object[]
+        elif pushed:  # several values: into temporaries, then an Object[]
             temps = []
             slot = self.body.max_locals
             for t in pushed:
@@ -168,17 +196,22 @@ class PartCutter:
             code += _boxed_array(self.pool, returned)
         return code, extra_locals
 
-    def _part_body(self, moved: list, entry: list, exit_code: list, sig: PartSignature, region: Region,
-                   extra_locals: int) -> CodeBody:
+    def _part_body(
+        self, moved: list, entry: list, exit_code: list, sig: PartSignature, region: Region, extra_locals: int
+    ) -> CodeBody:
         """The part's code with the frames, handlers and line numbers of the moved labels."""
         body = self.body
         part = CodeBody(items=[*entry, *moved, *exit_code], max_locals=max(body.max_locals, extra_locals))
         labels = {id(x) for x in moved if isinstance(x, Label)}
         handler_labels = {id(h.handler) for h in body.handlers}
         # the region's frames without the values below its own (handlers start on an empty stack)
-        part.frames = {lab: f if id(lab) in handler_labels or not sig.below else
-                       Frame(-1, list(f.locals), list(f.stack[sig.below:]))
-                       for lab, f in body.frames.items() if id(lab) in labels}
+        part.frames = {
+            lab: f
+            if id(lab) in handler_labels or not sig.below
+            else Frame(-1, list(f.locals), list(f.stack[sig.below :]))
+            for lab, f in body.frames.items()
+            if id(lab) in labels
+        }
         part.frames[exit_code[0]] = _frame(list(region.exit.locals), sig.pushed)
         part.handlers = [h for h in body.handlers if id(h.handler) in labels]
         part.lines = [(lab, line) for lab, line in body.lines if id(lab) in labels]
@@ -187,8 +220,10 @@ class PartCutter:
 
     def _call_sequence(self, sig: PartSignature, call: Instruction) -> list:
         """Slots loaded (an empty one as int 0), the call, and what the part hands back put in place."""
-        seq = [Instruction(-1, op.ICONST_0) if t is Top else Instruction(-1, LOAD.get(t, op.ALOAD), slot)
-               for slot, t in slot_values(sig.params)]
+        seq = [
+            Instruction(-1, op.ICONST_0) if t is Top else Instruction(-1, LOAD.get(t, op.ALOAD), slot)
+            for slot, t in slot_values(sig.params)
+        ]
         seq.append(call)
         seq += self._take_back(sig)
         for slot, t in sig.outs:
@@ -203,7 +238,7 @@ class PartCutter:
         if len(sig.pushed) == 1:
             if sig.value is None:
                 seq.append(Instruction(-1, op.ACONST_NULL))
-        elif sig.pushed:                   # the array into a temporary, its values onto the stack
+        elif sig.pushed:  # the array into a temporary, its values onto the stack
             array = self.body.max_locals
             self.body.max_locals += 1
             seq.append(Instruction(-1, op.ASTORE, array))
@@ -211,15 +246,24 @@ class PartCutter:
                 if t is Null:
                     seq.append(Instruction(-1, op.ACONST_NULL))
                     continue
-                seq += [Instruction(-1, op.ALOAD, array), G.push_int(pool, j), Instruction(-1, op.AALOAD),
-                        *_unboxed(t, hierarchy, pool)]
-        elif len(sig.returned) == 1:       # returned with its own type: nothing to cast
+                seq += [
+                    Instruction(-1, op.ALOAD, array),
+                    G.push_int(pool, j),
+                    Instruction(-1, op.AALOAD),
+                    *_unboxed(t, hierarchy, pool),
+                ]
+        elif len(sig.returned) == 1:  # returned with its own type: nothing to cast
             slot, t = sig.returned[0]
             seq.append(Instruction(-1, STORE.get(t, op.ASTORE), slot))
         elif sig.returned:
             for j, (slot, t) in enumerate(sig.returned):
-                seq += [Instruction(-1, op.DUP), G.push_int(pool, j), Instruction(-1, op.AALOAD),
-                        *_unboxed(t, hierarchy, pool), Instruction(-1, STORE.get(t, op.ASTORE), slot)]
+                seq += [
+                    Instruction(-1, op.DUP),
+                    G.push_int(pool, j),
+                    Instruction(-1, op.AALOAD),
+                    *_unboxed(t, hierarchy, pool),
+                    Instruction(-1, STORE.get(t, op.ASTORE), slot),
+                ]
             seq.append(Instruction(-1, op.POP))
         return seq
 
@@ -260,10 +304,10 @@ def _detach(body: CodeBody, labels: set[int]) -> None:
         if id(lab) in labels:
             del body.frames[lab]
     body.lines = [(lab, line) for lab, line in body.lines if id(lab) not in labels]
-    body.local_variables = [v for v in body.local_variables
-                            if id(v.start) not in labels and id(v.end) not in labels]
-    body.local_variable_types = [v for v in body.local_variable_types
-                                 if id(v.start) not in labels and id(v.end) not in labels]
+    body.local_variables = [v for v in body.local_variables if id(v.start) not in labels and id(v.end) not in labels]
+    body.local_variable_types = [
+        v for v in body.local_variable_types if id(v.start) not in labels and id(v.end) not in labels
+    ]
     body.code_annotations = []
 
 
@@ -288,8 +332,10 @@ def _unboxed(t: VType, hierarchy, pool) -> list:
     """An element of that array (on the stack) back to type ``t``: unboxed, or cast (:func:`_unpack`)."""
     if t in _BOX:
         owner, d, getter = _BOX[t]
-        return [Instruction(-1, op.CHECKCAST, pool.add_class(owner)),
-                Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(owner, getter, f"(){d}"))]
+        return [
+            Instruction(-1, op.CHECKCAST, pool.add_class(owner)),
+            Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(owner, getter, f"(){d}")),
+        ]
     return _unpack(t, hierarchy, pool)
 
 

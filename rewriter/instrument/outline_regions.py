@@ -26,9 +26,9 @@ __all__ = ["Region", "RegionFinder", "find_regions", "instruction_states", "live
 
 # a part cannot return for the method, take part in a subroutine, or lock (structured locking is per frame)
 _FORBIDDEN = op.RETURN_OPCODES | op.SUBROUTINE_OPCODES | {op.MONITORENTER, op.MONITOREXIT}
-_MAX_PARAMETER_SLOTS = 255   #: the JVM's limit on a method's parameter slots
-_MAX_PUSHED = 64             #: values a region may leave on the stack (handed back in an Object[])
-_MIN_REGION_BYTES = 64       #: a shorter region frees hardly more than its call sequence takes
+_MAX_PARAMETER_SLOTS = 255  #: the JVM's limit on a method's parameter slots
+_MAX_PUSHED = 64  #: values a region may leave on the stack (handed back in an Object[])
+_MIN_REGION_BYTES = 64  #: a shorter region frees hardly more than its call sequence takes
 # slots read and written, for liveness: loads, iinc and ret read; stores write
 _READS = {o: 2 if o in op.TWO_SLOT_LOCAL_OPCODES else 1 for o in op.LOAD_OPCODES | {op.IINC, op.RET}}
 _WRITES = {o: 2 if o in op.TWO_SLOT_LOCAL_OPCODES else 1 for o in op.STORE_OPCODES}
@@ -50,20 +50,32 @@ class Region:
     exit: State
 
 
-def find_regions(body: CodeBody, pool, this_class: str, method_name: str, descriptor: str, is_static: bool,
-                 hierarchy, *, budget: int, fixed: set[int] | frozenset) -> list[Region]:
+def find_regions(
+    body: CodeBody,
+    pool,
+    this_class: str,
+    method_name: str,
+    descriptor: str,
+    is_static: bool,
+    hierarchy,
+    *,
+    budget: int,
+    fixed: set[int] | frozenset,
+) -> list[Region]:
     """The regions to outline from ``body``, in code order; [] when none qualifies or the types are unknown."""
     try:
-        cfg, leader_states = infer_states(body, pool, hierarchy, this_class, method_name, descriptor,
-                                          is_static, fixed=body.frames)
+        cfg, leader_states = infer_states(
+            body, pool, hierarchy, this_class, method_name, descriptor, is_static, fixed=body.frames
+        )
     except TypeflowError:
-        return []   # jsr/ret or code the inference cannot follow: nothing is moved
+        return []  # jsr/ret or code the inference cannot follow: nothing is moved
     states = instruction_states(body, cfg, leader_states, pool, this_class)
     return RegionFinder(body, pool, this_class, states, cfg.next_insn, fixed).regions(budget)
 
 
-def instruction_states(body: CodeBody, cfg, leader_states: dict[int, State], pool,
-                       this_class: str) -> list[State | None]:
+def instruction_states(
+    body: CodeBody, cfg, leader_states: dict[int, State], pool, this_class: str
+) -> list[State | None]:
     """The state before every instruction (None where unreached), run forward from each leader's state.
 
     Inference keeps states at leaders only; a region may start or end anywhere, so each block
@@ -78,7 +90,7 @@ def instruction_states(body: CodeBody, cfg, leader_states: dict[int, State], poo
             if states[i] is not None and i != k:
                 break
             states[i] = cur
-            insn = cast(Instruction, items[i])   # leaders and their successors are instructions
+            insn = cast(Instruction, items[i])  # leaders and their successors are instructions
             if insn.opcode in op.UNCONDITIONAL_OPCODES:
                 break
             try:
@@ -107,7 +119,7 @@ class EdgeGroups:
 
     def __init__(self, body: CodeBody, label_pos: dict[int, int]) -> None:
         self.members: list[tuple[int, ...]] = []
-        self.jumps: set[int] = set()          #: the groups that are branch or switch edges
+        self.jumps: set[int] = set()  #: the groups that are branch or switch edges
         for i, x in enumerate(body.items):
             if not isinstance(x, Label):
                 for t in branch_targets(x):
@@ -118,7 +130,7 @@ class EdgeGroups:
             row = (label_pos[id(h.start)], label_pos[id(h.end)], label_pos[id(h.handler)])
             self.handler_rows.append(row)
             self.members.append(row)
-        self.at: list[list[int]] = [[] for _ in body.items]   #: the groups each position belongs to
+        self.at: list[list[int]] = [[] for _ in body.items]  #: the groups each position belongs to
         for g, ends in enumerate(self.members):
             for p in set(ends):
                 self.at[p].append(g)
@@ -129,8 +141,15 @@ class EdgeGroups:
 class RegionFinder:
     """What every candidate region of one body is checked against: states, sizes, edges, liveness."""
 
-    def __init__(self, body: CodeBody, pool, this_class: str, states: list[State | None], next_insn: list[int],
-                 fixed: set[int] | frozenset) -> None:
+    def __init__(
+        self,
+        body: CodeBody,
+        pool,
+        this_class: str,
+        states: list[State | None],
+        next_insn: list[int],
+        fixed: set[int] | frozenset,
+    ) -> None:
         self.items = body.items
         self.pool = pool
         self.this_class = this_class
@@ -148,8 +167,7 @@ class RegionFinder:
             bits = live[k] if k < n else -1
             self.handler_reads.append({slot for slot in range(body.max_locals + 2) if bits >> slot & 1})
         #: operand stack depth in slots before each instruction
-        self.depth = [sum(2 if t in (Long, Double) else 1 for t in st.stack) if st is not None else 0
-                      for st in states]
+        self.depth = [sum(2 if t in (Long, Double) else 1 for t in st.stack) if st is not None else 0 for st in states]
 
     def regions(self, budget: int) -> list[Region]:
         """Greedily, in code order, the farthest region from each start that has one."""
@@ -209,14 +227,13 @@ class _Scan:
         self.s = s
         groups = finder.groups
         # a handler covering the start reads the locals as they were before the region
-        self.covering = [reads for row, reads in zip(groups.handler_rows, finder.handler_reads)
-                         if row[0] < s < row[1]]
-        self.floor = finder.depth[s]     # the region never touches the values below its own
+        self.covering = [reads for row, reads in zip(groups.handler_rows, finder.handler_reads) if row[0] < s < row[1]]
+        self.floor = finder.depth[s]  # the region never touches the values below its own
         self.inside = [0] * len(groups.members)
         self.partial = 0
         self.stored: set[int] = set()
         self.best: int | None = None
-        self.blocked = False             # an edge from before the region lands here: it may end, not go on
+        self.blocked = False  # an edge from before the region lands here: it may end, not go on
 
     def may_end_at(self, e: int) -> bool:
         """The region may end right before instruction ``e`` (and the labels before it)."""
@@ -234,7 +251,7 @@ class _Scan:
             return _outs_ok(st_out, self.stored)
         if extra < 0 or extra > _MAX_PUSHED:
             return False
-        for t in st_out.stack[len(st_in.stack):]:
+        for t in st_out.stack[len(st_in.stack) :]:
             if t is not Null and (vtype_descriptor(t) is None or t is Top):
                 return False
         return not any(slot < len(st_out.locals) and st_out.locals[slot] not in (Top, Null) for slot in self.stored)
@@ -266,12 +283,12 @@ class _Scan:
         if x.opcode == op.INVOKESPECIAL:
             owner, name, _ = f.pool.member_ref(x.operand)
             if name != "<init>" and owner != f.this_class:
-                return False     # a super call needs an instance method
+                return False  # a super call needs an instance method
         written = slots_written(x)
         if written:
             self.stored.update(written)
             if any(r & self.stored for r in self.covering):
-                return False     # that handler would see the value from before the region
+                return False  # that handler would see the value from before the region
         return True
 
     def enter(self, i: int, x) -> bool:
@@ -329,7 +346,7 @@ def live_in(items: list, body: CodeBody, label_pos: dict, next_insn: list) -> li
         if o not in op.UNCONDITIONAL_OPCODES and next_insn[i + 1] < n:
             targets.append(next_insn[i + 1])
         if o == op.RET:
-            targets = []     # no splitting where subroutines are (inference refused them anyway)
+            targets = []  # no splitting where subroutines are (inference refused them anyway)
         succ[i] = targets
     live = [0] * (n + 1)
     changed = True

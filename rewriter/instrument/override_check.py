@@ -40,16 +40,26 @@ def override_check(ctx: ClassContext, name: str, descriptor: str, node: int, mid
     marker = Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, CLASS_METHOD, CLASS_METHOD_DESC))
     original = Instruction(-1, op.INVOKEVIRTUAL, pool.add_methodref(cf.name, name, descriptor))
     # the receiver is exactly this class: dispatch selected this very method
-    exact = [Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
-             Instruction(-1, op.LDC_W, pool.add_class(cf.name)), Instruction(-1, op.IF_ACMPEQ, go)]
-    code = [Instruction(-1, op.ILOAD, node + 1), Instruction(-1, op.IFLT, go),
-            *exact,
-            Instruction(-1, op.ALOAD, 0), marker,
-            Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
-            Instruction(-1, op.IF_ACMPEQ, go),
-            *ctx.rt.redirect(node, LocalSite(node + 1), mid),
-            Instruction(-1, op.IFNULL, go),
-            *args, original,
-            Instruction(-1, G.return_opcode(md.return_type)),
-            go]
+    exact = [
+        Instruction(-1, op.ALOAD, 0),
+        Instruction(-1, op.INVOKEVIRTUAL, get_class),
+        Instruction(-1, op.LDC_W, pool.add_class(cf.name)),
+        Instruction(-1, op.IF_ACMPEQ, go),
+    ]
+    code = [
+        Instruction(-1, op.ILOAD, node + 1),
+        Instruction(-1, op.IFLT, go),
+        *exact,
+        Instruction(-1, op.ALOAD, 0),
+        marker,
+        Instruction(-1, op.ALOAD, 0),
+        Instruction(-1, op.INVOKEVIRTUAL, get_class),
+        Instruction(-1, op.IF_ACMPEQ, go),
+        *ctx.rt.redirect(node, LocalSite(node + 1), mid),
+        Instruction(-1, op.IFNULL, go),
+        *args,
+        original,
+        Instruction(-1, G.return_opcode(md.return_type)),
+        go,
+    ]
     return code, needs

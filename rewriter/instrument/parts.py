@@ -22,10 +22,14 @@ def write_parts(ctx: ClassContext, parts: list[OutlinedPart], node: int) -> list
     """The outlined parts as instrumented methods (the caller adds them once everything fits)."""
     methods = []
     for part in parts:
-        pm = Method(ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC, ctx.pool.add_utf8(part.name),
-                    ctx.pool.add_utf8(part.descriptor), [], ctx.cf)
-        result = instrument_body(ctx, pm, part.body, node, first_site=part.first_site, added=part.added,
-                                 entry=False)
+        pm = Method(
+            ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC,
+            ctx.pool.add_utf8(part.name),
+            ctx.pool.add_utf8(part.descriptor),
+            [],
+            ctx.cf,
+        )
+        result = instrument_body(ctx, pm, part.body, node, first_site=part.first_site, added=part.added, entry=False)
         assemble(ctx, pm, part.body, result.needs)
         methods.append(pm)
     return methods

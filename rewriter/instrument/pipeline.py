@@ -38,8 +38,19 @@ from .options import InstrumentOptions
 from .plan import CctPlan, ClassPatterns
 from .support import esi_name
 
-__all__ = ["AGENT_FAIL_CONTRACT_ENV", "AGENT_FAIL_ENV", "FAULT_ENV", "VERIFY_ENV", "ClassOutcome", "ClassPipeline",
-           "FailurePolicy", "GateError", "RewrittenClass", "rewrite_class", "verify_by_default"]
+__all__ = [
+    "AGENT_FAIL_CONTRACT_ENV",
+    "AGENT_FAIL_ENV",
+    "FAULT_ENV",
+    "VERIFY_ENV",
+    "ClassOutcome",
+    "ClassPipeline",
+    "FailurePolicy",
+    "GateError",
+    "RewrittenClass",
+    "rewrite_class",
+    "verify_by_default",
+]
 
 FAULT_ENV = "JPREWRITE_BREAK_METHOD"
 #: Class-name globs whose full / contract-only rewrite raises (load-time policy; tests of the fallbacks).
@@ -58,8 +69,8 @@ class GateError(Exception):
 class FailurePolicy(Enum):
     """What becomes of a class whose full rewrite fails (see the module docstring)."""
 
-    EXCLUDE = "exclude"                 #: offline: uninstrumented, and the run is planned again without it
-    CONTRACT_ONLY = "contract-only"     #: load time: the contract-only form, else the agent's Java contract
+    EXCLUDE = "exclude"  #: offline: uninstrumented, and the run is planned again without it
+    CONTRACT_ONLY = "contract-only"  #: load time: the contract-only form, else the agent's Java contract
 
 
 @dataclass
@@ -68,7 +79,7 @@ class RewrittenClass:
     data: bytes
     report: ClassReport
     serial_uid_pinned: bool
-    rejected: list[VerifyProblem]   #: what the gate rejected (the methods kept as they were)
+    rejected: list[VerifyProblem]  #: what the gate rejected (the methods kept as they were)
 
 
 @dataclass
@@ -76,9 +87,9 @@ class ClassOutcome:
     """What :meth:`ClassPipeline.run` made of one class; ``rewritten`` None: the class stays as it was."""
 
     rewritten: RewrittenClass | None = None
-    already_instrumented: str | None = None   #: rewritten by jprewrite before: the error's message
-    failure: str | None = None                #: why the full rewrite failed (``Type: message``)
-    fallback_failure: str | None = None       #: why the contract-only form failed too (load-time policy)
+    already_instrumented: str | None = None  #: rewritten by jprewrite before: the error's message
+    failure: str | None = None  #: why the full rewrite failed (``Type: message``)
+    fallback_failure: str | None = None  #: why the contract-only form failed too (load-time policy)
 
     @property
     def contract_only(self) -> bool:
@@ -94,8 +105,11 @@ class ClassOutcome:
                 return f"{self.failure} (and its contract-only form failed too: {self.fallback_failure})"
             return self.failure
         if self.rewritten is not None and self.rewritten.rejected:
-            return ("stays uninstrumented in part: the verification gate rejected "
-                    + "; ".join(str(p) for p in self.rewritten.rejected) + " (kept as it was)")
+            return (
+                "stays uninstrumented in part: the verification gate rejected "
+                + "; ".join(str(p) for p in self.rewritten.rejected)
+                + " (kept as it was)"
+            )
         return ""
 
 
@@ -115,8 +129,9 @@ class ClassPipeline:
     classes, so forked workers may share one.
     """
 
-    def __init__(self, plan: CctPlan, options: InstrumentOptions, *, on_failure: FailurePolicy,
-                 verify: bool | None = None) -> None:
+    def __init__(
+        self, plan: CctPlan, options: InstrumentOptions, *, on_failure: FailurePolicy, verify: bool | None = None
+    ) -> None:
         self.plan = plan
         self.options = options
         self.on_failure = on_failure
@@ -154,8 +169,15 @@ class ClassPipeline:
         return rewrite_class(data, self.plan, self.options, contract_only=contract_only, verify=self.verify, cf=cf)
 
 
-def rewrite_class(data: bytes, plan: CctPlan, options: InstrumentOptions, *, contract_only: bool = False,
-                  verify: bool = True, cf: ClassFile | None = None) -> RewrittenClass:
+def rewrite_class(
+    data: bytes,
+    plan: CctPlan,
+    options: InstrumentOptions,
+    *,
+    contract_only: bool = False,
+    verify: bool = True,
+    cf: ClassFile | None = None,
+) -> RewrittenClass:
     """Rewrite one class file; with ``verify`` every written method passes the gate first.
 
     ``cf``: ``data`` already read by the caller, rewritten in place by the first round (a round
@@ -171,9 +193,11 @@ def rewrite_class(data: bytes, plan: CctPlan, options: InstrumentOptions, *, con
         cf = cf if cf is not None else read_class(data)
         pinned = serial_uid.pin_serial_version_uid(cf, plan.hierarchy) is not None
         reason = "rejected by the verification gate; kept as it was" + (
-            f" ({'; '.join(str(p) for p in rejected)})" if rejected else "")
-        report = instrument_class(cf, plan, options, contract_only=contract_only, keep=frozenset(keep),
-                                  keep_reason=reason)
+            f" ({'; '.join(str(p) for p in rejected)})" if rejected else ""
+        )
+        report = instrument_class(
+            cf, plan, options, contract_only=contract_only, keep=frozenset(keep), keep_reason=reason
+        )
         if fault:
             _break(cf, fault, report)
         if not verify:

@@ -64,12 +64,12 @@ class CallSite:
     """A call site's action and the method it names (its node's MethodId)."""
 
     action: CallAction
-    owner: str                  #: class (internal name) that names the callee's node; the declaring
-                                #: interface for PASS_INTERFACE
+    owner: str  #: class (internal name) that names the callee's node; the declaring
+    #: interface for PASS_INTERFACE
     name: str
     descriptor: str
-    kind: int                   #: MID kind for boundary nodes
-    resolved: bool = True       #: False when the reference did not resolve (owner is then the referenced class)
+    kind: int  #: MID kind for boundary nodes
+    resolved: bool = True  #: False when the reference did not resolve (owner is then the referenced class)
 
 
 class ClassPatterns:
@@ -95,7 +95,7 @@ class CctPlan:
         self._esi_cache: dict[tuple[str, str, str], bool] = {}
         self._clinit_cache: dict[str, bool] = {}
         self._overriders: dict[tuple[str, str], list[str]] | None = None
-        self.world: list[str] = []   # every instrumented class, for the PENDING rule
+        self.world: list[str] = []  # every instrumented class, for the PENDING rule
         self._world_set: set[str] = set()
 
     def set_world(self, names: Iterable[str]) -> None:
@@ -160,7 +160,7 @@ class CctPlan:
 
     def _decide_esi(self, owner: str, name: str, descriptor: str) -> bool:
         if name in ("<clinit>", "<init>") or not self.is_instrumented(owner):
-            return False   # initialisers are instrumented in place (OSI)
+            return False  # initialisers are instrumented in place (OSI)
         info = self.hierarchy.info(owner)
         if info is None:
             return False
@@ -211,7 +211,7 @@ class CctPlan:
         h = self.hierarchy
         target: MemberInfo | None
         if owner.startswith("["):
-            target = h.resolve_method("java/lang/Object", name, descriptor)   # clone() and friends
+            target = h.resolve_method("java/lang/Object", name, descriptor)  # clone() and friends
         else:
             target = h.resolve_any_method(owner, name, descriptor, interface)
         if target is None:
@@ -220,16 +220,17 @@ class CctPlan:
             return CallSite(CallAction.PLAIN, target.owner, target.name, target.descriptor, KIND_JDK)
         if target.name == "<init>" and self.is_instrumented(target.owner):
             return CallSite(CallAction.PUBLISH, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
-        if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) \
-                and self.publishing_dispatcher(target.owner, target.name, target.descriptor):
-            return CallSite(CallAction.PASS_INTERFACE, target.owner, target.name, target.descriptor,
-                            KIND_INSTRUMENTED)
+        if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and self.publishing_dispatcher(
+            target.owner, target.name, target.descriptor
+        ):
+            return CallSite(CallAction.PASS_INTERFACE, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
         if self.has_esi(target.owner, target.name, target.descriptor):
             if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and not target.access & (ACC_STATIC | ACC_PRIVATE):
                 owner_info = h.info(target.owner)
                 if owner_info is not None and owner_info.is_interface:
-                    return CallSite(CallAction.PASS_INTERFACE, target.owner, target.name, target.descriptor,
-                                    KIND_INSTRUMENTED)
+                    return CallSite(
+                        CallAction.PASS_INTERFACE, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED
+                    )
             return CallSite(CallAction.PASS, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
         kind = self._kind_of(target.owner)
         if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and self._may_dispatch_to_instrumented(owner, target):
@@ -304,4 +305,3 @@ class CctPlan:
                     break
             self._clinit_cache[name] = found
         return found
-

@@ -23,8 +23,10 @@ class CachingPool:
         return i
 
     def add_methodref(self, owner: str, name: str, descriptor: str, *, interface: bool = False) -> int:
-        return self._cached(("m", owner, name, descriptor, interface),
-                            lambda: self._pool.add_methodref(owner, name, descriptor, interface=interface))
+        return self._cached(
+            ("m", owner, name, descriptor, interface),
+            lambda: self._pool.add_methodref(owner, name, descriptor, interface=interface),
+        )
 
     def add_fieldref(self, owner: str, name: str, descriptor: str) -> int:
         return self._cached(("f", owner, name, descriptor), lambda: self._pool.add_fieldref(owner, name, descriptor))

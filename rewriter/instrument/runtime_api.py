@@ -32,12 +32,12 @@ _STR = "Ljava/lang/String;"
 class RuntimeMember:
     """One member of the runtime that rewritten code uses."""
 
-    owner: str          #: internal name
+    owner: str  #: internal name
     name: str
     descriptor: str
     static: bool
     field: bool = False
-    role: str = ""      #: one line for the contract document
+    role: str = ""  #: one line for the contract document
 
 
 def _m(owner: str, name: str, desc: str, static: bool, role: str) -> RuntimeMember:
@@ -48,48 +48,94 @@ def _f(owner: str, name: str, desc: str, role: str, static: bool = False) -> Run
     return RuntimeMember(owner, name, desc, static, True, role)
 
 
-NODE_ENTER = _m(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC, False,
-                "find-or-create the child for (site, callee), calls++, return it")
-NODE_BOUNDARY = _m(NODE, "boundary", "(I" + MID_DESC + ")V", False,
-                   "enter the callee's node and publish it (uninstrumented callee)")
+NODE_ENTER = _m(
+    NODE,
+    "enter",
+    "(I" + MID_DESC + ")" + NODE_DESC,
+    False,
+    "find-or-create the child for (site, callee), calls++, return it",
+)
+NODE_BOUNDARY = _m(
+    NODE, "boundary", "(I" + MID_DESC + ")V", False, "enter the callee's node and publish it (uninstrumented callee)"
+)
 NODE_PUBLISH = _m(NODE, "publish", "()V", False, "`root.published = this` (a `<clinit>` may run next)")
-NODE_PUBLISH_CALL = _m(NODE, "publishCall", "(I)V", False,
-                       "publish this node and a call site (the callee enters beneath them)")
+NODE_PUBLISH_CALL = _m(
+    NODE, "publishCall", "(I)V", False, "publish this node and a call site (the callee enters beneath them)"
+)
 NODE_ALLOCATE = _m(NODE, "allocate", "(" + _STR + ")V", False, "count an allocation of a type (--allocations)")
 NODE_BYTECODES = _f(NODE, "bytecodes", "J", "bytecodes executed in this context")
 NODE_WEIGHTED = _f(NODE, "weighted", "J", "weighted bytecodes (--weights)")
 NODE_ROOT = _f(NODE, "root", ROOT_DESC, "the thread's root")
 ROOT_PUBLISHED = _f(ROOT, "published", NODE_DESC, "where callbacks from uninstrumented code attach")
 ROOT_ACTIVATION = _f(ROOT, "activation", "I", "JP's activation counter (--activation)")
-ROOT_N2B_ENTER = _m(ROOT, "n2bEnter", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
-                    "an N2B wrapper's entry: the callee's own node")
-ROOT_N2B_PARENT = _m(ROOT, "n2bParent", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
-                     "the parent of an OSI `<clinit>`'s node")
-ROOT_CTOR_ENTER = _m(ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC, True,
-                     "an OSI constructor's node, beneath the published node and site")
-ROOT_ESI_CAPABLE = _m(ROOT, "esiCapable", "(" + _OBJ + ")Z", True,
-                      "may an interface dispatcher pass the node to this receiver?")
-ROOT_PENDING = _m(ROOT, "pending", "(" + NODE_DESC + "I" + MID_DESC + _OBJ + ")V", True,
-                  "open a pending call (dispatch may select an instrumented override)")
-ROOT_END_PENDING = _m(ROOT, "endPending", "(" + NODE_DESC + "I" + MID_DESC + ")V", True,
-                      "close a pending call")
-ROOT_REDIRECT = _m(ROOT, "redirect", "(" + _OBJ + NODE_DESC + "I" + MID_DESC + ")" + NODE_DESC, True,
-                   "the override check: a boundary node when an uninstrumented override must run")
-ROOT_TRIGGER_REPORT = _m(ROOT, "triggerReport", "(" + NODE_DESC + ")V", False,
-                         "JP's periodic activation of the profiling agent")
-MID_GET = _m(MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True,
-             "the MethodId of (class, name, descriptor, kind, sites)")
-SAMPLING_REQUESTED = _f(SAMPLING, "requested", "I", "non-zero while a sampling round has tickets out (volatile)",
-                        static=True)
-SAMPLING_YIELDPOINT_NODE = _m(SAMPLING, "yieldpoint", "(" + NODE_DESC + ")V", True,
-                              "hybrid mode: take a sample on the current CCT node")
+ROOT_N2B_ENTER = _m(
+    ROOT, "n2bEnter", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True, "an N2B wrapper's entry: the callee's own node"
+)
+ROOT_N2B_PARENT = _m(
+    ROOT, "n2bParent", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True, "the parent of an OSI `<clinit>`'s node"
+)
+ROOT_CTOR_ENTER = _m(
+    ROOT,
+    "ctorEnter",
+    "(" + MID_DESC + ")" + NODE_DESC,
+    True,
+    "an OSI constructor's node, beneath the published node and site",
+)
+ROOT_ESI_CAPABLE = _m(
+    ROOT, "esiCapable", "(" + _OBJ + ")Z", True, "may an interface dispatcher pass the node to this receiver?"
+)
+ROOT_PENDING = _m(
+    ROOT,
+    "pending",
+    "(" + NODE_DESC + "I" + MID_DESC + _OBJ + ")V",
+    True,
+    "open a pending call (dispatch may select an instrumented override)",
+)
+ROOT_END_PENDING = _m(ROOT, "endPending", "(" + NODE_DESC + "I" + MID_DESC + ")V", True, "close a pending call")
+ROOT_REDIRECT = _m(
+    ROOT,
+    "redirect",
+    "(" + _OBJ + NODE_DESC + "I" + MID_DESC + ")" + NODE_DESC,
+    True,
+    "the override check: a boundary node when an uninstrumented override must run",
+)
+ROOT_TRIGGER_REPORT = _m(
+    ROOT, "triggerReport", "(" + NODE_DESC + ")V", False, "JP's periodic activation of the profiling agent"
+)
+MID_GET = _m(
+    MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True, "the MethodId of (class, name, descriptor, kind, sites)"
+)
+SAMPLING_REQUESTED = _f(
+    SAMPLING, "requested", "I", "non-zero while a sampling round has tickets out (volatile)", static=True
+)
+SAMPLING_YIELDPOINT_NODE = _m(
+    SAMPLING, "yieldpoint", "(" + NODE_DESC + ")V", True, "hybrid mode: take a sample on the current CCT node"
+)
 SAMPLING_YIELDPOINT = _m(SAMPLING, "yieldpoint", "()V", True, "sample mode: the thread samples its own stack")
 
 RUNTIME_API: tuple[RuntimeMember, ...] = (
-    NODE_ENTER, NODE_BOUNDARY, NODE_PUBLISH, NODE_PUBLISH_CALL, NODE_ALLOCATE, NODE_BYTECODES, NODE_WEIGHTED,
-    NODE_ROOT, ROOT_PUBLISHED, ROOT_ACTIVATION, ROOT_N2B_ENTER, ROOT_N2B_PARENT, ROOT_CTOR_ENTER,
-    ROOT_ESI_CAPABLE, ROOT_PENDING, ROOT_END_PENDING, ROOT_REDIRECT, ROOT_TRIGGER_REPORT, MID_GET,
-    SAMPLING_REQUESTED, SAMPLING_YIELDPOINT_NODE, SAMPLING_YIELDPOINT,
+    NODE_ENTER,
+    NODE_BOUNDARY,
+    NODE_PUBLISH,
+    NODE_PUBLISH_CALL,
+    NODE_ALLOCATE,
+    NODE_BYTECODES,
+    NODE_WEIGHTED,
+    NODE_ROOT,
+    ROOT_PUBLISHED,
+    ROOT_ACTIVATION,
+    ROOT_N2B_ENTER,
+    ROOT_N2B_PARENT,
+    ROOT_CTOR_ENTER,
+    ROOT_ESI_CAPABLE,
+    ROOT_PENDING,
+    ROOT_END_PENDING,
+    ROOT_REDIRECT,
+    ROOT_TRIGGER_REPORT,
+    MID_GET,
+    SAMPLING_REQUESTED,
+    SAMPLING_YIELDPOINT_NODE,
+    SAMPLING_YIELDPOINT,
 )
 
 
@@ -139,24 +185,40 @@ class RuntimeCalls:
         return [Instruction(-1, op.ALOAD, node), self.site(site), self.invoke(NODE_PUBLISH_CALL)]
 
     def allocate(self, node: int, type_name: str) -> list:
-        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.LDC_W, self.pool.add_string(type_name)),
-                self.invoke(NODE_ALLOCATE)]
+        return [
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.LDC_W, self.pool.add_string(type_name)),
+            self.invoke(NODE_ALLOCATE),
+        ]
 
     def add_to_counter(self, node: int, ref: int, amount: int) -> list:
         """``node.<counter> += amount`` for a ``long`` counter field already in the pool (``ref``)."""
-        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.DUP), Instruction(-1, op.GETFIELD, ref),
-                Instruction(-1, op.LDC2_W, self.pool.add_long(amount)), Instruction(-1, op.LADD),
-                Instruction(-1, op.PUTFIELD, ref)]
+        return [
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.DUP),
+            Instruction(-1, op.GETFIELD, ref),
+            Instruction(-1, op.LDC2_W, self.pool.add_long(amount)),
+            Instruction(-1, op.LADD),
+            Instruction(-1, op.PUTFIELD, ref),
+        ]
 
     def save_slot(self, node: int, saved: int) -> list:
         """``saved = node.root.published`` (wrappers and OSI leave the callback slot as they found it)."""
-        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
-                Instruction(-1, op.GETFIELD, self.field_ref(ROOT_PUBLISHED)), Instruction(-1, op.ASTORE, saved)]
+        return [
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
+            Instruction(-1, op.GETFIELD, self.field_ref(ROOT_PUBLISHED)),
+            Instruction(-1, op.ASTORE, saved),
+        ]
 
     def restore_slot(self, node: int, saved: int) -> list:
         """``node.root.published = saved``."""
-        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
-                Instruction(-1, op.ALOAD, saved), Instruction(-1, op.PUTFIELD, self.field_ref(ROOT_PUBLISHED))]
+        return [
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
+            Instruction(-1, op.ALOAD, saved),
+            Instruction(-1, op.PUTFIELD, self.field_ref(ROOT_PUBLISHED)),
+        ]
 
     # ----------------------------------------------------------------- ThreadRoot
     def n2b_enter(self, this_or_null: Instruction, mid: int) -> list:
@@ -164,8 +226,14 @@ class RuntimeCalls:
 
     def clinit_enter(self, mid: int) -> list:
         """``ThreadRoot.n2bParent(null, mid).enter(-1, mid)``: an OSI ``<clinit>``'s node on the stack."""
-        return [Instruction(-1, op.ACONST_NULL), *self.load_mid(mid), self.invoke(ROOT_N2B_PARENT),
-                Instruction(-1, op.ICONST_M1), *self.load_mid(mid), self.invoke(NODE_ENTER)]
+        return [
+            Instruction(-1, op.ACONST_NULL),
+            *self.load_mid(mid),
+            self.invoke(ROOT_N2B_PARENT),
+            Instruction(-1, op.ICONST_M1),
+            *self.load_mid(mid),
+            self.invoke(NODE_ENTER),
+        ]
 
     def ctor_enter(self, mid: int) -> list:
         return [*self.load_mid(mid), self.invoke(ROOT_CTOR_ENTER)]
@@ -174,40 +242,74 @@ class RuntimeCalls:
         return [Instruction(-1, op.ALOAD, receiver), self.invoke(ROOT_ESI_CAPABLE)]
 
     def pending(self, node: int, site: int, mid: int, receiver: int) -> list:
-        return [Instruction(-1, op.ALOAD, node), push_int(self.pool, site), *self.load_mid(mid),
-                Instruction(-1, op.ALOAD, receiver), self.invoke(ROOT_PENDING)]
+        return [
+            Instruction(-1, op.ALOAD, node),
+            push_int(self.pool, site),
+            *self.load_mid(mid),
+            Instruction(-1, op.ALOAD, receiver),
+            self.invoke(ROOT_PENDING),
+        ]
 
     def end_pending(self, node: int, site: int, mid: int) -> list:
-        return [Instruction(-1, op.ALOAD, node), push_int(self.pool, site), *self.load_mid(mid),
-                self.invoke(ROOT_END_PENDING)]
+        return [
+            Instruction(-1, op.ALOAD, node),
+            push_int(self.pool, site),
+            *self.load_mid(mid),
+            self.invoke(ROOT_END_PENDING),
+        ]
 
     def redirect(self, node: int, site: LocalSite, mid: int) -> list:
         """``ThreadRoot.redirect(this, node, site, mid)``: null when the ESI may run."""
-        return [Instruction(-1, op.ALOAD, 0), Instruction(-1, op.ALOAD, node), self.site(site),
-                *self.load_mid(mid), self.invoke(ROOT_REDIRECT)]
+        return [
+            Instruction(-1, op.ALOAD, 0),
+            Instruction(-1, op.ALOAD, node),
+            self.site(site),
+            *self.load_mid(mid),
+            self.invoke(ROOT_REDIRECT),
+        ]
 
     def activation_decrement(self, node: int, amount: int) -> list:
         """``node.root.activation -= amount``."""
         root, counter = self.field_ref(NODE_ROOT), self.field_ref(ROOT_ACTIVATION)
-        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root), Instruction(-1, op.DUP),
-                Instruction(-1, op.GETFIELD, counter), push_int(self.pool, amount), Instruction(-1, op.ISUB),
-                Instruction(-1, op.PUTFIELD, counter)]
+        return [
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.GETFIELD, root),
+            Instruction(-1, op.DUP),
+            Instruction(-1, op.GETFIELD, counter),
+            push_int(self.pool, amount),
+            Instruction(-1, op.ISUB),
+            Instruction(-1, op.PUTFIELD, counter),
+        ]
 
     def activation_check(self, node: int, skip) -> list:
         """``if (node.root.activation <= 0) node.root.triggerReport(node)``; ``skip`` labels the code after."""
         root, counter = self.field_ref(NODE_ROOT), self.field_ref(ROOT_ACTIVATION)
-        return [Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root),
-                Instruction(-1, op.GETFIELD, counter), Instruction(-1, op.IFGT, skip),
-                Instruction(-1, op.ALOAD, node), Instruction(-1, op.GETFIELD, root),
-                Instruction(-1, op.ALOAD, node), self.invoke(ROOT_TRIGGER_REPORT), skip]
+        return [
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.GETFIELD, root),
+            Instruction(-1, op.GETFIELD, counter),
+            Instruction(-1, op.IFGT, skip),
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.GETFIELD, root),
+            Instruction(-1, op.ALOAD, node),
+            self.invoke(ROOT_TRIGGER_REPORT),
+            skip,
+        ]
 
     # ----------------------------------------------------------------- Sampling
     def yieldpoint(self, node: int | None, skip) -> list:
         """``if (Sampling.requested != 0) Sampling.yieldpoint([node])``; ``skip`` labels the code after."""
-        call = [self.invoke(SAMPLING_YIELDPOINT)] if node is None else [
-            Instruction(-1, op.ALOAD, node), self.invoke(SAMPLING_YIELDPOINT_NODE)]
-        return [Instruction(-1, op.GETSTATIC, self.field_ref(SAMPLING_REQUESTED)), Instruction(-1, op.IFEQ, skip),
-                *call, skip]
+        call = (
+            [self.invoke(SAMPLING_YIELDPOINT)]
+            if node is None
+            else [Instruction(-1, op.ALOAD, node), self.invoke(SAMPLING_YIELDPOINT_NODE)]
+        )
+        return [
+            Instruction(-1, op.GETSTATIC, self.field_ref(SAMPLING_REQUESTED)),
+            Instruction(-1, op.IFEQ, skip),
+            *call,
+            skip,
+        ]
 
     # ----------------------------------------------------------------- MethodId
     def mid_get(self) -> Instruction:

@@ -70,10 +70,21 @@ if TYPE_CHECKING:
     from ..analysis.hierarchy import ClassHierarchy
 
 __all__ = [
-    "SERIALIZABLE", "UID_NAME", "is_serializable", "is_enum", "is_record", "has_explicit_uid",
-    "explicit_uid_field", "explicit_uid_value", "class_modifiers", "suid_hash",
-    "default_serial_version_uid", "serial_version_uid", "needs_serial_version_uid",
-    "add_serial_version_uid", "pin_serial_version_uid",
+    "SERIALIZABLE",
+    "UID_NAME",
+    "is_serializable",
+    "is_enum",
+    "is_record",
+    "has_explicit_uid",
+    "explicit_uid_field",
+    "explicit_uid_value",
+    "class_modifiers",
+    "suid_hash",
+    "default_serial_version_uid",
+    "serial_version_uid",
+    "needs_serial_version_uid",
+    "add_serial_version_uid",
+    "pin_serial_version_uid",
 ]
 
 SERIALIZABLE = "java/io/Serializable"
@@ -82,10 +93,18 @@ _ENUM = "java/lang/Enum"
 _RECORD = "java/lang/Record"
 
 _CLASS_MASK = ACC_PUBLIC | ACC_FINAL | ACC_INTERFACE | ACC_ABSTRACT
-_FIELD_MASK = (ACC_PUBLIC | ACC_PRIVATE | ACC_PROTECTED | ACC_STATIC | ACC_FINAL | ACC_VOLATILE
-               | ACC_TRANSIENT)
-_METHOD_MASK = (ACC_PUBLIC | ACC_PRIVATE | ACC_PROTECTED | ACC_STATIC | ACC_FINAL | ACC_SYNCHRONIZED
-                | ACC_NATIVE | ACC_ABSTRACT | ACC_STRICT)
+_FIELD_MASK = ACC_PUBLIC | ACC_PRIVATE | ACC_PROTECTED | ACC_STATIC | ACC_FINAL | ACC_VOLATILE | ACC_TRANSIENT
+_METHOD_MASK = (
+    ACC_PUBLIC
+    | ACC_PRIVATE
+    | ACC_PROTECTED
+    | ACC_STATIC
+    | ACC_FINAL
+    | ACC_SYNCHRONIZED
+    | ACC_NATIVE
+    | ACC_ABSTRACT
+    | ACC_STRICT
+)
 # HotSpot's JVM_ACC_WRITTEN_FLAGS: what Class.getModifiers() can report at all.
 _WRITTEN_FLAGS = 0x7FFF
 # Field types Field.getLong accepts (widening from byte, short, char, int, long):
@@ -94,8 +113,7 @@ _LONG_READABLE = frozenset("JIBSC")
 
 
 # ----------------------------------------------------------------------- questions
-def is_serializable(cf: ClassFile, hierarchy: ClassHierarchy | None,
-                    *, assume_when_unknown: bool = False) -> bool:
+def is_serializable(cf: ClassFile, hierarchy: ClassHierarchy | None, *, assume_when_unknown: bool = False) -> bool:
     """Whether ``cf`` implements ``java.io.Serializable``, directly or through any supertype.
 
     Only the supertypes are looked up in ``hierarchy`` (``cf`` itself need not be
@@ -140,8 +158,7 @@ def is_enum(cf: ClassFile, hierarchy: ClassHierarchy | None = None) -> bool:
 
 def is_record(cf: ClassFile) -> bool:
     """``Class.isRecord()``: a direct subclass of ``java.lang.Record`` with a ``Record`` attribute."""
-    return cf.super_name == _RECORD and any(
-        cf.pool.utf8(a.name_index) == "Record" for a in cf.attributes)
+    return cf.super_name == _RECORD and any(cf.pool.utf8(a.name_index) == "Record" for a in cf.attributes)
 
 
 def explicit_uid_field(cf: ClassFile) -> Field | None:
@@ -150,8 +167,7 @@ def explicit_uid_field(cf: ClassFile) -> Field | None:
     for f in cf.fields:
         if f.name == UID_NAME:
             # Class.getDeclaredField returns the first field of that name.
-            if (f.access & (ACC_STATIC | ACC_FINAL)) == (ACC_STATIC | ACC_FINAL) and \
-                    f.descriptor in _LONG_READABLE:
+            if (f.access & (ACC_STATIC | ACC_FINAL)) == (ACC_STATIC | ACC_FINAL) and f.descriptor in _LONG_READABLE:
                 return f
             return None
     return None
@@ -312,8 +328,9 @@ def serial_version_uid(cf: ClassFile, hierarchy: ClassHierarchy | None) -> int |
     return default_serial_version_uid(cf, hierarchy)
 
 
-def needs_serial_version_uid(cf: ClassFile, hierarchy: ClassHierarchy | None,
-                             *, assume_when_unknown: bool = True) -> bool:
+def needs_serial_version_uid(
+    cf: ClassFile, hierarchy: ClassHierarchy | None, *, assume_when_unknown: bool = True
+) -> bool:
     """Whether a rewrite that adds members to ``cf`` must pin its UID first.
 
     True for a serializable class (``assume_when_unknown`` when its supertypes

@@ -35,20 +35,34 @@ def add_b2n(ctx: ClassContext, m: Method) -> None:
         opcode = op.INVOKESTATIC
     elif m.access & ACC_PRIVATE:
         opcode = op.INVOKESPECIAL
-    else:   # dispatch: an uninstrumented subclass's override of the native method must run
+    else:  # dispatch: an uninstrumented subclass's override of the native method must run
         opcode = op.INVOKEVIRTUAL
     call = Instruction(-1, opcode, pool.add_methodref(ctx.name, m.name, m.descriptor))
     start, end, handler = Label("b2n_start"), Label("b2n_end"), Label("b2n_handler")
     restore = rt.restore_slot(node, saved)
-    items = [*rt.enter(node, LocalSite(site), mid), Instruction(-1, op.ASTORE, node), *rt.save_slot(node, saved),
-             *rt.publish(node),
-             start, *args, call, end, *restore, Instruction(-1, G.return_opcode(md.return_type)),
-             handler, *restore, Instruction(-1, op.ATHROW)]
+    items = [
+        *rt.enter(node, LocalSite(site), mid),
+        Instruction(-1, op.ASTORE, node),
+        *rt.save_slot(node, saved),
+        *rt.publish(node),
+        start,
+        *args,
+        call,
+        end,
+        *restore,
+        Instruction(-1, G.return_opcode(md.return_type)),
+        handler,
+        *restore,
+        Instruction(-1, op.ATHROW),
+    ]
     body = CodeBody(items=items, max_locals=saved + 1)
     body.handlers.append(Handler(start, end, handler, 0))
     needs = FrameNeeds()
-    needs.known[handler] = Frame(-1, initial_frame_locals(ctx.name, m.name, esi_descriptor(m.descriptor), is_static)
-                                 + [Object(NODE)], [THROWABLE])
+    needs.known[handler] = Frame(
+        -1,
+        initial_frame_locals(ctx.name, m.name, esi_descriptor(m.descriptor), is_static) + [Object(NODE)],
+        [THROWABLE],
+    )
     access = m.access & ~(ACC_NATIVE | ACC_VARARGS) | ESI_FLAGS
     add_method(ctx, access, esi_name(m.name), esi_descriptor(m.descriptor), body, needs)
     ctx.report.emitted[(esi_name(m.name), esi_descriptor(m.descriptor))] = (m.name, m.descriptor)

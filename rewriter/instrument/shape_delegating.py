@@ -49,7 +49,7 @@ def _add_delegator(ctx: ClassContext, m: Method, *, abstract: bool) -> None:
     elif abstract:
         opcode = op.INVOKEINTERFACE if interface else op.INVOKEVIRTUAL
     else:
-        opcode = op.INVOKESPECIAL   # this class's own (uninstrumented) body
+        opcode = op.INVOKESPECIAL  # this class's own (uninstrumented) body
     access = m.access & ~(ACC_ABSTRACT | ACC_VARARGS | ACC_NATIVE) | ESI_FLAGS
     if interface and not is_static and not m.access & ACC_PRIVATE:
         access |= ACC_PUBLIC
@@ -63,16 +63,26 @@ def _delegating_esi(ctx: ClassContext, access: int, name: str, descriptor: str, 
     args, slot = G.load_arguments(descriptor, opcode == op.INVOKESTATIC)
     mid = ctx.mids.ref(ctx.name, name, descriptor, KIND_UNINSTRUMENTED)
     ref = ctx.pool.add_methodref(ctx.name, name, descriptor, interface=ctx.strategy.is_interface)
-    call = (InvokeInterface(-1, ref, 1 + md.param_slots) if opcode == op.INVOKEINTERFACE
-            else Instruction(-1, opcode, ref))
+    call = (
+        InvokeInterface(-1, ref, 1 + md.param_slots) if opcode == op.INVOKEINTERFACE else Instruction(-1, opcode, ref)
+    )
     check: list = []
     needs = FrameNeeds()
-    if opcode == op.INVOKESPECIAL and ctx.strategy.check_overrides \
-            and not access & (ACC_PRIVATE | ACC_FINAL | ACC_STATIC):
+    if (
+        opcode == op.INVOKESPECIAL
+        and ctx.strategy.check_overrides
+        and not access & (ACC_PRIVATE | ACC_FINAL | ACC_STATIC)
+    ):
         check, needs = override_check(ctx, name, descriptor, slot, mid)
-    items = [*check, *ctx.rt.boundary(slot, LocalSite(slot + 1), mid),
-             *args, call, Instruction(-1, G.return_opcode(md.return_type))]
-    add_method(ctx, access, esi_name(name), esi_descriptor(descriptor), CodeBody(items=items, max_locals=slot + 2),
-               needs)
+    items = [
+        *check,
+        *ctx.rt.boundary(slot, LocalSite(slot + 1), mid),
+        *args,
+        call,
+        Instruction(-1, G.return_opcode(md.return_type)),
+    ]
+    add_method(
+        ctx, access, esi_name(name), esi_descriptor(descriptor), CodeBody(items=items, max_locals=slot + 2), needs
+    )
     ctx.report.emitted[(esi_name(name), esi_descriptor(descriptor))] = None
     ctx.report.delegators += 1

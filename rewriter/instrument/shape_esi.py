@@ -36,8 +36,10 @@ from .support import ESI_FLAGS, KIND_INSTRUMENTED, NODE, esi_descriptor, esi_nam
 
 __all__ = ["add_esi_and_n2b"]
 
-_TOO_LARGE = ("too large once instrumented (64 KB) and no region could be split off; kept as it was, "
-              "reached through a delegating ESI (not counted)")
+_TOO_LARGE = (
+    "too large once instrumented (64 KB) and no region could be split off; kept as it was, "
+    "reached through a delegating ESI (not counted)"
+)
 
 
 def add_esi_and_n2b(ctx: ClassContext, m: Method) -> None:
@@ -66,8 +68,17 @@ def add_esi_and_n2b(ctx: ClassContext, m: Method) -> None:
     ctx.report.n2b += 1
 
 
-def _write_twin(ctx: ClassContext, m: Method, twin: Method, body: CodeBody, node_slot: int, self_mid: int, *,
-                added: set[int] | frozenset = frozenset(), part_calls: dict[int, int] | None = None) -> None:
+def _write_twin(
+    ctx: ClassContext,
+    m: Method,
+    twin: Method,
+    body: CodeBody,
+    node_slot: int,
+    self_mid: int,
+    *,
+    added: set[int] | frozenset = frozenset(),
+    part_calls: dict[int, int] | None = None,
+) -> None:
     """Instrument the twin's body, put the prologue in front, assemble (may raise CodeTooLargeError)."""
     result = instrument_body(ctx, twin, body, node_slot, added=added, part_calls=part_calls)
     prologue, needs = _esi_prologue(ctx, m, node_slot, self_mid)
@@ -82,10 +93,18 @@ def _esi_twin(ctx: ClassContext, m: Method, node_slot: int) -> tuple[Method, Cod
     code = m.code()
     assert code is not None
     twin = Method(m.access & ~ACC_VARARGS | ESI_FLAGS, m.name_index, m.descriptor_index, [], ctx.cf)
-    twin.attributes = [CodeAttribute(code.name_index, code.max_stack, code.max_locals, code.code_bytes(),
-                                     [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type)
-                                      for h in code.handlers],
-                                     list(code.attributes), code.context, code.code_offset)]
+    twin.attributes = [
+        CodeAttribute(
+            code.name_index,
+            code.max_stack,
+            code.max_locals,
+            code.code_bytes(),
+            [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type) for h in code.handlers],
+            list(code.attributes),
+            code.context,
+            code.code_offset,
+        )
+    ]
     twin.attributes += [a for a in m.attributes if pool.utf8(a.name_index) == "Exceptions"]
     body = disassemble(twin)
     shift_body(body, node_slot, 1, Object(NODE), pool)
@@ -115,15 +134,33 @@ def _split_esi(ctx: ClassContext, m: Method, node_slot: int, self_mid: int) -> t
     for budget in SPLIT_BUDGETS:
         twin, body = _esi_twin(ctx, m, node_slot)
         prefix = esi_name(m.name) + "$"
-        parts = outline_regions(body, ctx.pool, ctx.name, esi_name(m.name), esi_descriptor(m.descriptor),
-                                is_static, ctx.hierarchy, budget=budget, name_prefix=prefix,
-                                interface=ctx.strategy.is_interface, first_index=ctx.taken(prefix))
+        parts = outline_regions(
+            body,
+            ctx.pool,
+            ctx.name,
+            esi_name(m.name),
+            esi_descriptor(m.descriptor),
+            is_static,
+            ctx.hierarchy,
+            budget=budget,
+            name_prefix=prefix,
+            interface=ctx.strategy.is_interface,
+            first_index=ctx.taken(prefix),
+        )
         if not parts:
             return None
         try:
             methods = write_parts(ctx, parts, node_slot)
-            _write_twin(ctx, m, twin, body, node_slot, self_mid, added=set().union(*(p.synthetic for p in parts)),
-                        part_calls={id(p.call): p.sites for p in parts})
+            _write_twin(
+                ctx,
+                m,
+                twin,
+                body,
+                node_slot,
+                self_mid,
+                added=set().union(*(p.synthetic for p in parts)),
+                part_calls={id(p.call): p.sites for p in parts},
+            )
         except CodeTooLargeError:
             continue
         return twin, methods

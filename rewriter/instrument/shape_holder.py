@@ -69,12 +69,18 @@ def build_holder(ctx: ClassContext) -> tuple[str, bytes]:
     rt = RuntimeCalls(pool, mids.loader(pool))
     for iface, name, desc, declaring, publishing in _wanted_dispatchers(ctx):
         body = _dispatcher_body(ctx, rt, iface, name, desc, declaring, publishing)
-        d = Method(ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC, pool.add_utf8(name),
-                   pool.add_utf8(dispatcher_descriptor(iface, desc)), [], holder)
+        d = Method(
+            ACC_PUBLIC | ACC_STATIC | ACC_SYNTHETIC,
+            pool.add_utf8(name),
+            pool.add_utf8(dispatcher_descriptor(iface, desc)),
+            [],
+            holder,
+        )
         write_body(d, body)
         holder.methods.append(d)
-    holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(MIDS_FIELD),
-                               pool.add_utf8(MIDS_ARRAY), [], holder))
+    holder.fields.append(
+        Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(MIDS_FIELD), pool.add_utf8(MIDS_ARRAY), [], holder)
+    )
     _add_initialiser(ctx, holder)
     return mids.holder, holder.to_bytes()
 
@@ -84,9 +90,11 @@ def _wanted_dispatchers(ctx: ClassContext) -> list[tuple[str, str, str, str, boo
     cf = ctx.cf
     wanted = [(cf.name, m.name, m.descriptor, cf.name, ctx.strategy.publishing) for m in ctx.holder_dispatchers]
     own = {(w[0], w[1], w[2]) for w in wanted}
-    wanted += [(iface, name, desc, declaring, publishing)
-               for (iface, name, desc), (declaring, publishing) in ctx.caller_dispatchers.items()
-               if (iface, name, desc) not in own]
+    wanted += [
+        (iface, name, desc, declaring, publishing)
+        for (iface, name, desc), (declaring, publishing) in ctx.caller_dispatchers.items()
+        if (iface, name, desc) not in own
+    ]
     return wanted
 
 
@@ -97,30 +105,47 @@ def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
     n = len(mids.entries)
     items: list[Instruction | Label] = []
     if mids.dispatchers:
-        holder.fields.append(Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(SEEN_FIELD),
-                                   pool.add_utf8(_CLASS_ARRAY), [], holder))
-        items += [G.push_int(pool, mids.dispatchers),
-                  Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Class")),
-                  Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY))]
+        holder.fields.append(
+            Field(
+                ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC,
+                pool.add_utf8(SEEN_FIELD),
+                pool.add_utf8(_CLASS_ARRAY),
+                [],
+                holder,
+            )
+        )
+        items += [
+            G.push_int(pool, mids.dispatchers),
+            Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Class")),
+            Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY)),
+        ]
     items += [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
     for k, start in enumerate(range(0, n, MIDS_PER_CHUNK)):
         end = min(n, start + MIDS_PER_CHUNK)
         name = f"fill{k}"
         desc = "(" + MIDS_ARRAY + ")" + MIDS_ARRAY
         m = Method(ACC_PRIVATE | ACC_STATIC, pool.add_utf8(name), pool.add_utf8(desc), [], holder)
-        write_body(m, CodeBody(items=[Instruction(-1, op.ALOAD, 0), *mids.fill(pool, start, end),
-                                      Instruction(-1, op.ARETURN)], max_locals=1))
+        write_body(
+            m,
+            CodeBody(
+                items=[Instruction(-1, op.ALOAD, 0), *mids.fill(pool, start, end), Instruction(-1, op.ARETURN)],
+                max_locals=1,
+            ),
+        )
         holder.methods.append(m)
         items.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(mids.holder, name, desc)))
-    items += [Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, MIDS_FIELD, MIDS_ARRAY)),
-              Instruction(-1, op.RETURN)]
+    items += [
+        Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, MIDS_FIELD, MIDS_ARRAY)),
+        Instruction(-1, op.RETURN),
+    ]
     clinit = Method(ACC_STATIC, pool.add_utf8("<clinit>"), pool.add_utf8("()V"), [], holder)
     write_body(clinit, CodeBody(items=items, max_locals=0))
     holder.methods.append(clinit)
 
 
-def _dispatcher_body(ctx: ClassContext, rt: RuntimeCalls, iface: str, name: str, descriptor: str,
-                     declaring: str, publishing: bool) -> CodeBody:
+def _dispatcher_body(
+    ctx: ClassContext, rt: RuntimeCalls, iface: str, name: str, descriptor: str, declaring: str, publishing: bool
+) -> CodeBody:
     """``static R m(I self, args…, Node, int)``, with an inline cache: the last receiver class
     found capable skips the runtime's ClassValue lookup."""
     pool, mids = rt.pool, ctx.mids
@@ -138,26 +163,36 @@ def _dispatcher_body(ctx: ClassContext, rt: RuntimeCalls, iface: str, name: str,
     seen = pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY)
     get_class = pool.add_methodref("java/lang/Object", "getClass", "()Ljava/lang/Class;")
     ret = G.return_opcode(md.return_type)
-    items = [Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
-             Instruction(-1, op.GETSTATIC, seen), G.push_int(pool, k), Instruction(-1, op.AALOAD),
-             Instruction(-1, op.IF_ACMPEQ, esi),
-             *rt.esi_capable(0), Instruction(-1, op.IFEQ, other),
-             Instruction(-1, op.GETSTATIC, seen), G.push_int(pool, k),
-             Instruction(-1, op.ALOAD, 0), Instruction(-1, op.INVOKEVIRTUAL, get_class),
-             Instruction(-1, op.AASTORE),
-             esi,
-             *_capable_call(rt, iface, name, descriptor, publishing, args, node, site),
-             Instruction(-1, ret), other,
-             *rt.boundary(node, LocalSite(site), mid),
-             Instruction(-1, op.ALOAD, 0),
-             *[Instruction(-1, x.opcode, x.operand) for x in args],
-             InvokeInterface(-1, pool.add_methodref(iface, name, descriptor, interface=True), 1 + md.param_slots),
-             Instruction(-1, ret)]
+    items = [
+        Instruction(-1, op.ALOAD, 0),
+        Instruction(-1, op.INVOKEVIRTUAL, get_class),
+        Instruction(-1, op.GETSTATIC, seen),
+        G.push_int(pool, k),
+        Instruction(-1, op.AALOAD),
+        Instruction(-1, op.IF_ACMPEQ, esi),
+        *rt.esi_capable(0),
+        Instruction(-1, op.IFEQ, other),
+        Instruction(-1, op.GETSTATIC, seen),
+        G.push_int(pool, k),
+        Instruction(-1, op.ALOAD, 0),
+        Instruction(-1, op.INVOKEVIRTUAL, get_class),
+        Instruction(-1, op.AASTORE),
+        esi,
+        *_capable_call(rt, iface, name, descriptor, publishing, args, node, site),
+        Instruction(-1, ret),
+        other,
+        *rt.boundary(node, LocalSite(site), mid),
+        Instruction(-1, op.ALOAD, 0),
+        *[Instruction(-1, x.opcode, x.operand) for x in args],
+        InvokeInterface(-1, pool.add_methodref(iface, name, descriptor, interface=True), 1 + md.param_slots),
+        Instruction(-1, ret),
+    ]
     return CodeBody(items=items, max_locals=site + 1)
 
 
-def _capable_call(rt: RuntimeCalls, iface: str, name: str, descriptor: str, publishing: bool, args: list,
-                  node: int, site: int) -> list:
+def _capable_call(
+    rt: RuntimeCalls, iface: str, name: str, descriptor: str, publishing: bool, args: list, node: int, site: int
+) -> list:
     """The dispatcher's call on an instrumented receiver: its ESI method, or (publishing
     interfaces, which have none) the original method after publishing the caller's node and
     site, which the implementation's N2B wrapper enters beneath."""
@@ -165,8 +200,16 @@ def _capable_call(rt: RuntimeCalls, iface: str, name: str, descriptor: str, publ
     slots = parse_method_descriptor(descriptor).param_slots
     receiver_and_args = [Instruction(-1, op.ALOAD, 0), *[Instruction(-1, x.opcode, x.operand) for x in args]]
     if publishing:
-        return [*rt.publish_call(node, LocalSite(site)), *receiver_and_args,
-                InvokeInterface(-1, pool.add_methodref(iface, name, descriptor, interface=True), 1 + slots)]
-    return [*receiver_and_args, Instruction(-1, op.ALOAD, node), Instruction(-1, op.ILOAD, site),
-            InvokeInterface(-1, pool.add_methodref(iface, esi_name(name), esi_descriptor(descriptor),
-                                                   interface=True), 1 + slots + 2)]
+        return [
+            *rt.publish_call(node, LocalSite(site)),
+            *receiver_and_args,
+            InvokeInterface(-1, pool.add_methodref(iface, name, descriptor, interface=True), 1 + slots),
+        ]
+    return [
+        *receiver_and_args,
+        Instruction(-1, op.ALOAD, node),
+        Instruction(-1, op.ILOAD, site),
+        InvokeInterface(
+            -1, pool.add_methodref(iface, esi_name(name), esi_descriptor(descriptor), interface=True), 1 + slots + 2
+        ),
+    ]

@@ -31,19 +31,34 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
     args, slot = G.load_arguments(m.descriptor, is_static)
     parent, saved = slot, slot + 1
     this_or_null = Instruction(-1, op.ACONST_NULL) if is_static else Instruction(-1, op.ALOAD, 0)
-    items: list = [*rt.n2b_enter(this_or_null, self_mid), Instruction(-1, op.ASTORE, parent),
-                   *rt.save_slot(parent, saved)]
+    items: list = [
+        *rt.n2b_enter(this_or_null, self_mid),
+        Instruction(-1, op.ASTORE, parent),
+        *rt.save_slot(parent, saved),
+    ]
     start, end, handler = Label("n2b_start"), Label("n2b_end"), Label("n2b_handler")
-    ref = pool.add_methodref(ctx.name, esi_name(m.name), esi_descriptor(m.descriptor),
-                             interface=ctx.strategy.is_interface)
+    ref = pool.add_methodref(
+        ctx.name, esi_name(m.name), esi_descriptor(m.descriptor), interface=ctx.strategy.is_interface
+    )
     call = Instruction(-1, op.INVOKESTATIC if is_static else op.INVOKESPECIAL, ref)
     restore = rt.restore_slot(parent, saved)
-    items += [start, *args, Instruction(-1, op.ALOAD, parent), G.push_int(pool, ENTERED), call, end,
-              *restore, Instruction(-1, G.return_opcode(md.return_type)),
-              handler, *restore, Instruction(-1, op.ATHROW)]
+    items += [
+        start,
+        *args,
+        Instruction(-1, op.ALOAD, parent),
+        G.push_int(pool, ENTERED),
+        call,
+        end,
+        *restore,
+        Instruction(-1, G.return_opcode(md.return_type)),
+        handler,
+        *restore,
+        Instruction(-1, op.ATHROW),
+    ]
     body = CodeBody(items=items, max_locals=saved + 1)
     body.handlers.append(Handler(start, end, handler, 0))
     needs = FrameNeeds()
-    needs.known[handler] = Frame(-1, initial_frame_locals(ctx.name, m.name, m.descriptor, is_static)
-                                 + [Object(NODE), Object(NODE)], [THROWABLE])
+    needs.known[handler] = Frame(
+        -1, initial_frame_locals(ctx.name, m.name, m.descriptor, is_static) + [Object(NODE), Object(NODE)], [THROWABLE]
+    )
     assemble(ctx, m, body, needs)

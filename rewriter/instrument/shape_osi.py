@@ -83,13 +83,24 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
     part_calls: dict[int, int] = {}
     if budget is not None:
         if ctx.strategy.is_interface and ctx.cf.major < 52:
-            return None     # no private static methods in such an interface
+            return None  # no private static methods in such an interface
         body.insert(0, prologue)
         added = {id(x) for x in prologue}
         prefix = ("clinit" if clinit else "init") + "$jp$"
-        outlined = outline_regions(body, ctx.pool, ctx.name, m.name, m.descriptor, clinit, ctx.hierarchy,
-                                   budget=budget, name_prefix=prefix, interface=ctx.strategy.is_interface,
-                                   fixed=added, first_index=ctx.taken(prefix))
+        outlined = outline_regions(
+            body,
+            ctx.pool,
+            ctx.name,
+            m.name,
+            m.descriptor,
+            clinit,
+            ctx.hierarchy,
+            budget=budget,
+            name_prefix=prefix,
+            interface=ctx.strategy.is_interface,
+            fixed=added,
+            first_index=ctx.taken(prefix),
+        )
         if not outlined:
             return None
         parts = write_parts(ctx, outlined, node)
@@ -98,13 +109,13 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
     result = instrument_body(ctx, m, body, node, added=added, part_calls=part_calls)
     items = _restoring_before_returns(ctx, body.items, node, saved_slot, result.dead_returns)
     head: list = []
-    if budget is not None:      # the prologue is in place already: the handler starts after it
+    if budget is not None:  # the prologue is in place already: the handler starts after it
         last = next(i for i, x in enumerate(items) if x is prologue[-1])
-        head, items = items[:last + 1], items[last + 1:]
+        head, items = items[: last + 1], items[last + 1 :]
     if clinit:
         start, end, handler = Label("osi_start"), Label("osi_end"), Label("osi_handler")
         items = [start, *items, end, handler, *ctx.rt.restore_slot(node, saved_slot), Instruction(-1, op.ATHROW)]
-        body.handlers.append(Handler(start, end, handler, 0))   # last: original handlers come first
+        body.handlers.append(Handler(start, end, handler, 0))  # last: original handlers come first
         result.needs.known[handler] = Frame(-1, [Top] * node + [Object(NODE), Object(NODE)], [THROWABLE])
     body.items = head + items
     if budget is None:

@@ -12,11 +12,33 @@ from __future__ import annotations
 from ..classfile.model import ACC_BRIDGE, ACC_SYNTHETIC
 
 __all__ = [
-    "RUNTIME_PACKAGE", "NODE", "NODE_DESC", "ROOT", "ROOT_DESC", "SAMPLING", "MID", "MID_DESC", "MIDS_ARRAY",
-    "HOLDER_SUFFIX", "MIDS_FIELD", "SEEN_FIELD", "MIDS_PER_CHUNK", "CLASS_METHOD", "CLASS_METHOD_DESC",
-    "MARKER_FIELD", "ESI_FLAGS", "ESI_NAME_SUFFIX", "ENTERED", "UNKNOWN_SITE",
-    "KIND_INSTRUMENTED", "KIND_JDK", "KIND_UNINSTRUMENTED", "KIND_NATIVE",
-    "esi_name", "esi_descriptor", "dispatcher_descriptor",
+    "RUNTIME_PACKAGE",
+    "NODE",
+    "NODE_DESC",
+    "ROOT",
+    "ROOT_DESC",
+    "SAMPLING",
+    "MID",
+    "MID_DESC",
+    "MIDS_ARRAY",
+    "HOLDER_SUFFIX",
+    "MIDS_FIELD",
+    "SEEN_FIELD",
+    "MIDS_PER_CHUNK",
+    "CLASS_METHOD",
+    "CLASS_METHOD_DESC",
+    "MARKER_FIELD",
+    "ESI_FLAGS",
+    "ESI_NAME_SUFFIX",
+    "ENTERED",
+    "UNKNOWN_SITE",
+    "KIND_INSTRUMENTED",
+    "KIND_JDK",
+    "KIND_UNINSTRUMENTED",
+    "KIND_NATIVE",
+    "esi_name",
+    "esi_descriptor",
+    "dispatcher_descriptor",
 ]
 
 RUNTIME_PACKAGE = "jprewrite/runtime/"
@@ -31,9 +53,9 @@ MIDS_ARRAY = "[" + MID_DESC
 
 #: the synthetic class beside each rewritten class: its MethodIds, its interface dispatchers
 HOLDER_SUFFIX = "$$jpmids"
-MIDS_FIELD = "$jp$mids"      #: ``static final MethodId[]`` of the holder
-SEEN_FIELD = "$jp$seen"      #: ``static final Class[]``: the dispatchers' inline caches
-MIDS_PER_CHUNK = 600         #: MethodIds filled per holder method (keeps each far below 64 KB)
+MIDS_FIELD = "$jp$mids"  #: ``static final MethodId[]`` of the holder
+SEEN_FIELD = "$jp$seen"  #: ``static final Class[]``: the dispatchers' inline caches
+MIDS_PER_CHUNK = 600  #: MethodIds filled per holder method (keeps each far below 64 KB)
 
 #: ``public synthetic Class $jprewrite$class()``: the class literal, for the fast override check
 CLASS_METHOD = "$jprewrite$class"
@@ -48,8 +70,8 @@ MARKER_FIELD = "$jprewrite$instrumented"
 ESI_FLAGS = ACC_SYNTHETIC | ACC_BRIDGE
 ESI_NAME_SUFFIX = "$jp"
 
-ENTERED = -2        #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
-UNKNOWN_SITE = -1   #: a site the callee cannot use (a super call: no override check)
+ENTERED = -2  #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
+UNKNOWN_SITE = -1  #: a site the callee cannot use (a super call: no override check)
 
 #: MethodId kinds (``MethodId.get``'s ``kind``)
 KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3

@@ -39,8 +39,16 @@ def yieldpoint_blocks(body: CodeBody, blocks: list, *, entry: bool) -> set[int]:
     return points
 
 
-def yieldpoint_code(ctx: ClassContext, node: int | None, blk, method: Method, body: CodeBody,
-                    needs: FrameNeeds, *, entry_frame: Frame | None = None) -> list:
+def yieldpoint_code(
+    ctx: ClassContext,
+    node: int | None,
+    blk,
+    method: Method,
+    body: CodeBody,
+    needs: FrameNeeds,
+    *,
+    entry_frame: Frame | None = None,
+) -> list:
     """The yieldpoint at the start of block ``blk`` (``node``: the CCT node's local in hybrid mode).
 
     The label after the call gets the frame of the block start (the yieldpoint changes no local
@@ -53,13 +61,14 @@ def yieldpoint_code(ctx: ClassContext, node: int | None, blk, method: Method, bo
         if frame is None and blk.index == 0:
             frame = entry_frame
         if frame is None:
-            return []       # no frame to give the label (code below version 50 needs none)
+            return []  # no frame to give the label (code below version 50 needs none)
         needs.known[skip] = Frame(-1, list(frame.locals), list(frame.stack))
     return ctx.rt.yieldpoint(node, skip)
 
 
-def add_sample_yieldpoints(ctx: ClassContext, keep: frozenset[tuple[str, str]] = frozenset(),
-                           keep_reason: str = "kept as it was") -> None:
+def add_sample_yieldpoints(
+    ctx: ClassContext, keep: frozenset[tuple[str, str]] = frozenset(), keep_reason: str = "kept as it was"
+) -> None:
     """Sample mode: every method with code gets its yieldpoints in place, and nothing else
     (``keep``: methods the verification gate sent back, left as they were)."""
     for m in ctx.cf.methods:

@@ -8,5 +8,4 @@ from .model import KINDS, METRICS, Frames, Profile, Tree
 from .plain import from_dict, load_json, open_profile
 from .reader import load
 
-__all__ = ["Frames", "KINDS", "METRICS", "Profile", "Tree", "from_dict", "load", "load_json",
-           "open_profile"]
+__all__ = ["Frames", "KINDS", "METRICS", "Profile", "Tree", "from_dict", "load", "load_json", "open_profile"]

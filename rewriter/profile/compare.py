@@ -32,7 +32,7 @@ class ContextChange:
     """One calling context in both profiles (``path``: JVM method names from the root's child down)."""
 
     path: tuple[str, ...]
-    status: str                 # "changed", "new" or "vanished"
+    status: str  # "changed", "new" or "vanished"
     base_self: int
     new_self: int
     base_inclusive: int
@@ -82,8 +82,15 @@ def _tree(p: Profile | Tree, thread: str | None) -> Tree:
     return p if isinstance(p, Tree) else p.tree(thread)
 
 
-def compare(base: Profile | Tree, new: Profile | Tree, *, metric: str = "bytecodes", threshold: float = 0.0,
-            app_only: Sequence[str] = (), thread: str | None = None) -> Comparison:
+def compare(
+    base: Profile | Tree,
+    new: Profile | Tree,
+    *,
+    metric: str = "bytecodes",
+    threshold: float = 0.0,
+    app_only: Sequence[str] = (),
+    thread: str | None = None,
+) -> Comparison:
     """Compare ``new`` with ``base`` on ``metric`` (see the module's rule for ``threshold``, in percent).
 
     ``app_only``: prefixes of JVM names (``com.acme.``) to keep, all other frames folded into their
@@ -107,8 +114,9 @@ def compare(base: Profile | Tree, new: Profile | Tree, *, metric: str = "bytecod
         if in_base and in_new and base_self[i] == new_self[i]:
             continue  # a caller whose inclusive value changed with its callees': they are listed
         status = "changed" if in_base and in_new else "new" if in_new else "vanished"
-        change = ContextChange(tuple(frames.names[f] for f in tree.path(i)), status, base_self[i], new_self[i],
-                               base_inc[i], new_inc[i])
+        change = ContextChange(
+            tuple(frames.names[f] for f in tree.path(i)), status, base_self[i], new_self[i], base_inc[i], new_inc[i]
+        )
         change.regressed = change.delta > result.allowance
         result.changes.append(change)
     result.changes.sort(key=lambda c: (-abs(c.delta), -abs(c.inclusive_delta), c.path))
@@ -148,8 +156,9 @@ def _verdict(cmp: Comparison) -> str:
     what = f"{n} context{'s' if n != 1 else ''}" + (" and the total" if cmp.total_regressed else "")
     if not n:
         what = "the total"
-    return (f"REGRESSED: {what} grew by more than {cmp.threshold:g}% of the base total "
-            f"({cmp.allowance:,.0f} {cmp.metric})")
+    return (
+        f"REGRESSED: {what} grew by more than {cmp.threshold:g}% of the base total ({cmp.allowance:,.0f} {cmp.metric})"
+    )
 
 
 def format_text(cmp: Comparison, limit: int = 20, full: bool = False) -> str:
@@ -157,17 +166,21 @@ def format_text(cmp: Comparison, limit: int = 20, full: bool = False) -> str:
     shown = cmp.changes[:limit]
     names = _names(cmp, shown, full)
     d = cmp.new_total - cmp.base_total
-    lines = [f"{cmp.metric}: {cmp.base_total:,} -> {cmp.new_total:,} ({d:+,}, {_pct(d, cmp.base_total)})",
-             f"contexts: {cmp.contexts:,} compared, {cmp.count('changed'):,} changed, {cmp.count('new'):,} new, "
-             f"{cmp.count('vanished'):,} vanished",
-             _verdict(cmp)]
+    lines = [
+        f"{cmp.metric}: {cmp.base_total:,} -> {cmp.new_total:,} ({d:+,}, {_pct(d, cmp.base_total)})",
+        f"contexts: {cmp.contexts:,} compared, {cmp.count('changed'):,} changed, {cmp.count('new'):,} new, "
+        f"{cmp.count('vanished'):,} vanished",
+        _verdict(cmp),
+    ]
     if shown:
         lines.append(f"{'self change':>14} {'self before':>14} {'self after':>14} {'inclusive change':>17}  context")
     for c in shown:
         mark = "!" if c.regressed else " "
         tag = f" [{c.status}]" if c.status != "changed" else ""
-        lines.append(f"{c.delta:>+14,} {c.base_self:>14,} {c.new_self:>14,} {c.inclusive_delta:>+17,}{mark} "
-                     f"{_path_text(c.path, names)}{tag}")
+        lines.append(
+            f"{c.delta:>+14,} {c.base_self:>14,} {c.new_self:>14,} {c.inclusive_delta:>+17,}{mark} "
+            f"{_path_text(c.path, names)}{tag}"
+        )
     if len(cmp.changes) > limit:
         lines.append(f"... {len(cmp.changes) - limit:,} more changed contexts")
     return "\n".join(lines) + "\n"
@@ -179,19 +192,31 @@ def format_markdown(cmp: Comparison, limit: int = 20, full: bool = False) -> str
     names = _names(cmp, shown, full)
     d = cmp.new_total - cmp.base_total
     icon = ":x:" if cmp.regressed else ":white_check_mark:"
-    out = [f"### {icon} jprewrite diff: {cmp.metric} {d:+,} ({_pct(d, cmp.base_total)})", "",
-           f"**{_verdict(cmp)}**", "",
-           f"Total {cmp.metric}: {cmp.base_total:,} → {cmp.new_total:,}. Contexts: {cmp.contexts:,} compared, "
-           f"{cmp.count('changed'):,} changed, {cmp.count('new'):,} new, {cmp.count('vanished'):,} vanished.", ""]
+    out = [
+        f"### {icon} jprewrite diff: {cmp.metric} {d:+,} ({_pct(d, cmp.base_total)})",
+        "",
+        f"**{_verdict(cmp)}**",
+        "",
+        f"Total {cmp.metric}: {cmp.base_total:,} → {cmp.new_total:,}. Contexts: {cmp.contexts:,} compared, "
+        f"{cmp.count('changed'):,} changed, {cmp.count('new'):,} new, {cmp.count('vanished'):,} vanished.",
+        "",
+    ]
     if shown:
-        out += ["| | self change | self before → after | inclusive change | context |",
-                "|---|---:|---:|---:|---|"]
+        out += ["| | self change | self before → after | inclusive change | context |", "|---|---:|---:|---:|---|"]
         for c in shown:
-            mark = ":x:" if c.regressed else ":new:" if c.status == "new" else ":wastebasket:" \
-                if c.status == "vanished" else ""
+            mark = (
+                ":x:"
+                if c.regressed
+                else ":new:"
+                if c.status == "new"
+                else ":wastebasket:"
+                if c.status == "vanished"
+                else ""
+            )
             ctx = _path_text(c.path, names).replace("|", "\\|")
-            out.append(f"| {mark} | {c.delta:+,} | {c.base_self:,} → {c.new_self:,} | {c.inclusive_delta:+,} "
-                       f"| `{ctx}` |")
+            out.append(
+                f"| {mark} | {c.delta:+,} | {c.base_self:,} → {c.new_self:,} | {c.inclusive_delta:+,} | `{ctx}` |"
+            )
     if len(cmp.changes) > limit:
         out += ["", f"<sub>{len(cmp.changes) - limit:,} more changed contexts not shown</sub>"]
     return "\n".join(out) + "\n"
@@ -200,10 +225,20 @@ def format_markdown(cmp: Comparison, limit: int = 20, full: bool = False) -> str
 def to_json(cmp: Comparison, limit: int | None = None) -> str:
     """Everything as JSON (full JVM names), for scripts."""
     changes = cmp.changes if limit is None else cmp.changes[:limit]
-    doc = {"metric": cmp.metric, "threshold_percent": cmp.threshold, "allowance": cmp.allowance,
-           "base_total": cmp.base_total, "new_total": cmp.new_total, "regressed": cmp.regressed,
-           "total_regressed": cmp.total_regressed, "contexts": cmp.contexts,
-           "changed": cmp.count("changed"), "new": cmp.count("new"), "vanished": cmp.count("vanished"),
-           "changes": [dict(asdict(c), path=list(c.path), delta=c.delta, inclusive_delta=c.inclusive_delta)
-                       for c in changes]}
+    doc = {
+        "metric": cmp.metric,
+        "threshold_percent": cmp.threshold,
+        "allowance": cmp.allowance,
+        "base_total": cmp.base_total,
+        "new_total": cmp.new_total,
+        "regressed": cmp.regressed,
+        "total_regressed": cmp.total_regressed,
+        "contexts": cmp.contexts,
+        "changed": cmp.count("changed"),
+        "new": cmp.count("new"),
+        "vanished": cmp.count("vanished"),
+        "changes": [
+            dict(asdict(c), path=list(c.path), delta=c.delta, inclusive_delta=c.inclusive_delta) for c in changes
+        ],
+    }
     return json.dumps(doc, indent=1) + "\n"

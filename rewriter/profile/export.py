@@ -30,7 +30,7 @@ def stacks(tree: Tree) -> Iterator[tuple[int, list[int]]]:
     path: list[int] = []
     for i in range(1, len(frm)):
         d = depth[i]
-        del path[d - 1:]
+        del path[d - 1 :]
         path.append(frm[i])
         yield i, path
 
@@ -79,23 +79,35 @@ def write_collapsed(tree: Tree, metric: str, out: IO[str], full: bool = False) -
     return lines
 
 
-def write_speedscope(profile: Profile, trees: list[tuple[str, Tree]], metric: str, out: IO[str], *,
-                     full: bool = False, exporter: str = "jprewrite", name: str = "") -> None:
+def write_speedscope(
+    profile: Profile,
+    trees: list[tuple[str, Tree]],
+    metric: str,
+    out: IO[str],
+    *,
+    full: bool = False,
+    exporter: str = "jprewrite",
+    name: str = "",
+) -> None:
     """speedscope's file format: ``shared.frames`` and one ``sampled`` profile per tree, weighted by ``metric``."""
     names = display_names(profile.frames.names, full)
-    out.write(f'{{"$schema":{json.dumps(SPEEDSCOPE_SCHEMA)},"exporter":{json.dumps(exporter)},'
-              f'"name":{json.dumps(name or profile.source)},"activeProfileIndex":0,\n"shared":{{"frames":[')
+    out.write(
+        f'{{"$schema":{json.dumps(SPEEDSCOPE_SCHEMA)},"exporter":{json.dumps(exporter)},'
+        f'"name":{json.dumps(name or profile.source)},"activeProfileIndex":0,\n"shared":{{"frames":['
+    )
     for f, (short, jvm) in enumerate(zip(names, profile.frames.names)):
-        cls = jvm[:jvm.find("(")].rpartition(".")[0] if "(" in jvm else ""
+        cls = jvm[: jvm.find("(")].rpartition(".")[0] if "(" in jvm else ""
         frame = {"name": short} if not cls else {"name": short, "file": cls}
         out.write(("," if f else "") + "\n" + json.dumps(frame, separators=(",", ":")))
-    out.write("]},\n\"profiles\":[")
+    out.write(']},\n"profiles":[')
     for k, (title, tree) in enumerate(trees):
         values = tree.value(metric)
         rows = array("i", (i for i in range(1, len(values)) if values[i]))
         total = sum(values)
-        out.write(("," if k else "") + f'\n{{"type":"sampled","name":{json.dumps(title)},"unit":"none",'
-                  f'"startValue":0,"endValue":{total},"samples":[')
+        out.write(
+            ("," if k else "") + f'\n{{"type":"sampled","name":{json.dumps(title)},"unit":"none",'
+            f'"startValue":0,"endValue":{total},"samples":['
+        )
         first = True
         wanted = iter(rows)
         nxt = next(wanted, -1)
@@ -110,8 +122,15 @@ def write_speedscope(profile: Profile, trees: list[tuple[str, Tree]], metric: st
     out.write("]}\n")
 
 
-def write_pprof(profile: Profile, trees: list[tuple[str, Tree]], out: IO[bytes], *,
-                default_metric: str, full_names: bool = False, comment: str = "") -> int:
+def write_pprof(
+    profile: Profile,
+    trees: list[tuple[str, Tree]],
+    out: IO[bytes],
+    *,
+    default_metric: str,
+    full_names: bool = False,
+    comment: str = "",
+) -> int:
     """pprof's ``profile.proto``, gzip-compressed: a sample type per metric present, a sample per
     context with any non-zero value, labelled with its thread when the trees are threads.
     Returns the number of bytes of the (uncompressed) message."""
@@ -119,8 +138,9 @@ def write_pprof(profile: Profile, trees: list[tuple[str, Tree]], out: IO[bytes],
 
     size = 0
     with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=6, mtime=0) as z:
-        for chunk in profile_chunks(profile, trees, default_metric=default_metric, full_names=full_names,
-                                    comment=comment):
+        for chunk in profile_chunks(
+            profile, trees, default_metric=default_metric, full_names=full_names, comment=comment
+        ):
             z.write(chunk)
             size += len(chunk)
     return size

@@ -39,8 +39,10 @@ def select_rows(tree: Tree, metrics: list[str], min_percent: float, max_nodes: i
             limit = inc[0] * min_percent / 100.0
             keep.update(i for i in range(1, len(inc)) if inc[i] >= limit)
     if len(keep) > max_nodes:
+
         def score(i: int) -> float:
             return max(inc[i] / inc[0] for inc in incs if inc[0] > 0)
+
         keep = set(heapq.nlargest(max_nodes, keep, key=score)) | {0}
         par = tree.parent
         for i in list(keep):  # ties may have left an ancestor out
@@ -51,9 +53,17 @@ def select_rows(tree: Tree, metrics: list[str], min_percent: float, max_nodes: i
     return sorted(keep)
 
 
-def flamegraph_html(profile: Profile, tree: Tree, *, title: str, metric: str | None = None,
-                    min_percent: float = 0.01, max_nodes: int = 50_000, table_rows: int = 100,
-                    full: bool = False) -> str:
+def flamegraph_html(
+    profile: Profile,
+    tree: Tree,
+    *,
+    title: str,
+    metric: str | None = None,
+    min_percent: float = 0.01,
+    max_nodes: int = 50_000,
+    table_rows: int = 100,
+    full: bool = False,
+) -> str:
     """The whole page as one string."""
     metrics = [m for m in tree.metrics if tree.total(m)] or ["calls"]
     if metric not in metrics:
@@ -71,20 +81,30 @@ def flamegraph_html(profile: Profile, tree: Tree, *, title: str, metric: str | N
         for inc, own in cols:
             flat.append(inc[r])
             flat.append(own[r])
-    note = (f"{len(rows):,} of {len(tree):,} calling contexts drawn (those with at least {min_percent:g}% of a "
-            f"metric's total, at most {max_nodes:,}); values are exact, counted by jprewrite.")
-    data = {"metrics": metrics, "metric": metric, "table": table_rows, "note": note,
-            "names": [short[f] for f in frames_used],
-            "jvm": [tree.frames.names[f] for f in frames_used],
-            "kinds": [KINDS[tree.frames.kinds[f]] for f in frames_used],
-            "nodes": flat}
+    note = (
+        f"{len(rows):,} of {len(tree):,} calling contexts drawn (those with at least {min_percent:g}% of a "
+        f"metric's total, at most {max_nodes:,}); values are exact, counted by jprewrite."
+    )
+    data = {
+        "metrics": metrics,
+        "metric": metric,
+        "table": table_rows,
+        "note": note,
+        "names": [short[f] for f in frames_used],
+        "jvm": [tree.frames.names[f] for f in frames_used],
+        "kinds": [KINDS[tree.frames.kinds[f]] for f in frames_used],
+        "nodes": flat,
+    }
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     page = _asset("flamegraph.html")
     esc = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "&#64;")
     # each placeholder replaced once, data last: nothing inserted is scanned again
-    for key, value in (("@@D3@@", _script(_asset("d3.min.js"))),
-                       ("@@FLAMEGRAPH@@", _script(_asset("d3-flamegraph.umd.min.js"))),
-                       ("@@APP@@", _script(_asset("flamegraph.js"))), ("@@TITLE@@", esc)):
+    for key, value in (
+        ("@@D3@@", _script(_asset("d3.min.js"))),
+        ("@@FLAMEGRAPH@@", _script(_asset("d3-flamegraph.umd.min.js"))),
+        ("@@APP@@", _script(_asset("flamegraph.js"))),
+        ("@@TITLE@@", esc),
+    ):
         page = page.replace(key, value)
     head, _, tail = page.partition("@@DATA@@")
     return head + payload + tail

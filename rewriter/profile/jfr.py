@@ -45,8 +45,8 @@ __all__ = ["EVENT", "TRUNCATED", "JfrStats", "find_jfr_tool", "jfr_events", "imp
 
 EVENT = "jdk.ExecutionSample"
 TRUNCATED = "<truncated>"
-_STACK_DEPTH = 65536     # jfr print cuts stacks at 5 frames unless told; recordings keep at most 2048
-_CHUNK = 1 << 20         # characters read from the tool at a time
+_STACK_DEPTH = 65536  # jfr print cuts stacks at 5 frames unless told; recordings keep at most 2048
+_CHUNK = 1 << 20  # characters read from the tool at a time
 _JDK_MODULES = ("java.", "jdk.")
 
 
@@ -66,8 +66,10 @@ def find_jfr_tool(java_home: str | None = None) -> str:
     for c in candidates:
         if os.path.isfile(c) and os.access(c, os.X_OK):
             return c
-    raise JprewriteError("cannot find the JDK's jfr tool (looked in $JAVA_HOME/bin, next to java on PATH "
-                         "and on PATH): install a JDK 11 or later, or set JAVA_HOME")
+    raise JprewriteError(
+        "cannot find the JDK's jfr tool (looked in $JAVA_HOME/bin, next to java on PATH "
+        "and on PATH): install a JDK 11 or later, or set JAVA_HOME"
+    )
 
 
 def _events(stream: IO[str], path: str) -> Iterator[dict]:
@@ -106,7 +108,7 @@ def _events(stream: IO[str], path: str) -> Iterator[dict]:
             continue
         if buf[pos] == "]":
             return
-        raise JprewriteError(f"unexpected text in jfr print's output: {buf[pos:pos + 40]!r}", path=path)
+        raise JprewriteError(f"unexpected text in jfr print's output: {buf[pos : pos + 40]!r}", path=path)
 
 
 def jfr_events(path: str, *, tool: str | None = None, event: str = EVENT) -> Iterator[dict]:
@@ -118,9 +120,21 @@ def jfr_events(path: str, *, tool: str | None = None, event: str = EVENT) -> Ite
         raise JprewriteError("cannot read: no such file", path=path)
     exe = tool or find_jfr_tool()
     # C1 only: the tool runs for seconds, formatting JSON; C2 compiling it costs more than it gains
-    cmd = [exe, "-J-XX:+IgnoreUnrecognizedVMOptions", "-J-XX:TieredStopAtLevel=1", "-J-Dfile.encoding=UTF-8",
-           "-J-Dsun.stdout.encoding=UTF-8", "-J-Dstdout.encoding=UTF-8",
-           "print", "--json", "--stack-depth", str(_STACK_DEPTH), "--events", event, path]
+    cmd = [
+        exe,
+        "-J-XX:+IgnoreUnrecognizedVMOptions",
+        "-J-XX:TieredStopAtLevel=1",
+        "-J-Dfile.encoding=UTF-8",
+        "-J-Dsun.stdout.encoding=UTF-8",
+        "-J-Dstdout.encoding=UTF-8",
+        "print",
+        "--json",
+        "--stack-depth",
+        str(_STACK_DEPTH),
+        "--events",
+        event,
+        path,
+    ]
     with tempfile.TemporaryFile() as err:
         try:
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
@@ -169,9 +183,14 @@ class JfrStats:
 
     def header(self, source: str) -> dict:
         """The profile's ``sampling`` object."""
-        out: dict = {"sampler": "jfr", "source": os.path.basename(source), "samples": self.samples,
-                     "threads": len(self.threads), "hidden_frames_dropped": self.hidden_frames,
-                     "truncated": self.truncated}
+        out: dict = {
+            "sampler": "jfr",
+            "source": os.path.basename(source),
+            "samples": self.samples,
+            "threads": len(self.threads),
+            "hidden_frames_dropped": self.hidden_frames,
+            "truncated": self.truncated,
+        }
         if self.median_gap_ns is not None:
             out["median_gap_ns"] = self.median_gap_ns
         return out
@@ -267,12 +286,14 @@ def import_jfr(path: str, *, drop_hidden: bool = True, tool: str | None = None) 
                 gaps.append(t - prev)
             last[thread] = t
     if not stats.samples:
-        raise JprewriteError(f"the recording has no {EVENT} events (record with settings=profile, "
-                             f"or {EVENT}#enabled=true)", path=path)
+        raise JprewriteError(
+            f"the recording has no {EVENT} events (record with settings=profile, or {EVENT}#enabled=true)", path=path
+        )
     if gaps:
         stats.median_gap_ns = sorted(gaps)[len(gaps) // 2]
     threads = [(name, builders[name].build()) for name in stats.threads]
     merged = merge_trees([t for _, t in threads], frames)
-    profile = Profile(frames, merged, threads, header={"sampling": stats.header(path)}, source=path,
-                      thread_names=list(stats.threads))
+    profile = Profile(
+        frames, merged, threads, header={"sampling": stats.header(path)}, source=path, thread_names=list(stats.threads)
+    )
     return profile, stats

@@ -17,8 +17,17 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-__all__ = ["Frames", "Tree", "Profile", "METRICS", "KINDS", "KIND_APP", "KIND_JDK",
-           "KIND_UNINSTRUMENTED", "KIND_NATIVE"]
+__all__ = [
+    "Frames",
+    "Tree",
+    "Profile",
+    "METRICS",
+    "KINDS",
+    "KIND_APP",
+    "KIND_JDK",
+    "KIND_UNINSTRUMENTED",
+    "KIND_NATIVE",
+]
 
 # What a node of the runtime's JSON can count, in the order tools offer them.
 # ``allocations`` is the sum of a node's per-type allocation counts.
@@ -78,9 +87,16 @@ class Tree:
     rows sorted by node, types numbered in :attr:`alloc_types`.
     """
 
-    def __init__(self, frames: Frames, parent: array, frame: array, values: dict[str, array],
-                 allocs: tuple[array, array, array] | None = None,
-                 alloc_types: list[str] | None = None, end: array | None = None) -> None:
+    def __init__(
+        self,
+        frames: Frames,
+        parent: array,
+        frame: array,
+        values: dict[str, array],
+        allocs: tuple[array, array, array] | None = None,
+        alloc_types: list[str] | None = None,
+        end: array | None = None,
+    ) -> None:
         self.frames = frames
         self.parent = parent
         self.frame = frame

@@ -10,8 +10,17 @@ from __future__ import annotations
 
 __all__ = ["split_method", "short_names", "short_descriptor", "display_names"]
 
-_PRIMITIVES = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int", "J": "long",
-               "S": "short", "Z": "boolean", "V": "void"}
+_PRIMITIVES = {
+    "B": "byte",
+    "C": "char",
+    "D": "double",
+    "F": "float",
+    "I": "int",
+    "J": "long",
+    "S": "short",
+    "Z": "boolean",
+    "V": "void",
+}
 
 
 def split_method(name: str) -> tuple[str, str, str]:
@@ -21,7 +30,7 @@ def split_method(name: str) -> tuple[str, str, str]:
     dot = head.rfind(".")
     if dot < 0:
         return "", head, desc
-    return head[:dot], head[dot + 1:], desc
+    return head[:dot], head[dot + 1 :], desc
 
 
 def short_descriptor(desc: str) -> str:
@@ -40,7 +49,7 @@ def short_descriptor(desc: str) -> str:
             semi = desc.find(";", i)
             if semi < 0:
                 return desc
-            t = desc[i + 1:semi].rsplit("/", 1)[-1]
+            t = desc[i + 1 : semi].rsplit("/", 1)[-1]
             i = semi + 1
         else:
             t = _PRIMITIVES.get(desc[i], desc[i])
@@ -85,7 +94,7 @@ def short_names(names: list[str]) -> list[str]:
 
 
 def _return_type(desc: str) -> str:
-    ret = desc[desc.index(")") + 1:]
+    ret = desc[desc.index(")") + 1 :]
     return ":" + short_descriptor(f"({ret})")[1:-1] if ret else ""
 
 

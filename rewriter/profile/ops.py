@@ -44,10 +44,16 @@ class TreeBuilder:
                 col.append(0)
         return row
 
-    def merge(self, src: Tree, *, node: int = 0, under: int = 0,
-              columns: dict[str, str] | list[tuple[str, str]] | None = None,
-              frame_map: array | list[int] | None = None,
-              keep: Callable[[int], bool] | None = None) -> None:
+    def merge(
+        self,
+        src: Tree,
+        *,
+        node: int = 0,
+        under: int = 0,
+        columns: dict[str, str] | list[tuple[str, str]] | None = None,
+        frame_map: array | list[int] | None = None,
+        keep: Callable[[int], bool] | None = None,
+    ) -> None:
         """Add the subtree of ``src`` at row ``node`` into this tree at row ``under``.
 
         ``columns`` maps ``src``'s metrics to this tree's columns, as a dict or (src, dst) pairs
@@ -55,8 +61,11 @@ class TreeBuilder:
         into this tree's (profiles with different :class:`Frames`); frames for which ``keep`` is
         false are folded into their caller.
         """
-        pairs_named = [(m, m) for m in src.values if m in self.values] if columns is None else (
-            list(columns.items()) if isinstance(columns, dict) else list(columns))
+        pairs_named = (
+            [(m, m) for m in src.values if m in self.values]
+            if columns is None
+            else (list(columns.items()) if isinstance(columns, dict) else list(columns))
+        )
         pairs = [(src.values[s], self.values[d]) for s, d in pairs_named if s in src.values]
         par, frm = src.parent, src.frame
         stop = src.end[node]
@@ -145,9 +154,11 @@ def frame_filter(frames: Frames, pattern: str | None = None, prefixes: tuple[str
         hit = cache.get(f)
         if hit is None:
             name = frames.names[f]
-            hit = cache[f] = bool((rx is not None and rx.search(name))
-                                  or (prefixes and name.startswith(prefixes)) or name == ROOT_NAME)
+            hit = cache[f] = bool(
+                (rx is not None and rx.search(name)) or (prefixes and name.startswith(prefixes)) or name == ROOT_NAME
+            )
         return hit
+
     return test
 
 

@@ -57,8 +57,11 @@ def store_fields(tree: Tree, rows: list[tuple[int, dict]]) -> None:
                 col[i] += v
     if an:
         order = sorted(range(len(an)), key=an.__getitem__)  # rows came in node order; keep it stable
-        tree.allocs = (array("i", (an[k] for k in order)), array("i", (at[k] for k in order)),
-                       array("q", (ac[k] for k in order)))
+        tree.allocs = (
+            array("i", (an[k] for k in order)),
+            array("i", (at[k] for k in order)),
+            array("q", (ac[k] for k in order)),
+        )
         total = array("q", bytes(8 * n))
         for node, count in zip(an, ac):
             total[node] += count
@@ -95,8 +98,7 @@ def load_json(path: str) -> dict:
     return data
 
 
-def from_dict(data: dict, *, path: str = "", merged: bool = True,
-              threads: bool | Collection[str] = True) -> Profile:
+def from_dict(data: dict, *, path: str = "", merged: bool = True, threads: bool | Collection[str] = True) -> Profile:
     """Node tables from a profile already read as dicts (``json.load``'s result)."""
     frames = Frames()
     header = {k: v for k, v in data.items() if k not in ("root", "threads")}

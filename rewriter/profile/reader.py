@@ -28,9 +28,9 @@ from .plain import from_dict, load_json, open_profile, store_fields
 
 __all__ = ["load"]
 
-_CHUNK = 1 << 22      # bytes read at a time
-_MARGIN = 1 << 16     # a node's line is read whole when this much text is left in the buffer
-_NEVER = 1 << 62      # "no refill": the end of the stream is in the buffer
+_CHUNK = 1 << 22  # bytes read at a time
+_MARGIN = 1 << 16  # a node's line is read whole when this much text is left in the buffer
+_NEVER = 1 << 62  # "no refill": the end of the stream is in the buffer
 _KIND = {k.encode(): i for i, k in enumerate(KINDS)}
 
 # One calling context: its fields up to the opening of its children, then the ``]}`` that close
@@ -41,12 +41,14 @@ _NODE = re.compile(
     rb'\s*,?\s*\{"method":"([^"\\]*(?:\\.[^"\\]*)*)","calls":(-?\d+),"bytecodes":(-?\d+)'
     rb'(?:,"kind":"([a-z]+)"(?:,"counted":false)?)?'
     rb'(,"(?!inclusive_bytecodes"|children")[^\n]*?)?(?:,"inclusive_bytecodes":(-?\d+))?'
-    rb'(,"(?!children")[^\n]*?)?,"children":\[((?:\]\})*)')
+    rb'(,"(?!children")[^\n]*?)?,"children":\[((?:\]\})*)'
+)
 # The same from the end of the method name, for a node alone on its line (the common case).
 _TAIL = re.compile(
     rb'","calls":(-?\d+),"bytecodes":(-?\d+)(?:,"kind":"([a-z]+)"(?:,"counted":false)?)?'
     rb'(,"(?!inclusive_bytecodes"|children")[^\n]*?)?(?:,"inclusive_bytecodes":(-?\d+))?'
-    rb'(,"(?!children")[^\n]*?)?,"children":\[((?:\]\})*),?\n')
+    rb'(,"(?!children")[^\n]*?)?,"children":\[((?:\]\})*),?\n'
+)
 _CLOSES = re.compile(rb"(?:\]\})*")
 _WS = re.compile(rb"\s*")
 _STRING = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"')
@@ -75,8 +77,9 @@ class _Buffer:
         try:
             data = self.stream.read(more)
         except (EOFError, OSError, zlib.error) as e:  # a truncated or corrupt .gz
-            raise JprewriteError(f"cannot read the compressed profile: {e}", path=self.path,
-                                 offset=self.base + len(self.buf)) from None
+            raise JprewriteError(
+                f"cannot read the compressed profile: {e}", path=self.path, offset=self.base + len(self.buf)
+            ) from None
         if not data:
             self.eof = True
         self.base += pos
@@ -95,8 +98,9 @@ class _Buffer:
         return JprewriteError(what, path=self.path, offset=self.base + pos)
 
 
-def load(path: str, *, merged: bool = True, threads: bool | Collection[str] = True,
-         prune: float | None = None) -> Profile:
+def load(
+    path: str, *, merged: bool = True, threads: bool | Collection[str] = True, prune: float | None = None
+) -> Profile:
     """Read a profile into node tables.
 
     ``merged=False`` skips the merged tree; ``threads`` is True (all), False (none: reading stops
@@ -123,8 +127,7 @@ def load(path: str, *, merged: bool = True, threads: bool | Collection[str] = Tr
 class _Scan:
     """The top level of the runtime's layout, key by key; trees go to :meth:`tree`."""
 
-    def __init__(self, b: _Buffer, merged: bool, threads: bool | Collection[str],
-                 prune: float | None = None) -> None:
+    def __init__(self, b: _Buffer, merged: bool, threads: bool | Collection[str], prune: float | None = None) -> None:
         self.b = b
         self.prune = prune
         self.want_merged = merged
@@ -140,7 +143,7 @@ class _Scan:
         seen_root = False
         while True:
             pos = self.skip(pos)
-            if b.buf[pos:pos + 1] == b"}":
+            if b.buf[pos : pos + 1] == b"}":
                 break
             key, pos = self.string(pos)
             pos = self.token(pos, b":", "expected ':'")
@@ -154,7 +157,7 @@ class _Scan:
             else:
                 result.header[key], pos = self.value(pos)
             pos = self.skip(pos)
-            if b.buf[pos:pos + 1] == b",":
+            if b.buf[pos : pos + 1] == b",":
                 pos += 1
         if not seen_root:
             raise JprewriteError("not a jprewrite profile (no 'root' object)", path=b.path)
@@ -174,36 +177,36 @@ class _Scan:
         pos = self.token(pos, b"[", "expected the list of threads")
         while True:
             pos = self.skip(pos)
-            if b.buf[pos:pos + 1] == b"]":
+            if b.buf[pos : pos + 1] == b"]":
                 return pos + 1
             pos = self.token(pos, b"{", "expected a thread")
             name, tree = None, None
             while True:
                 pos = self.skip(pos)
-                if b.buf[pos:pos + 1] == b"}":
+                if b.buf[pos : pos + 1] == b"}":
                     pos += 1
                     break
                 key, pos = self.string(pos)
                 pos = self.token(pos, b":", "expected ':'")
                 if key == "root":
-                    want = self.want_threads is True or (self.want_threads is not False and (
-                        name is None or name in self.want_threads))
+                    want = self.want_threads is True or (
+                        self.want_threads is not False and (name is None or name in self.want_threads)
+                    )
                     tree, pos = self.tree(pos, want)
                 elif key == "name":
                     name, pos = self.value(pos)
                 else:
                     _, pos = self.value(pos)
                 pos = self.skip(pos)
-                if b.buf[pos:pos + 1] == b",":
+                if b.buf[pos : pos + 1] == b",":
                     pos += 1
             if name is not None:
                 result.thread_names.append(str(name))
-                wanted = self.want_threads is True or (
-                    self.want_threads is not False and name in self.want_threads)
+                wanted = self.want_threads is True or (self.want_threads is not False and name in self.want_threads)
                 if tree is not None and wanted:
                     result.threads.append((str(name), tree))
             pos = self.skip(pos)
-            if b.buf[pos:pos + 1] == b",":
+            if b.buf[pos : pos + 1] == b",":
                 pos += 1
 
     # ---- tokens
@@ -215,7 +218,7 @@ class _Scan:
 
     def token(self, pos: int, tok: bytes, what: str) -> int:
         pos = self.skip(pos)
-        if self.b.buf[pos:pos + len(tok)] != tok:
+        if self.b.buf[pos : pos + len(tok)] != tok:
             raise self.mismatch(pos, what)
         return pos + len(tok)
 
@@ -316,7 +319,7 @@ class _Scan:
             m = None
             if buf.startswith(b'{"method":"', pos):
                 e = buf.find(b'","calls":', pos, pos + _MARGIN)
-                raw = buf[pos + 11:e]
+                raw = buf[pos + 11 : e]
                 if e > 0 and b'"' not in raw:
                     m = tail(buf, e)
             if m is not None:
@@ -365,9 +368,9 @@ class _Scan:
                     self.nodes += n
                     raise b.fail(pos, "unbalanced ']}'")
                 if keep:
-                    for j in stack[len(stack) - k:]:  # these subtrees end here
+                    for j in stack[len(stack) - k :]:  # these subtrees end here
                         end[j] = n
-                del stack[len(stack) - k:]
+                del stack[len(stack) - k :]
                 if len(stack) == 1:
                     break
         self.nodes += n

@@ -61,8 +61,21 @@ from .jfr import TRUNCATED
 from .model import Frames, Profile, Tree
 from .ops import TreeBuilder, frame_filter
 
-__all__ = ["ContextSpace", "Side", "Similarity", "HotEdge", "overlap", "hot_edge_coverage", "hotset", "correlation",
-           "method_correlation", "method_values", "top_methods", "hot_method_agreement", "similarity"]
+__all__ = [
+    "ContextSpace",
+    "Side",
+    "Similarity",
+    "HotEdge",
+    "overlap",
+    "hot_edge_coverage",
+    "hotset",
+    "correlation",
+    "method_correlation",
+    "method_values",
+    "top_methods",
+    "hot_method_agreement",
+    "similarity",
+]
 
 
 class ContextSpace:
@@ -80,8 +93,11 @@ class ContextSpace:
         self._builder = TreeBuilder(self.frames, ())
         # an imported recording's <truncated> context stays: its stacks lack their outer frames, and
         # attached to the root they would pose as top-level contexts
-        self._keep = frame_filter(self.frames, pattern=f"^{re.escape(TRUNCATED)}$",
-                                  prefixes=self.app_only) if self.app_only else None
+        self._keep = (
+            frame_filter(self.frames, pattern=f"^{re.escape(TRUNCATED)}$", prefixes=self.app_only)
+            if self.app_only
+            else None
+        )
 
     def __len__(self) -> int:
         return len(self._builder.parent)
@@ -342,9 +358,18 @@ def _tree(p: Profile | Tree, thread: str | None) -> Tree:
     return p if isinstance(p, Tree) else p.tree(thread)
 
 
-def similarity(a: Profile | Tree, b: Profile | Tree, *, metric: str = "samples", threshold: float = 0.1,
-               app_only: Sequence[str] = (), top: int = 10, thread: str | None = None,
-               metric_b: str | None = None, edges: int | None = 100) -> Similarity:
+def similarity(
+    a: Profile | Tree,
+    b: Profile | Tree,
+    *,
+    metric: str = "samples",
+    threshold: float = 0.1,
+    app_only: Sequence[str] = (),
+    top: int = 10,
+    thread: str | None = None,
+    metric_b: str | None = None,
+    edges: int | None = 100,
+) -> Similarity:
     """All the measures of the module for two profiles (merged trees, or ``thread``'s: KeyError if absent).
 
     ``metric_b``: ``b``'s metric when it differs from ``a``'s: a hybrid profile's samples against
@@ -362,17 +387,31 @@ def similarity(a: Profile | Tree, b: Profile | Tree, *, metric: str = "samples",
     heaviest = list(union) if edges is None else heapq.nlargest(edges, union, key=lambda r: max(wa[r], wb[r]))
     listed = [HotEdge(space.path(r), wa[r], wb[r], r in ha, r in hb) for r in heaviest]
     listed.sort(key=lambda e: (-max(e.weight_a, e.weight_b), e.path))
-    fresh_used = (sa.fresh is not None and sb.fresh is not None and bool(sa.fresh_total())
-                  and bool(sb.fresh_total()))
+    fresh_used = sa.fresh is not None and sb.fresh is not None and bool(sa.fresh_total()) and bool(sb.fresh_total())
     ma, mb = method_values(sa), method_values(sb)
     top_a, top_b = _top(ma, top), _top(mb, top)
     return Similarity(
-        metric=metric, metric_b=metric_b or metric, threshold=threshold, top=top, total_a=sa.total,
-        total_b=sb.total, contexts_a=sum(sa.present), contexts_b=sum(sb.present),
+        metric=metric,
+        metric_b=metric_b or metric,
+        threshold=threshold,
+        top=top,
+        total_a=sa.total,
+        total_b=sb.total,
+        contexts_a=sum(sa.present),
+        contexts_b=sum(sb.present),
         shared_contexts=sum(1 for x, y in zip(sa.present, sb.present) if x and y),
         overlap=math.fsum(min(x, y) for x, y in zip(wa, wb) if x and y),
-        coverage_a_over_b=both / len(hb) if hb else None, coverage_b_over_a=both / len(ha) if ha else None,
-        hot_a=len(ha), hot_b=len(hb), hot_both=both, hot_either=len(union),
-        correlation=correlation(sa, sb), correlation_uses_fresh=fresh_used,
-        method_correlation=_method_correlation(ma, mb), top_agreement=_agreement(top_a, top_b),
-        top_a=top_a, top_b=top_b, hot_edges=listed)
+        coverage_a_over_b=both / len(hb) if hb else None,
+        coverage_b_over_a=both / len(ha) if ha else None,
+        hot_a=len(ha),
+        hot_b=len(hb),
+        hot_both=both,
+        hot_either=len(union),
+        correlation=correlation(sa, sb),
+        correlation_uses_fresh=fresh_used,
+        method_correlation=_method_correlation(ma, mb),
+        top_agreement=_agreement(top_a, top_b),
+        top_a=top_a,
+        top_b=top_b,
+        hot_edges=listed,
+    )

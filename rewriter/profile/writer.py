@@ -19,8 +19,11 @@ __all__ = ["write_profile", "write_tree"]
 
 # the optional integer fields a node carries, in the runtime's order (allocations are per type)
 _FIELDS = tuple(m for m in METRICS if m not in ("calls", "bytecodes", "allocations"))
-_KIND_TEXT = {KIND_JDK: ',"kind":"jdk"', KIND_UNINSTRUMENTED: ',"kind":"uninstrumented","counted":false',
-              KIND_NATIVE: ',"kind":"native","counted":false'}
+_KIND_TEXT = {
+    KIND_JDK: ',"kind":"jdk"',
+    KIND_UNINSTRUMENTED: ',"kind":"uninstrumented","counted":false',
+    KIND_NATIVE: ',"kind":"native","counted":false',
+}
 
 
 def _string(s: str) -> str:
@@ -49,6 +52,7 @@ def _sorted_children(tree: Tree) -> list[list[int]]:
 
         def key(c: int) -> tuple:
             return (-inc_s[c], names[frm[c]])
+
     for k in kids:
         if len(k) > 1:
             k.sort(key=key)
@@ -70,8 +74,10 @@ def write_tree(tree: Tree, out: IO[str]) -> None:
     while True:
         if i >= 0:
             f = frm[i]
-            line = [f'{{"method":{_string(names[f])},"calls":{calls[i]},"bytecodes":{bytecodes[i]}',
-                    _KIND_TEXT.get(kinds[f], "")]
+            line = [
+                f'{{"method":{_string(names[f])},"calls":{calls[i]},"bytecodes":{bytecodes[i]}',
+                _KIND_TEXT.get(kinds[f], ""),
+            ]
             line += [f',"{m}":{col[i]}' for m, col in extra if col[i]]
             allocs = tree.allocations_of(i) if tree.allocs is not None else {}
             if allocs:

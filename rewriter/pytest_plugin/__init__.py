@@ -35,23 +35,37 @@ _WRITTEN = pytest.StashKey[list]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("jprewrite", "bytecode budgets and snapshots (jprewrite, JPype)")
-    group.addoption("--jprewrite-classpath", action="append", default=[], metavar="PATHS",
-                    help=f"class path of the JVM the bytecodes fixture starts ('{os.pathsep}'-separated; repeatable)")
-    group.addoption("--jprewrite-agent-options", metavar="OPTIONS",
-                    help="jprewrite agent options (key=value,...: see docs/agent.md); overrides the ini value")
-    group.addoption("--bytecodes-update", action="store_true",
-                    help="rewrite the bytecode snapshots (__bytecodes__/) with this run's counts")
-    parser.addini("jprewrite_classpath", type="paths", default=[],
-                  help="class path entries of the JVM, relative to the ini file")
+    group.addoption(
+        "--jprewrite-classpath",
+        action="append",
+        default=[],
+        metavar="PATHS",
+        help=f"class path of the JVM the bytecodes fixture starts ('{os.pathsep}'-separated; repeatable)",
+    )
+    group.addoption(
+        "--jprewrite-agent-options",
+        metavar="OPTIONS",
+        help="jprewrite agent options (key=value,...: see docs/agent.md); overrides the ini value",
+    )
+    group.addoption(
+        "--bytecodes-update",
+        action="store_true",
+        help="rewrite the bytecode snapshots (__bytecodes__/) with this run's counts",
+    )
+    parser.addini(
+        "jprewrite_classpath", type="paths", default=[], help="class path entries of the JVM, relative to the ini file"
+    )
     parser.addini("jprewrite_agent_options", default="", help="jprewrite agent options (key=value,...)")
     parser.addini("jprewrite_jvm_args", type="args", default=[], help="extra JVM arguments (-Xmx512m ...)")
-    parser.addini("bytecodes_tolerance", default="0",
-                  help="allowed growth over a snapshot, in percent (default 0)")
+    parser.addini("bytecodes_tolerance", default="0", help="allowed growth over a snapshot, in percent (default 0)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "bytecodes(max=None, tolerance=None, max_allocations=None): defaults for "
-                                       "the jprewrite bytecodes fixture in this test")
+    config.addinivalue_line(
+        "markers",
+        "bytecodes(max=None, tolerance=None, max_allocations=None): defaults for "
+        "the jprewrite bytecodes fixture in this test",
+    )
     config.stash[_WRITTEN] = []
 
 
@@ -62,8 +76,11 @@ def jprewrite_jvm(pytestconfig: pytest.Config) -> Jvm:
     for entry in pytestconfig.getoption("jprewrite_classpath"):
         classpath += [os.path.abspath(p) for p in entry.split(os.pathsep) if p]
     options = pytestconfig.getoption("jprewrite_agent_options")
-    settings = JvmSettings(classpath, pytestconfig.getini("jprewrite_agent_options") if options is None else options,
-                           list(pytestconfig.getini("jprewrite_jvm_args")))
+    settings = JvmSettings(
+        classpath,
+        pytestconfig.getini("jprewrite_agent_options") if options is None else options,
+        list(pytestconfig.getini("jprewrite_jvm_args")),
+    )
     try:
         return start_jvm(settings)
     except JprewriteError as e:
@@ -79,10 +96,18 @@ def bytecodes(request: pytest.FixtureRequest, jprewrite_jvm: Jvm) -> Iterator[By
     try:
         tolerance = float(kw.get("tolerance", config.getini("bytecodes_tolerance")))
     except ValueError:
-        raise pytest.UsageError(f"bytecodes tolerance is not a number: {kw.get('tolerance')!r} (marker) or "
-                                f"{config.getini('bytecodes_tolerance')!r} (ini bytecodes_tolerance)") from None
-    settings = Settings(Path(str(request.node.path)), request.node.nodeid, bool(config.getoption("bytecodes_update")),
-                        tolerance, kw.get("max"), kw.get("max_allocations"))
+        raise pytest.UsageError(
+            f"bytecodes tolerance is not a number: {kw.get('tolerance')!r} (marker) or "
+            f"{config.getini('bytecodes_tolerance')!r} (ini bytecodes_tolerance)"
+        ) from None
+    settings = Settings(
+        Path(str(request.node.path)),
+        request.node.nodeid,
+        bool(config.getoption("bytecodes_update")),
+        tolerance,
+        kw.get("max"),
+        kw.get("max_allocations"),
+    )
     checker = Bytecodes(jprewrite_jvm, settings)
     yield checker
     config.stash[_WRITTEN].extend(checker.written)
@@ -91,7 +116,8 @@ def bytecodes(request: pytest.FixtureRequest, jprewrite_jvm: Jvm) -> Iterator[By
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     written = config.stash.get(_WRITTEN, [])
     if written:
-        terminalreporter.write_line(f"jprewrite: wrote {len(written)} bytecode snapshot(s); "
-                                    "commit them with the tests:")
+        terminalreporter.write_line(
+            f"jprewrite: wrote {len(written)} bytecode snapshot(s); commit them with the tests:"
+        )
         for p in written:
             terminalreporter.write_line(f"  {p}")

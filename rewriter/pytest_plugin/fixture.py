@@ -28,7 +28,7 @@ class BytecodeResult:
     allocations: int
     value: Any
     profile: dict
-    measurement: Any = field(repr=False)   # the Java jprewrite.runtime.Measurement
+    measurement: Any = field(repr=False)  # the Java jprewrite.runtime.Measurement
 
     def __str__(self) -> str:
         return str(self.measurement.toString())
@@ -60,14 +60,22 @@ class Bytecodes:
         self.written: list[Path] = []
         self._names: dict[str | None, int] = {}
 
-    def __call__(self, java_callable: Any, *, name: str | None = None, max: int | None = None,
-                 tolerance: float | None = None, max_allocations: int | None = None,
-                 snapshot: bool = True) -> BytecodeResult:
-        __tracebackhide__ = True   # a failure points at the test's call, not at the plugin
+    def __call__(
+        self,
+        java_callable: Any,
+        *,
+        name: str | None = None,
+        max: int | None = None,
+        tolerance: float | None = None,
+        max_allocations: int | None = None,
+        snapshot: bool = True,
+    ) -> BytecodeResult:
+        __tracebackhide__ = True  # a failure points at the test's call, not at the plugin
         s = self.settings
         result = self.measure(java_callable)
-        failures = self._budget(result, s.max if max is None else max,
-                                s.max_allocations if max_allocations is None else max_allocations)
+        failures = self._budget(
+            result, s.max if max is None else max, s.max_allocations if max_allocations is None else max_allocations
+        )
         if snapshot:
             failure = self._snapshot(result, self._snapshot_name(name), s.tolerance if tolerance is None else tolerance)
             if failure:
@@ -86,11 +94,15 @@ class Bytecodes:
         elif isinstance(java_callable, jp.JClass("java.lang.Runnable")):
             run, body = self.jvm.measure.run, java_callable
         elif callable(java_callable):
-            run, body = self.jvm.measure.run, jp.JProxy("java.lang.Runnable",
-                                                        dict={"run": _python_body(java_callable, value, failure)})
+            run, body = (
+                self.jvm.measure.run,
+                jp.JProxy("java.lang.Runnable", dict={"run": _python_body(java_callable, value, failure)}),
+            )
         else:
-            raise TypeError(f"bytecodes() measures a Java Runnable/Callable or a Python callable, "
-                            f"not {type(java_callable).__name__}")
+            raise TypeError(
+                f"bytecodes() measures a Java Runnable/Callable or a Python callable, "
+                f"not {type(java_callable).__name__}"
+            )
         try:
             m = run(body)
         except jp.JException as e:
@@ -112,12 +124,16 @@ class Bytecodes:
     def _budget(self, r: BytecodeResult, limit: int | None, alloc_limit: int | None) -> list[str]:
         out = []
         if limit is not None and r.bytecodes > limit:
-            out.append(f"bytecode budget exceeded: {r.bytecodes:,} bytecodes, max {limit:,} "
-                       f"({change_text(limit, r.bytecodes)})")
+            out.append(
+                f"bytecode budget exceeded: {r.bytecodes:,} bytecodes, max {limit:,} "
+                f"({change_text(limit, r.bytecodes)})"
+            )
         if alloc_limit is not None and r.allocations > alloc_limit:
-            out.append(f"allocation budget exceeded: {r.allocations:,} allocations, max {alloc_limit:,} "
-                       f"({change_text(alloc_limit, r.allocations)})")
-        if out:   # the hottest contexts, once
+            out.append(
+                f"allocation budget exceeded: {r.allocations:,} allocations, max {alloc_limit:,} "
+                f"({change_text(alloc_limit, r.allocations)})"
+            )
+        if out:  # the hottest contexts, once
             out.append(str(r.measurement.summary(8)))
         return out
 
@@ -137,18 +153,22 @@ class Bytecodes:
         text = f"grew beyond its bytecode snapshot: {b0:,} -> {b1:,} bytecodes ({change_text(b0, b1)})"
         if a0 or a1:
             text += f", {a0:,} -> {a1:,} allocations ({change_text(a0, a1)})"
-        text += (f"; tolerance {tolerance:g}% of the total, for it and for each context; snapshot {_relative(path)} "
-                 f"(after an intended change, rerun with --bytecodes-update)\ncontexts that grew most:")
+        text += (
+            f"; tolerance {tolerance:g}% of the total, for it and for each context; snapshot {_relative(path)} "
+            f"(after an intended change, rerun with --bytecodes-update)\ncontexts that grew most:"
+        )
         return "\n  ".join([text, *grown_most(v)])
 
 
 def _python_body(fn: Callable[[], Any], value: list[Any], failure: list[BaseException]) -> Callable[[], None]:
     """The Runnable's ``run``: call ``fn``, keep its value, keep (not throw) its exception."""
+
     def run() -> None:
         try:
             value[0] = fn()
-        except BaseException as e:   # re-raised by measure() once the measurement is over
+        except BaseException as e:  # re-raised by measure() once the measurement is over
             failure.append(e)
+
     return run
 
 

@@ -42,6 +42,7 @@ def agent_option_string(user: str) -> str:
     worker run by this interpreter. Raises :class:`JprewriteError` for a bad option.
     """
     from ..agent.options import parse_options  # here, not at import: the plugin loads into every pytest run
+
     opts = parse_options(user)
     given = {part.partition("=")[0].strip() for part in user.split(",") if part}
     if "output" not in given:
@@ -78,17 +79,19 @@ def start_jvm(settings: JvmSettings) -> Jvm:
                 "the JVM was already started (jpype.startJVM called by something else) without the "
                 "jprewrite agent, and JPype cannot start another: let the plugin start it (request the "
                 "jprewrite_jvm or bytecodes fixture before anything else starts the JVM), or start it "
-                "with -javaagent:$(jprewrite agent-path)")
+                "with -javaagent:$(jprewrite agent-path)"
+            )
         return Jvm(jpype)
     missing = [p for p in settings.classpath if not os.path.exists(p)]
     if missing:
         raise JprewriteError(f"jprewrite_classpath entries that do not exist: {', '.join(missing)}")
     from ..agent.build import agent_jar
+
     options = agent_option_string(settings.agent_options)
     agent = f"-javaagent:{agent_jar()}" + (f"={options}" if options else "")
     try:
         jpype.startJVM(*settings.jvm_args, agent, classpath=list(settings.classpath), convertStrings=False)
-    except (OSError, RuntimeError) as e:   # no JVM found, bad JVM arguments
+    except (OSError, RuntimeError) as e:  # no JVM found, bad JVM arguments
         raise JprewriteError(f"cannot start the JVM: {e}") from None
     return Jvm(jpype)
 
@@ -98,5 +101,5 @@ def _runs_agent(jpype: Any) -> bool:
     try:
         jpype.JClass("java.lang.Class").forName("jprewrite.agent.Agent", False, None)
         return True
-    except Exception:   # ClassNotFoundException, surfaced by JPype as a Python exception
+    except Exception:  # ClassNotFoundException, surfaced by JPype as a Python exception
         return False

@@ -19,8 +19,17 @@ from ..errors import JprewriteError
 from ..profile import from_dict
 from ..profile.compare import ContextChange, compare
 
-__all__ = ["Verdict", "change_text", "compare_profiles", "describe_path", "grown_most",
-           "read_snapshot", "short_name", "snapshot_path", "write_snapshot"]
+__all__ = [
+    "Verdict",
+    "change_text",
+    "compare_profiles",
+    "describe_path",
+    "grown_most",
+    "read_snapshot",
+    "short_name",
+    "snapshot_path",
+    "write_snapshot",
+]
 
 SNAPSHOT_DIR = "__bytecodes__"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\[\]-]")
@@ -38,7 +47,7 @@ def snapshot_path(test_file: Path, nodeid: str, name: str | None) -> Path:
 def read_snapshot(path: Path) -> dict:
     """A stored snapshot as dicts; JprewriteError (one line) when it is not a profile."""
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 200_000))   # deep recursion makes deeply nested JSON
+    sys.setrecursionlimit(max(limit, 200_000))  # deep recursion makes deeply nested JSON
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
@@ -72,7 +81,7 @@ class Verdict:
     bytecodes: tuple[int, int]
     allocations: tuple[int, int]
     regressed: bool
-    changes: list[tuple[str, ContextChange]] = field(default_factory=list)   # (metric, change), growth first
+    changes: list[tuple[str, ContextChange]] = field(default_factory=list)  # (metric, change), growth first
 
 
 def compare_profiles(before: dict, after: dict, tolerance: float) -> Verdict:
@@ -84,8 +93,9 @@ def compare_profiles(before: dict, after: dict, tolerance: float) -> Verdict:
     """
     a, b = from_dict(before), from_dict(after)
     result = compare(a, b, metric="bytecodes", threshold=tolerance)
-    verdict = Verdict((result.base_total, result.new_total), (0, 0), result.regressed,
-                      [("bytecodes", c) for c in result.changes])
+    verdict = Verdict(
+        (result.base_total, result.new_total), (0, 0), result.regressed, [("bytecodes", c) for c in result.changes]
+    )
     if _has_allocations(before["root"]) or _has_allocations(after["root"]):
         allocs = compare(a, b, metric="allocations", threshold=tolerance)
         verdict.allocations = (allocs.base_total, allocs.new_total)
@@ -106,8 +116,16 @@ def _has_allocations(root: dict) -> bool:
     return False
 
 
-_PRIMITIVES = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long", "F": "float",
-               "D": "double"}
+_PRIMITIVES = {
+    "Z": "boolean",
+    "B": "byte",
+    "C": "char",
+    "S": "short",
+    "I": "int",
+    "J": "long",
+    "F": "float",
+    "D": "double",
+}
 _PARAM = re.compile(r"(\[*)(L[^;]*;|[ZBCSIJFD])")
 
 

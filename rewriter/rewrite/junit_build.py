@@ -34,8 +34,13 @@ __all__ = ["JUNIT_RELEASE", "junit_jar", "junit_compile_classpath", "junit_sourc
 #: Bytecode level of the JUnit jar (JUnit 5 runs on Java 8).
 JUNIT_RELEASE = "8"
 #: The jars of Debian's junit5 (and junit4) packages that the sources compile against.
-DEBIAN_JARS = ("junit-jupiter-api.jar", "junit-platform-commons.jar", "apiguardian-api.jar",
-               "opentest4j.jar", "junit4.jar")
+DEBIAN_JARS = (
+    "junit-jupiter-api.jar",
+    "junit-platform-commons.jar",
+    "apiguardian-api.jar",
+    "opentest4j.jar",
+    "junit4.jar",
+)
 _DEBIAN_DIR = Path("/usr/share/java")
 #: The one source that needs JUnit 4 (left out when no JUnit 4 jar is on the compile class path).
 _JUNIT4_SOURCE = "jprewrite/junit/BytecodeRule.java"
@@ -65,9 +70,11 @@ def junit_compile_classpath() -> list[Path]:
     else:
         jars = [_DEBIAN_DIR / name for name in DEBIAN_JARS if (_DEBIAN_DIR / name).is_file()]
     if not any(_has_entry(j, "org/junit/jupiter/api/extension/InvocationInterceptor.class") for j in jars):
-        raise JprewriteError("the JUnit 5 API (junit-jupiter-api.jar, 5.5 or later) was not found: install "
-                             "Debian's junit5 package (apt-get install junit5) or list the JUnit jars in "
-                             "JPREWRITE_JUNIT_CLASSPATH")
+        raise JprewriteError(
+            "the JUnit 5 API (junit-jupiter-api.jar, 5.5 or later) was not found: install "
+            "Debian's junit5 package (apt-get install junit5) or list the JUnit jars in "
+            "JPREWRITE_JUNIT_CLASSPATH"
+        )
     return jars
 
 
@@ -128,9 +135,23 @@ def _build(path: Path, sources: list[Path], classpath: list[Path]) -> None:
             (rt_dir / name).parent.mkdir(parents=True, exist_ok=True)
             (rt_dir / name).write_bytes(data)
         out_dir.mkdir()
-        _javac([str(find_java_home() / "bin" / "javac"), "--release", JUNIT_RELEASE, "-g", "-nowarn",
-                "-encoding", "UTF-8", "-implicit:none", "-cp", os.pathsep.join([str(rt_dir), *map(str, classpath)]),
-                "-d", str(out_dir), *map(str, java)])
+        _javac(
+            [
+                str(find_java_home() / "bin" / "javac"),
+                "--release",
+                JUNIT_RELEASE,
+                "-g",
+                "-nowarn",
+                "-encoding",
+                "UTF-8",
+                "-implicit:none",
+                "-cp",
+                os.pathsep.join([str(rt_dir), *map(str, classpath)]),
+                "-d",
+                str(out_dir),
+                *map(str, java),
+            ]
+        )
         entries = dict(runtime)
         entries.update({p.relative_to(out_dir).as_posix(): p.read_bytes() for p in sorted(out_dir.rglob("*.class"))})
         entries.update({p.relative_to(root).as_posix(): p.read_bytes() for p in sources if p.suffix != ".java"})
@@ -149,6 +170,12 @@ def _javac(cmd: list[str]) -> None:
     except OSError as e:
         raise JprewriteError(f"cannot run {cmd[0]}: {e.strerror or e}") from e
     if proc.returncode != 0:
-        first = next((line.strip() for line in (proc.stderr or proc.stdout).splitlines()
-                      if line.strip() and not line.startswith(("Note:", "warning:"))), "no message")
+        first = next(
+            (
+                line.strip()
+                for line in (proc.stderr or proc.stdout).splitlines()
+                if line.strip() and not line.startswith(("Note:", "warning:"))
+            ),
+            "no message",
+        )
         raise JprewriteError(f"javac failed to compile the JUnit integration: {first}")

@@ -42,14 +42,14 @@ _MAX_ROUNDS = 4
 
 @dataclass
 class RewriteReport:
-    classes: int = 0             #: classes read
-    instrumented: int = 0        #: classes rewritten
+    classes: int = 0  #: classes read
+    instrumented: int = 0  #: classes rewritten
     totals: ClassReport = field(default_factory=ClassReport)
-    failed: dict[str, str] = field(default_factory=dict)          #: class -> why it stays uninstrumented
-    serial_uids: list[str] = field(default_factory=list)          #: classes that got an explicit serialVersionUID
+    failed: dict[str, str] = field(default_factory=dict)  #: class -> why it stays uninstrumented
+    serial_uids: list[str] = field(default_factory=list)  #: classes that got an explicit serialVersionUID
     class_path_notes: list[str] = field(default_factory=list)
     missing_classes: set[str] = field(default_factory=set)
-    gate_rejected: int = 0       #: methods the verification gate sent back to be kept as they were
+    gate_rejected: int = 0  #: methods the verification gate sent back to be kept as they were
     seconds: float = 0.0
 
 
@@ -84,23 +84,32 @@ class _Input:
         self.index = index
         self.container = container
         self.output = output
-        self.class_entries: list[Entry] = [e for e in container.entries()
-                                           if not e.is_dir and e.name.endswith(".class") and not e.is_module_info]
+        self.class_entries: list[Entry] = [
+            e for e in container.entries() if not e.is_dir and e.name.endswith(".class") and not e.is_module_info
+        ]
 
 
 def _internal_name(entry: Entry) -> str:
-    name = entry.name[:-len(".class")]
+    name = entry.name[: -len(".class")]
     if name.startswith("META-INF/versions/"):
         parts = name.split("/", 3)
         name = parts[3] if len(parts) == 4 else name
     return name
 
 
-def rewrite(inputs: Sequence[str | os.PathLike[str]], outputs: Sequence[str | os.PathLike[str]], *,
-            classpath: Iterable[str | os.PathLike[str]] = (), options: InstrumentOptions | None = None,
-            patterns: ClassPatterns | None = None, java_home: str | os.PathLike[str] | None = None,
-            progress: Callable[[int, int], None] | None = None,
-            hierarchy_cache: bool = True, jobs: int | None = None, verify: bool | None = None) -> RewriteReport:
+def rewrite(
+    inputs: Sequence[str | os.PathLike[str]],
+    outputs: Sequence[str | os.PathLike[str]],
+    *,
+    classpath: Iterable[str | os.PathLike[str]] = (),
+    options: InstrumentOptions | None = None,
+    patterns: ClassPatterns | None = None,
+    java_home: str | os.PathLike[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    hierarchy_cache: bool = True,
+    jobs: int | None = None,
+    verify: bool | None = None,
+) -> RewriteReport:
     """Rewrite each of ``inputs`` (jar or class directory) to the matching path of ``outputs``.
 
     ``verify``: every rewritten method passes the verification gate first (see
@@ -119,15 +128,17 @@ def rewrite(inputs: Sequence[str | os.PathLike[str]], outputs: Sequence[str | os
         items: list[_Input] = []
         for c, out in zip(containers, outputs):
             if c.kind == "class":
-                raise JprewriteError("a single class file cannot carry the runtime; rewrite its directory or jar",
-                                     path=c.path)
+                raise JprewriteError(
+                    "a single class file cannot carry the runtime; rewrite its directory or jar", path=c.path
+                )
             items.append(_Input(len(items), c, Path(out)))
         runtime = runtime_classes()
         for item in items:
             for e in item.class_entries:
                 if e.name.startswith(RUNTIME_PACKAGE):
-                    raise JprewriteError("already rewritten by jprewrite (contains the runtime)",
-                                         path=item.container.path, entry=e.name)
+                    raise JprewriteError(
+                        "already rewritten by jprewrite (contains the runtime)", path=item.container.path, entry=e.name
+                    )
         jdk = JdkImage(java_home or find_java_home())
         hierarchy = ClassHierarchy([*containers, *extra], jdk, cache=None if hierarchy_cache else False)
         names = {_internal_name(e) for item in items for e in item.class_entries}
@@ -143,8 +154,11 @@ def rewrite(inputs: Sequence[str | os.PathLike[str]], outputs: Sequence[str | os
             excluded.update(new_failures)
         else:  # pragma: no cover - would need failures that keep appearing
             raise JprewriteError("classes keep failing to rewrite: " + ", ".join(sorted(excluded)[:5]))
-        report.failed = {n: why for n, why in excluded.items()
-                         if (info := hierarchy.info(n)) is not None and not info.from_jdk and patterns(n)}
+        report.failed = {
+            n: why
+            for n, why in excluded.items()
+            if (info := hierarchy.info(n)) is not None and not info.from_jdk and patterns(n)
+        }
         report.classes = sum(len(i.class_entries) for i in items)
         report.instrumented = round_report.instrumented
         report.totals = round_report.totals
@@ -163,16 +177,15 @@ def rewrite(inputs: Sequence[str | os.PathLike[str]], outputs: Sequence[str | os
 
 
 _BATCH = 64
-_WORKER_STATE: tuple[list[_Input], ClassPipeline] | None = None   # inherited by forked workers
+_WORKER_STATE: tuple[list[_Input], ClassPipeline] | None = None  # inherited by forked workers
 
 
-def _rewrite_all(items: list[_Input], pipeline: ClassPipeline, progress: Callable[[int, int], None] | None,
-                 jobs: int):
+def _rewrite_all(items: list[_Input], pipeline: ClassPipeline, progress: Callable[[int, int], None] | None, jobs: int):
     """Rewrite every class of ``items``; in ``jobs`` forked processes when there is enough work."""
     global _WORKER_STATE
     work = [(item.index, e.name) for item in items for e in item.class_entries]
     total = len(work)
-    batches = [work[i:i + _BATCH] for i in range(0, total, _BATCH)]
+    batches = [work[i : i + _BATCH] for i in range(0, total, _BATCH)]
     results: dict[tuple[int, str], bytes] = {}
     failures: dict[str, str] = {}
     report = RewriteReport()
@@ -221,7 +234,7 @@ def _rewrite_batch(batch: list[tuple[int, str]]):
         container = items[index].container
         try:
             entry = container.entry(name)
-            assert entry is not None   # the name is one of the container's own entries
+            assert entry is not None  # the name is one of the container's own entries
             data = entry.read()
             cf = read_class(data)
         except JprewriteError as err:
@@ -230,7 +243,7 @@ def _rewrite_batch(batch: list[tuple[int, str]]):
         outcome = pipeline.run(data, cf)
         if outcome.already_instrumented is not None:
             return (container.path, name, None, outcome.already_instrumented), {}, {}, report, len(batch)
-        if outcome.failure is not None:   # stays uninstrumented; the run is planned again without it
+        if outcome.failure is not None:  # stays uninstrumented; the run is planned again without it
             failures[cf.name] = outcome.failure
             continue
         rewritten = outcome.rewritten
@@ -244,7 +257,7 @@ def _rewrite_batch(batch: list[tuple[int, str]]):
         extras = class_report.extra_classes
         class_report.extra_classes = {}
         report.totals.add(class_report)
-        prefix = name[:len(name) - len(cf.name + ".class")]
+        prefix = name[: len(name) - len(cf.name + ".class")]
         results[(index, name)] = new
         for extra_name, extra_data in extras.items():
             results[(index, prefix + extra_name + ".class")] = extra_data
@@ -276,15 +289,17 @@ def _rewrite_manifest(item: _Input, items: list[_Input], report: RewriteReport) 
             if os.path.exists(target):
                 report.class_path_notes.append(
                     f"{container.path}: Class-Path entry {part} is not rewritten in this run "
-                    "(its classes will run uninstrumented)")
+                    "(its classes will run uninstrumented)"
+                )
     if not changed:
         return None
     manifest.main["Class-Path"] = " ".join(new_parts)
     return manifest.to_bytes()
 
 
-def _write(item: _Input, results: dict[tuple[int, str], bytes], runtime: dict[str, bytes],
-           manifest_bytes: bytes | None) -> None:
+def _write(
+    item: _Input, results: dict[tuple[int, str], bytes], runtime: dict[str, bytes], manifest_bytes: bytes | None
+) -> None:
     container = item.container
 
     def entries() -> Iterator:
@@ -308,5 +323,4 @@ def _write(item: _Input, results: dict[tuple[int, str], bytes], runtime: dict[st
     if container.kind == "directory":
         write_directory(item.output, entries(), inputs=[container])
     else:
-        write_jar(item.output, entries(), inputs=[container], comment=container.comment,
-                  preamble=container.preamble)
+        write_jar(item.output, entries(), inputs=[container], comment=container.comment, preamble=container.preamble)

@@ -96,7 +96,7 @@ def _digest(src: Path, sources: list[Path]) -> str:
 def cache_root() -> Path:
     """The project's cache directory (shared with the hierarchy's JDK summaries)."""
     root = default_cache_directory()
-    if root is None:   # no home directory to use
+    if root is None:  # no home directory to use
         raise JprewriteError("no cache directory for the compiled runtime: set XDG_CACHE_HOME or HOME")
     return root
 
@@ -114,8 +114,9 @@ def find_javac() -> str:
             return str(candidate)
     found = shutil.which("javac")
     if found is None:
-        raise JprewriteError("javac not found (set JAVA_HOME or put a JDK 9+ on PATH): "
-                             "it is needed to build the jprewrite runtime")
+        raise JprewriteError(
+            "javac not found (set JAVA_HOME or put a JDK 9+ on PATH): it is needed to build the jprewrite runtime"
+        )
     return found
 
 
@@ -128,8 +129,19 @@ def _build(src: Path, sources: list[Path], entry: Path) -> None:
     except OSError as e:
         raise JprewriteError(f"cannot create the runtime cache in {entry.parent}: {e.strerror or e}") from e
     try:
-        cmd = [javac, "--release", RELEASE, "-g", "-nowarn", "-encoding", "UTF-8",
-               "-implicit:none", "-d", str(tmp), *map(str, sources)]
+        cmd = [
+            javac,
+            "--release",
+            RELEASE,
+            "-g",
+            "-nowarn",
+            "-encoding",
+            "UTF-8",
+            "-implicit:none",
+            "-d",
+            str(tmp),
+            *map(str, sources),
+        ]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
         except OSError as e:
@@ -163,5 +175,4 @@ def first_error_line(output: str) -> str:
 
 
 def _read_classes(entry: Path) -> dict[str, bytes]:
-    return {p.relative_to(entry).as_posix(): p.read_bytes()
-            for p in sorted(entry.rglob("*.class")) if p.is_file()}
+    return {p.relative_to(entry).as_posix(): p.read_bytes() for p in sorted(entry.rglob("*.class")) if p.is_file()}

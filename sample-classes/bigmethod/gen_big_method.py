@@ -107,8 +107,12 @@ def java_tool(name: str) -> str:
 def check() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([java_tool("javac"), "-d", tmp, str(OUT)], check=True)
-        out = subprocess.run([java_tool("javap"), "-c", "-p", "-cp", tmp, "com.example.bigmethod.BigMethod"],
-                             check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [java_tool("javap"), "-c", "-p", "-cp", tmp, "com.example.bigmethod.BigMethod"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
     # the last instruction's offset + 1 (ireturn is one byte) is the code length
     section = out.split("static int compute(int);", 1)[1]
     offsets = [int(m) for m in re.findall(r"^\s+(\d+): ", section, re.M)]

@@ -32,9 +32,17 @@ def agent_options(cache: Path | str | None, profile: Path | None, **extra: str) 
     return ",".join(f"{k}={v}" for k, v in opts.items())
 
 
-def run_with_agent(classpath: list[Path] | None, main_and_args: list[str], options: str, *,
-                   profile: Path | None = None, jvm: tuple[str, ...] = ("-Xverify:all",), timeout: int = 600,
-                   cwd: Path | None = None, wait: bool = True):
+def run_with_agent(
+    classpath: list[Path] | None,
+    main_and_args: list[str],
+    options: str,
+    *,
+    profile: Path | None = None,
+    jvm: tuple[str, ...] = ("-Xverify:all",),
+    timeout: int = 600,
+    cwd: Path | None = None,
+    wait: bool = True,
+):
     """``java -javaagent:<jar>=<options> [-cp CP] MAIN ARGS``; a Popen when ``wait`` is False."""
     cmd = [tool("java"), *jvm, f"-javaagent:{agent_jar()}={options}"]
     if classpath:

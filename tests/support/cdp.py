@@ -42,8 +42,13 @@ def ensure_chromium() -> tuple[str | None, str]:
         return None, "no chromium (Debian package 'chromium') and not root with apt-get to install it"
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, check=False)
-    r = subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"], env=env,
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     path = find_chromium()
     if path:
         return path, ""
@@ -59,9 +64,12 @@ class _WebSocket:
         host, port, path = m.group(1), int(m.group(2)), m.group(3)
         self.sock = socket.create_connection((host, port), timeout=timeout)
         key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
-                          .encode())
+        self.sock.sendall(
+            (
+                f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = self.sock.recv(4096)
@@ -124,11 +132,23 @@ class Browser:
     def __init__(self, chromium: str, profile_dir: Path, timeout: float = 60.0) -> None:
         self.timeout = timeout
         self.proc = subprocess.Popen(
-            [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             "--no-default-browser-check",
-             "--disable-dev-shm-usage", "--remote-debugging-port=0", f"--user-data-dir={profile_dir}",
-             "--window-size=1400,900", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            [
+                chromium,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-dev-shm-usage",
+                "--remote-debugging-port=0",
+                f"--user-data-dir={profile_dir}",
+                "--window-size=1400,900",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         port = self._devtools_port()
         pages = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout))
         page = next(p for p in pages if p.get("type") == "page")

@@ -33,8 +33,17 @@ from pathlib import Path
 from .jdk import cache_root, java_home
 from .verifier import VerifyReport, asm_jars
 
-__all__ = ["deadcode_jar", "jdk_library_jar", "relocated_jar", "manifest_class_path", "every_nth_jar", "rewrite_cli",
-           "CliRewrite", "new_failures", "FAILOVER"]
+__all__ = [
+    "deadcode_jar",
+    "jdk_library_jar",
+    "relocated_jar",
+    "manifest_class_path",
+    "every_nth_jar",
+    "rewrite_cli",
+    "CliRewrite",
+    "new_failures",
+    "FAILOVER",
+]
 
 GEN_SOURCE = Path(__file__).parent / "deadcode" / "GenDeadCode.java"
 FAILOVER = "fell back to the old inference verifier, which accepted it"
@@ -46,7 +55,7 @@ def deadcode_jar() -> Path:
     """The jar GenDeadCode writes (generated once per source/ASM/JDK; safe with concurrent workers)."""
     javac = java_home() / "bin" / "javac"
     java = java_home() / "bin" / "java"
-    asm = asm_jars()[0]   # asm.jar: ClassWriter, Label, MethodVisitor
+    asm = asm_jars()[0]  # asm.jar: ClassWriter, Label, MethodVisitor
     h = hashlib.sha256(GEN_SOURCE.read_bytes())
     h.update(str(java_home().resolve()).encode())
     h.update(f"{asm.resolve()}:{asm.stat().st_size}".encode())
@@ -57,12 +66,18 @@ def deadcode_jar() -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=out.parent))
     try:
-        r = subprocess.run([str(javac), "-nowarn", "-encoding", "UTF-8", "-d", str(tmp), "-cp", str(asm),
-                            str(GEN_SOURCE)], capture_output=True, text=True)
+        r = subprocess.run(
+            [str(javac), "-nowarn", "-encoding", "UTF-8", "-d", str(tmp), "-cp", str(asm), str(GEN_SOURCE)],
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             raise RuntimeError(f"javac failed on {GEN_SOURCE}:\n{r.stdout}{r.stderr}")
-        r = subprocess.run([str(java), "-cp", os.pathsep.join([str(tmp), str(asm)]), "GenDeadCode",
-                            str(tmp / "deadcode.jar")], capture_output=True, text=True)
+        r = subprocess.run(
+            [str(java), "-cp", os.pathsep.join([str(tmp), str(asm)]), "GenDeadCode", str(tmp / "deadcode.jar")],
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             raise RuntimeError(f"GenDeadCode failed:\n{r.stdout}{r.stderr}")
         try:
@@ -81,8 +96,11 @@ def jdk_library_jar() -> Path:
     cannot read newer class files (ProGuard 6.2 stops at Java 13) but only need the library's members."""
     from jprewrite.archive.jdk_image import JdkImage
 
-    out = cache_root("jprewrite-tests") / "jdk-library" / hashlib.sha256(
-        str(java_home().resolve()).encode()).hexdigest()[:16]
+    out = (
+        cache_root("jprewrite-tests")
+        / "jdk-library"
+        / hashlib.sha256(str(java_home().resolve()).encode()).hexdigest()[:16]
+    )
     jar = out / "java-base-v52.jar"
     if jar.exists():
         return jar
@@ -95,8 +113,11 @@ def jdk_library_jar() -> Path:
                 if name.startswith("java/"):
                     patched = bytearray(data)
                     patched[6:8] = (52).to_bytes(2, "big")
-                    z.writestr(zipfile.ZipInfo(name + ".class", date_time=(1980, 1, 1, 0, 0, 0)), bytes(patched),
-                               compress_type=zipfile.ZIP_DEFLATED)
+                    z.writestr(
+                        zipfile.ZipInfo(name + ".class", date_time=(1980, 1, 1, 0, 0, 0)),
+                        bytes(patched),
+                        compress_type=zipfile.ZIP_DEFLATED,
+                    )
         os.replace(tmp, jar)
     finally:
         if os.path.exists(tmp):
@@ -117,8 +138,11 @@ def relocated_jar(src: Path, prefix: str, out: Path) -> Path:
                 name = read_class(data).name
                 assert name not in seen, f"{src}: two classes named {name}"
                 seen.add(name)
-                w.writestr(zipfile.ZipInfo(name + ".class", date_time=(1980, 1, 1, 0, 0, 0)), data,
-                           compress_type=zipfile.ZIP_DEFLATED)
+                w.writestr(
+                    zipfile.ZipInfo(name + ".class", date_time=(1980, 1, 1, 0, 0, 0)),
+                    data,
+                    compress_type=zipfile.ZIP_DEFLATED,
+                )
     return out
 
 
@@ -131,13 +155,20 @@ def every_nth_jar(srcs: list[Path], n: int, out: Path, offset: int = 0) -> tuple
         for src in srcs:
             with zipfile.ZipFile(src) as z:
                 for info in z.infolist():
-                    if not info.filename.endswith(".class") or info.filename.startswith("META-INF/") \
-                            or info.filename.endswith("module-info.class") or info.filename in names:
+                    if (
+                        not info.filename.endswith(".class")
+                        or info.filename.startswith("META-INF/")
+                        or info.filename.endswith("module-info.class")
+                        or info.filename in names
+                    ):
                         continue
                     if position % n == offset:
                         names.add(info.filename)
-                        w.writestr(zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0)),
-                                   z.read(info), compress_type=zipfile.ZIP_DEFLATED)
+                        w.writestr(
+                            zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0)),
+                            z.read(info),
+                            compress_type=zipfile.ZIP_DEFLATED,
+                        )
                         count += 1
                     position += 1
     return out, count
@@ -165,26 +196,45 @@ class CliRewrite:
 
     command: list[str]
     seconds: float
-    classes: int = 0            # class files read
-    instrumented: int = 0       # classes rewritten
-    failed: dict[str, str] = field(default_factory=dict)          # class -> why it was left uninstrumented
-    not_instrumented: list[str] = field(default_factory=list)     # "Class.m(desc): why" (methods)
+    classes: int = 0  # class files read
+    instrumented: int = 0  # classes rewritten
+    failed: dict[str, str] = field(default_factory=dict)  # class -> why it was left uninstrumented
+    not_instrumented: list[str] = field(default_factory=list)  # "Class.m(desc): why" (methods)
     stderr: str = ""
 
     def summary(self) -> str:
-        return (f"{self.instrumented} of {self.classes} classes instrumented, {len(self.failed)} classes and "
-                f"{len(self.not_instrumented)} methods left uninstrumented, in {self.seconds:.1f} s")
+        return (
+            f"{self.instrumented} of {self.classes} classes instrumented, {len(self.failed)} classes and "
+            f"{len(self.not_instrumented)} methods left uninstrumented, in {self.seconds:.1f} s"
+        )
 
 
 _REWROTE = re.compile(r"jprewrite: rewrote (\d+) of (\d+) classes")
 _FAILED = re.compile(r"jprewrite: (\S+) left uninstrumented: (.*)")
 
 
-def rewrite_cli(inputs: list[Path], out_dir: Path, counting: str, *, classpath: list[Path] = (),
-                extra: list[str] = (), timeout: float = 1200) -> CliRewrite:
+def rewrite_cli(
+    inputs: list[Path],
+    out_dir: Path,
+    counting: str,
+    *,
+    classpath: list[Path] = (),
+    extra: list[str] = (),
+    timeout: float = 1200,
+) -> CliRewrite:
     """``jprewrite IN... --output-dir OUT --counting MODE -v`` as a user runs it; fails on a non-zero exit."""
-    cmd = [sys.executable, "-m", "jprewrite.cli.main", *map(str, inputs), "--output-dir", str(out_dir),
-           "--counting", counting, "-v", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jprewrite.cli.main",
+        *map(str, inputs),
+        "--output-dir",
+        str(out_dir),
+        "--counting",
+        counting,
+        "-v",
+        *extra,
+    ]
     if classpath:
         cmd += ["--classpath", os.pathsep.join(map(str, classpath))]
     start = time.monotonic()
@@ -201,7 +251,7 @@ def rewrite_cli(inputs: list[Path], out_dir: Path, counting: str, *, classpath: 
         if m:
             result.failed[m.group(1)] = m.group(2)
         elif line.startswith("jprewrite: ") and "methods not instrumented" in line:
-            result.not_instrumented = [x.strip() for x in lines[i + 1:] if x.startswith("  ")]
+            result.not_instrumented = [x.strip() for x in lines[i + 1 :] if x.startswith("  ")]
     assert result.classes > 0, f"no summary line from jprewrite:\n{r.stderr[-3000:]}"
     return result
 

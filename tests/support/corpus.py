@@ -18,18 +18,27 @@ import pytest
 PACKAGES: dict[str, list[str]] = {
     "libxalan2-java": ["/usr/share/java/xalan2.jar", "/usr/share/java/serializer.jar"],
     "libh2-java": ["/usr/share/java/h2.jar"],
-    "liblucene4.10-java": ["/usr/share/java/lucene-core-4.10.4.jar",
-                           "/usr/share/java/lucene-analyzers-common-4.10.4.jar",
-                           "/usr/share/java/lucene-queryparser-4.10.4.jar"],
-    "scala": ["/usr/share/scala/lib/scala-library.jar", "/usr/share/scala/lib/scala-compiler.jar",
-              "/usr/share/scala/lib/scala-reflect.jar"],
+    "liblucene4.10-java": [
+        "/usr/share/java/lucene-core-4.10.4.jar",
+        "/usr/share/java/lucene-analyzers-common-4.10.4.jar",
+        "/usr/share/java/lucene-queryparser-4.10.4.jar",
+    ],
+    "scala": [
+        "/usr/share/scala/lib/scala-library.jar",
+        "/usr/share/scala/lib/scala-compiler.jar",
+        "/usr/share/scala/lib/scala-reflect.jar",
+    ],
     "kotlin": ["/usr/share/java/kotlin-stdlib.jar", "/usr/share/java/kotlin-compiler.jar"],
     "groovy": ["/usr/share/java/groovy-all.jar"],
     "libbatik-java": ["/usr/share/java/batik-all.jar"],
     "libfop-java": ["/usr/share/java/fop.jar"],
     "libsunflow-java": ["/usr/share/java/sunflow.jar"],
-    "libasm-java": ["/usr/share/java/asm.jar", "/usr/share/java/asm-tree.jar",
-                    "/usr/share/java/asm-analysis.jar", "/usr/share/java/asm-util.jar"],
+    "libasm-java": [
+        "/usr/share/java/asm.jar",
+        "/usr/share/java/asm-tree.jar",
+        "/usr/share/java/asm-analysis.jar",
+        "/usr/share/java/asm-util.jar",
+    ],
     # compilers and generators other than javac (tests/test_corpus_compilers.py)
     # Clojure: AOT-compiled by Clojure's compiler through its ASM with COMPUTE_FRAMES (dead code as nop...athrow);
     # the package depends on spec.alpha/core.specs.alpha, whose jars the compiler tests add
@@ -40,13 +49,16 @@ PACKAGES: dict[str, list[str]] = {
     "jruby": ["/usr/share/java/jruby-core.jar"],
     # Rhino: JavaScript compiled to JVM classes at run time by its own class-file writer
     "librhino-java": ["/usr/share/java/rhino.jar"],
-    "libecj-java": ["/usr/share/java/ecj.jar"],     # the Eclipse compiler (and a second compiler for tests)
+    "libecj-java": ["/usr/share/java/ecj.jar"],  # the Eclipse compiler (and a second compiler for tests)
     "libbcel-java": ["/usr/share/java/bcel.jar"],
     "libjavassist-java": ["/usr/share/java/javassist.jar"],
     "libcglib-java": ["/usr/share/java/cglib.jar"],
-    "libproguard-java": ["/usr/share/java/proguard.jar"],   # a shrinker/optimiser/obfuscator
-    "libaspectj-java": ["/usr/share/java/aspectjrt.jar", "/usr/share/java/aspectjweaver.jar",
-                        "/usr/share/java/aspectjtools.jar"],   # ajc and its weaver
+    "libproguard-java": ["/usr/share/java/proguard.jar"],  # a shrinker/optimiser/obfuscator
+    "libaspectj-java": [
+        "/usr/share/java/aspectjrt.jar",
+        "/usr/share/java/aspectjweaver.jar",
+        "/usr/share/java/aspectjtools.jar",
+    ],  # ajc and its weaver
 }
 
 
@@ -67,8 +79,10 @@ def package_jars(pkg: str) -> list[Path]:
     """The package's jars that exist; skips the calling test loudly if there are none."""
     jars = [Path(j) for j in PACKAGES[pkg] if Path(j).exists()]
     if not jars:
-        pytest.skip(f"CORPUS PACKAGE MISSING: Debian package {pkg} is not installed "
-                    f"(run tests/support/install_corpus.py as root)")
+        pytest.skip(
+            f"CORPUS PACKAGE MISSING: Debian package {pkg} is not installed "
+            f"(run tests/support/install_corpus.py as root)"
+        )
     return jars
 
 

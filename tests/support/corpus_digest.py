@@ -24,18 +24,42 @@ import time
 import zipfile
 from pathlib import Path
 
-JARS = ["batik-all.jar", "xml-apis-1.4.01.jar", "js-1.7.14.jar", "xalan2-2.7.2.jar", "xercesImpl-2.12.0.jar",
-        "xml-apis-ext-1.4.01.jar", "xml-resolver-1.2.jar", "serializer-2.7.2.jar", "xmlgraphics-commons.jar",
-        "commons-io.jar", "commons-logging-1.2.jar", "fop.jar", "fontbox2.jar", "groovy-all-2.4.21.jar",
-        "h2-2.1.214.jar", "slf4j-api.jar", "lucene-core-4.10.4.jar", "lucene-analyzers-common-4.10.4.jar",
-        "lucene-queryparser-4.10.4.jar", "commons-math3.jar", "sunflow-0.07.2.svn396.jar"]
+JARS = [
+    "batik-all.jar",
+    "xml-apis-1.4.01.jar",
+    "js-1.7.14.jar",
+    "xalan2-2.7.2.jar",
+    "xercesImpl-2.12.0.jar",
+    "xml-apis-ext-1.4.01.jar",
+    "xml-resolver-1.2.jar",
+    "serializer-2.7.2.jar",
+    "xmlgraphics-commons.jar",
+    "commons-io.jar",
+    "commons-logging-1.2.jar",
+    "fop.jar",
+    "fontbox2.jar",
+    "groovy-all-2.4.21.jar",
+    "h2-2.1.214.jar",
+    "slf4j-api.jar",
+    "lucene-core-4.10.4.jar",
+    "lucene-analyzers-common-4.10.4.jar",
+    "lucene-queryparser-4.10.4.jar",
+    "commons-math3.jar",
+    "sunflow-0.07.2.svn396.jar",
+]
 WEIGHTS = "default 1\ninvokevirtual 5\ninvokeinterface 6\nnew 10\nathrow 20\n"
 CONFIGS = {
     "none": ["--counting", "none"],
     "default": ["--counting", "default"],
     "precise": ["--counting", "precise"],
-    "default+alloc+activation+weights": ["--counting", "default", "--allocations", "--activation",
-                                         "--weights", "{weights}"],
+    "default+alloc+activation+weights": [
+        "--counting",
+        "default",
+        "--allocations",
+        "--activation",
+        "--weights",
+        "{weights}",
+    ],
 }
 
 
@@ -50,12 +74,18 @@ def record(out: Path, jprewrite: list[str], java_dir: Path, only: list[str] | No
                 continue
             dest = Path(tmp) / name
             t0 = time.monotonic()
-            cmd = [*jprewrite, "rewrite", *map(str, jars), "--output-dir", str(dest), "--quiet",
-                   *[a.format(weights=weights) for a in args]]
+            cmd = [
+                *jprewrite,
+                "rewrite",
+                *map(str, jars),
+                "--output-dir",
+                str(dest),
+                "--quiet",
+                *[a.format(weights=weights) for a in args],
+            ]
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
-                print(f"{name}: jprewrite failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}",
-                      file=sys.stderr)
+                print(f"{name}: jprewrite failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}", file=sys.stderr)
                 return 1
             digests: dict[str, str] = {}
             for jar in sorted(dest.iterdir()):
@@ -63,7 +93,7 @@ def record(out: Path, jprewrite: list[str], java_dir: Path, only: list[str] | No
                     for info in z.infolist():
                         digests[f"{jar.name}!{info.filename}"] = hashlib.sha256(z.read(info)).hexdigest()
             result[name] = digests
-            out.write_text(json.dumps(result, indent=0, sort_keys=True))   # what is done so far
+            out.write_text(json.dumps(result, indent=0, sort_keys=True))  # what is done so far
             print(f"{name}: {len(digests)} entries in {time.monotonic() - t0:.0f} s", flush=True)
             shutil.rmtree(dest)
     out.write_text(json.dumps(result, indent=0, sort_keys=True))
@@ -78,8 +108,9 @@ def compare(a: Path, b: Path, skip_runtime: bool = False) -> int:
         if not ea or not eb:
             print(f"{config}: only in {'A' if ea else 'B'}")
             continue
-        diff = sorted(k for k in set(ea) | set(eb) if ea.get(k) != eb.get(k)
-                      and not (skip_runtime and "!jprewrite/runtime/" in k))
+        diff = sorted(
+            k for k in set(ea) | set(eb) if ea.get(k) != eb.get(k) and not (skip_runtime and "!jprewrite/runtime/" in k)
+        )
         bad += len(diff)
         print(f"{config}: {len(ea)} entries, {len(diff)} differ")
         for k in diff[:20]:
@@ -92,16 +123,21 @@ def main(argv: list[str]) -> int:
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("record")
     r.add_argument("out", type=Path)
-    r.add_argument("--jprewrite", default=str(Path(sys.executable).with_name("jprewrite")),
-                   help="the jprewrite command to run (word-split)")
+    r.add_argument(
+        "--jprewrite",
+        default=str(Path(sys.executable).with_name("jprewrite")),
+        help="the jprewrite command to run (word-split)",
+    )
     r.add_argument("--java-dir", type=Path, default=Path("/usr/share/java"))
     r.add_argument("--only", action="append", help="record only these configurations")
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
-    c.add_argument("--skip-runtime", action="store_true",
-                   help="leave out the embedded runtime's classes (jprewrite/runtime/*), "
-                        "which change with runtime-java/")
+    c.add_argument(
+        "--skip-runtime",
+        action="store_true",
+        help="leave out the embedded runtime's classes (jprewrite/runtime/*), which change with runtime-java/",
+    )
     args = p.parse_args(argv)
     if args.command == "record":
         return record(args.out, args.jprewrite.split(), args.java_dir, args.only)

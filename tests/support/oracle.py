@@ -46,8 +46,16 @@ except ImportError:  # imported as a top-level module (tests/support on sys.path
 
 SOURCE = Path(__file__).parent / "oracle" / "CctOracle.java"
 
-__all__ = ["OracleResult", "OracleError", "run_oracle", "paths", "diff_profiles", "oracle_classes", "load_json",
-           "node_at"]
+__all__ = [
+    "OracleResult",
+    "OracleError",
+    "run_oracle",
+    "paths",
+    "diff_profiles",
+    "oracle_classes",
+    "load_json",
+    "node_at",
+]
 
 
 class OracleError(RuntimeError):
@@ -56,13 +64,13 @@ class OracleError(RuntimeError):
 
 @dataclass
 class OracleResult:
-    profile: dict            # {"root": node, "threads": [{"name", "root"}]}
-    stdout: str              # the program's output, unchanged by the debugger
+    profile: dict  # {"root": node, "threads": [{"name", "root"}]}
+    stdout: str  # the program's output, unchanged by the debugger
     stderr: str
-    returncode: int          # the program's exit code
-    stats: dict = field(default_factory=dict)      # seconds, bytecodes, blockEvents, suspendedSets, ...
+    returncode: int  # the program's exit code
+    stats: dict = field(default_factory=dict)  # seconds, bytecodes, blockEvents, suspendedSets, ...
     warnings: list[str] = field(default_factory=list)
-    log: str = ""            # the oracle's own stderr (the event trace with trace=True)
+    log: str = ""  # the oracle's own stderr (the event trace with trace=True)
 
     @property
     def bytecodes_per_second(self) -> float:
@@ -91,9 +99,21 @@ def oracle_classes() -> Path:
         return out
     tmp = Path(tempfile.mkdtemp(prefix=".oracle-build-", dir=out.parent))
     try:
-        r = subprocess.run([str(java_home() / "bin" / "javac"), "-nowarn", "-encoding", "UTF-8",
-                            "--add-modules", "jdk.jdi", "-d", str(tmp), str(SOURCE)],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [
+                str(java_home() / "bin" / "javac"),
+                "-nowarn",
+                "-encoding",
+                "UTF-8",
+                "--add-modules",
+                "jdk.jdi",
+                "-d",
+                str(tmp),
+                str(SOURCE),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             raise OracleError(f"javac failed on {SOURCE}:\n{r.stdout}{r.stderr}")
         try:
@@ -106,11 +126,20 @@ def oracle_classes() -> Path:
     return out
 
 
-def run_oracle(classpath: Sequence[Path | str], main: str, args: Iterable[str] = (),
-               app_patterns: Iterable[str] = ("com.example.",), count_bytecodes: bool = True,
-               timeout: float = 120, jvm_args: Iterable[str] = (), *, strict: bool = True,
-               granularity: str = "block", breakpoint_budget: int | None = None,
-               trace: bool = False) -> OracleResult:
+def run_oracle(
+    classpath: Sequence[Path | str],
+    main: str,
+    args: Iterable[str] = (),
+    app_patterns: Iterable[str] = ("com.example.",),
+    count_bytecodes: bool = True,
+    timeout: float = 120,
+    jvm_args: Iterable[str] = (),
+    *,
+    strict: bool = True,
+    granularity: str = "block",
+    breakpoint_budget: int | None = None,
+    trace: bool = False,
+) -> OracleResult:
     """Run ``main`` from ``classpath`` under the debugger and return its exact CCT.
 
     ``app_patterns``: the classes the rewriter instruments: "com.acme." / "com.acme.*" (prefix)
@@ -132,11 +161,25 @@ def run_oracle(classpath: Sequence[Path | str], main: str, args: Iterable[str] =
     work = Path(tempfile.mkdtemp(prefix="jprewrite-oracle-"))
     try:
         out, so, se = work / "profile.json", work / "stdout", work / "stderr"
-        cmd = [str(java_home() / "bin" / "java"), "--add-modules", "jdk.jdi",
-               "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-               "-cp", str(classes), "CctOracle",
-               "--out", str(out), "--stdout", str(so), "--stderr", str(se),
-               "--java", str(java_home() / "bin" / "java")]
+        cmd = [
+            str(java_home() / "bin" / "java"),
+            "--add-modules",
+            "jdk.jdi",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Xshare:auto",
+            "-cp",
+            str(classes),
+            "CctOracle",
+            "--out",
+            str(out),
+            "--stdout",
+            str(so),
+            "--stderr",
+            str(se),
+            "--java",
+            str(java_home() / "bin" / "java"),
+        ]
         for p in patterns:
             cmd += ["--app", p]
         if not count_bytecodes:
@@ -152,8 +195,7 @@ def run_oracle(classpath: Sequence[Path | str], main: str, args: Iterable[str] =
             cmd += ["--jvm-arg", str(a)]
         cmd += ["--cp", os.pathsep.join(str(Path(p).resolve()) for p in classpath), main, *map(str, args)]
         # own session: on timeout the whole group (oracle + debuggee) is killed
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
             o_out, o_err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

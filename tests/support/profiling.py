@@ -35,8 +35,15 @@ def rewrite(inputs: list[Path], output: Path, *options: str, output_dir: bool = 
     assert code == 0, f"jprewrite exited {code}"
 
 
-def run_java(classpath: list[Path], main: str, *args: str, profile: Path | None = None,
-             jvm: tuple[str, ...] = ("-Xverify:all",), timeout: int = 300, cwd: Path | None = None) -> Run:
+def run_java(
+    classpath: list[Path],
+    main: str,
+    *args: str,
+    profile: Path | None = None,
+    jvm: tuple[str, ...] = ("-Xverify:all",),
+    timeout: int = 300,
+    cwd: Path | None = None,
+) -> Run:
     cmd = [tool("java"), *jvm]
     if profile is not None:
         cmd.append(f"-Djprewrite.output={profile}")
@@ -53,8 +60,9 @@ def find(profile: dict, *methods: str) -> dict:
     node = profile["root"]
     for m in methods:
         matches = [c for c in node.get("children", ()) if c["method"].endswith(m)]
-        assert matches, f"no child ending with {m!r} under {node['method']}: " \
-                        f"{[c['method'] for c in node.get('children', ())]}"
+        assert matches, (
+            f"no child ending with {m!r} under {node['method']}: {[c['method'] for c in node.get('children', ())]}"
+        )
         assert len(matches) == 1, f"several children end with {m!r}: {[c['method'] for c in matches]}"
         node = matches[0]
     return node

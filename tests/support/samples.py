@@ -30,9 +30,13 @@ JAVAC_OPTIONS = ("--release", "17", "-g", "-encoding", "UTF-8", "-nowarn")
 
 def sample_names() -> list[str]:
     """Every sample program (folders with ``com/example/<name>/Main.java``), sorted; no plugin folders."""
-    return sorted(p.name for p in SAMPLES_DIR.iterdir()
-                  if p.is_dir() and not p.name.endswith(PLUGIN_SUFFIX)
-                  and (p / "com" / "example" / p.name / "Main.java").is_file())
+    return sorted(
+        p.name
+        for p in SAMPLES_DIR.iterdir()
+        if p.is_dir()
+        and not p.name.endswith(PLUGIN_SUFFIX)
+        and (p / "com" / "example" / p.name / "Main.java").is_file()
+    )
 
 
 def sample_main(name: str) -> str:
@@ -108,8 +112,9 @@ def build_native(name: str, out_dir: Path | str) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "JAVA_HOME": str(java_home())}
-    subprocess.run(["bash", str(SAMPLES_DIR / name / "build.sh"), str(out)], check=True,
-                   capture_output=True, text=True, env=env)
+    subprocess.run(
+        ["bash", str(SAMPLES_DIR / name / "build.sh"), str(out)], check=True, capture_output=True, text=True, env=env
+    )
     return out
 
 
@@ -123,8 +128,7 @@ def sample_classpath(name: str, work_dir: Path | str) -> list[Path]:
     return cp
 
 
-def java_command(name: str, classpath: list[Path], *java_options: str,
-                 native_dir: Path | None = None) -> list[str]:
+def java_command(name: str, classpath: list[Path], *java_options: str, native_dir: Path | None = None) -> list[str]:
     """The ``java`` command line running program ``name`` from ``classpath``."""
     args = [tool("java"), *java_options]
     if native_dir is not None:

@@ -42,9 +42,9 @@ def main(argv: list[str]) -> int:
     prefix = os.path.relpath(package, REPO) + os.sep
     for line in (proc.stdout + proc.stderr).splitlines():
         if line.startswith(prefix + "cli" + os.sep):
-            line = line[len(prefix):]
+            line = line[len(prefix) :]
         elif line.startswith(prefix):
-            line = "rewriter" + os.sep + line[len(prefix):]
+            line = "rewriter" + os.sep + line[len(prefix) :]
         print(line)
     return proc.returncode
 

@@ -85,13 +85,13 @@ class VerifyReport:
     mode: str
     ok: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
-    missing: dict[str, str] = field(default_factory=dict)   # class -> the missing class it needed
-    skipped: dict[str, str] = field(default_factory=dict)   # class -> reason
+    missing: dict[str, str] = field(default_factory=dict)  # class -> the missing class it needed
+    skipped: dict[str, str] = field(default_factory=dict)  # class -> reason
     duplicates: dict[str, str] = field(default_factory=dict)  # later copies of a name, not checked
-    duplicate_copies: int = 0                               # DUPLICATE lines (a name may have several)
-    initialized: list[str] = field(default_factory=list)    # input classes whose <clinit> ran (jvm)
-    ignored: int = 0                                        # META-INF/** and module-info entries
-    noise: list[str] = field(default_factory=list)          # stdout lines outside the protocol
+    duplicate_copies: int = 0  # DUPLICATE lines (a name may have several)
+    initialized: list[str] = field(default_factory=list)  # input classes whose <clinit> ran (jvm)
+    ignored: int = 0  # META-INF/** and module-info entries
+    noise: list[str] = field(default_factory=list)  # stdout lines outside the protocol
     stderr: str = ""
     seconds: float = 0.0
     command: list[str] = field(default_factory=list)
@@ -106,11 +106,12 @@ class VerifyReport:
         return self.checked / self.seconds if self.seconds else 0.0
 
     def __str__(self) -> str:
-        return (f"{self.mode}: ok={len(self.ok)} fail={len(self.failed)} missing={len(self.missing)} "
-                f"skip={len(self.skipped)} in {self.seconds:.1f}s")
+        return (
+            f"{self.mode}: ok={len(self.ok)} fail={len(self.failed)} missing={len(self.missing)} "
+            f"skip={len(self.skipped)} in {self.seconds:.1f}s"
+        )
 
-    def assert_clean(self, *, allow_missing: bool = True, allow_skipped: bool = True,
-                     limit: int = 20) -> None:
+    def assert_clean(self, *, allow_missing: bool = True, allow_skipped: bool = True, limit: int = 20) -> None:
         """Fail (with a readable list of up to ``limit`` failures) unless every class verified."""
         problems = [f"{name}: {_short(msg)}" for name, msg in sorted(self.failed.items())]
         if not allow_missing:
@@ -136,18 +137,31 @@ class VerifyReport:
         if new:
             shown = "\n  ".join(f"{n}: {_short(m)}" for n, m in sorted(new.items())[:limit])
             more = f"\n  ... and {len(new) - limit} more" if len(new) > limit else ""
-            raise AssertionError(f"{self.mode} verifier: {len(new)} new failures "
-                                 f"({self} vs baseline {baseline}):\n  {shown}{more}")
+            raise AssertionError(
+                f"{self.mode} verifier: {len(new)} new failures ({self} vs baseline {baseline}):\n  {shown}{more}"
+            )
 
 
-def verify_jvm(inputs: Sequence[Path | str], classpath: Iterable[Path | str] = (), *,
-               timeout: float = 600, threads: int = 1, jvm_options: Sequence[str] = ()) -> VerifyReport:
+def verify_jvm(
+    inputs: Sequence[Path | str],
+    classpath: Iterable[Path | str] = (),
+    *,
+    timeout: float = 600,
+    threads: int = 1,
+    jvm_options: Sequence[str] = (),
+) -> VerifyReport:
     """Verify every class of ``inputs`` with HotSpot's verifier (see the module docstring)."""
     return _run("jvm", inputs, classpath, timeout=timeout, threads=threads, jvm_options=jvm_options)
 
 
-def verify_asm(inputs: Sequence[Path | str], classpath: Iterable[Path | str] = (), *,
-               timeout: float = 600, threads: int = 1, jvm_options: Sequence[str] = ()) -> VerifyReport:
+def verify_asm(
+    inputs: Sequence[Path | str],
+    classpath: Iterable[Path | str] = (),
+    *,
+    timeout: float = 600,
+    threads: int = 1,
+    jvm_options: Sequence[str] = (),
+) -> VerifyReport:
     """Verify every class of ``inputs`` with ASM's Analyzer/SimpleVerifier (see the module docstring)."""
     return _run("asm", inputs, classpath, timeout=timeout, threads=threads, jvm_options=jvm_options)
 
@@ -159,8 +173,10 @@ def asm_jars() -> list[Path]:
     jars = [d / j for j in ASM_JARS]
     absent = [str(j) for j in jars if not j.exists()]
     if absent:
-        raise VerifierError(f"ASM is needed to build the verifier but {', '.join(absent)} do not exist "
-                            f"(install Debian's libasm-java, or set JPREWRITE_ASM_DIR)")
+        raise VerifierError(
+            f"ASM is needed to build the verifier but {', '.join(absent)} do not exist "
+            f"(install Debian's libasm-java, or set JPREWRITE_ASM_DIR)"
+        )
     return jars
 
 
@@ -183,9 +199,21 @@ def tool_classes() -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=out.parent))
     try:
-        r = subprocess.run([str(javac), "-nowarn", "-encoding", "UTF-8", "-d", str(tmp),
-                            "-cp", os.pathsep.join(map(str, jars)), str(SOURCE)],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [
+                str(javac),
+                "-nowarn",
+                "-encoding",
+                "UTF-8",
+                "-d",
+                str(tmp),
+                "-cp",
+                os.pathsep.join(map(str, jars)),
+                str(SOURCE),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             raise VerifierError(f"javac failed on {SOURCE}:\n{r.stdout}{r.stderr}")
         try:
@@ -212,8 +240,15 @@ def _short(msg: str, n: int = 600) -> str:
     return msg if len(msg) <= n else msg[:n] + " ..."
 
 
-def _run(mode: str, inputs: Sequence[Path | str], classpath: Iterable[Path | str], *, timeout: float,
-         threads: int, jvm_options: Sequence[str]) -> VerifyReport:
+def _run(
+    mode: str,
+    inputs: Sequence[Path | str],
+    classpath: Iterable[Path | str],
+    *,
+    timeout: float,
+    threads: int,
+    jvm_options: Sequence[str],
+) -> VerifyReport:
     if isinstance(inputs, (str, Path)):
         raise TypeError("inputs must be a list of paths")
     inputs = [Path(p).resolve() for p in inputs]
@@ -231,20 +266,43 @@ def _run(mode: str, inputs: Sequence[Path | str], classpath: Iterable[Path | str
         (work / "classpath").write_text("".join(f"{p}\n" for p in classpath), encoding="utf-8")
         if mode == "jvm":
             log = work / "jvm.log"
-            cmd = [java, *JVM_OPTIONS, f"-Xlog:class+init=info:file={log}::filecount=0",
-                   *jvm_options, "-cp", str(tool), "VerifyAll", "jvm", "--jvm-log", str(log)]
+            cmd = [
+                java,
+                *JVM_OPTIONS,
+                f"-Xlog:class+init=info:file={log}::filecount=0",
+                *jvm_options,
+                "-cp",
+                str(tool),
+                "VerifyAll",
+                "jvm",
+                "--jvm-log",
+                str(log),
+            ]
         else:
             cp = os.pathsep.join([str(tool), *map(str, asm_jars())])
             cmd = [java, *ASM_OPTIONS, *jvm_options, "-cp", cp, "VerifyAll", "asm"]
-        cmd += ["--threads", str(threads), "--inputs-file", str(work / "inputs"),
-                "--classpath-file", str(work / "classpath")]
+        cmd += [
+            "--threads",
+            str(threads),
+            "--inputs-file",
+            str(work / "inputs"),
+            "--classpath-file",
+            str(work / "classpath"),
+        ]
         report = VerifyReport(mode, command=cmd)
         summary: dict[str, int] | None = None
         verdicts: dict[str, str] = {}
         start = time.monotonic()
         with open(work / "stderr", "w+b") as err:
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
-                                    cwd=work, encoding="utf-8", errors="replace")
+            proc = subprocess.Popen(
+                cmd,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                cwd=work,
+                encoding="utf-8",
+                errors="replace",
+            )
             timed_out = threading.Event()
 
             def kill() -> None:
@@ -267,14 +325,17 @@ def _run(mode: str, inputs: Sequence[Path | str], classpath: Iterable[Path | str
             err.seek(0)
             report.stderr = err.read(_STDERR_KEEP).decode("utf-8", "replace")
     if timed_out.is_set():
-        raise VerifierError(f"{mode} verifier timed out after {timeout}s ({report}); "
-                            f"command: {' '.join(cmd)}")
+        raise VerifierError(f"{mode} verifier timed out after {timeout}s ({report}); command: {' '.join(cmd)}")
     if rc != 0 or summary is None:
-        raise VerifierError(f"{mode} verifier exited with {rc} (no summary); stderr:\n"
-                            f"{report.stderr[-4000:]}")
-    expected = {"ok": len(report.ok), "fail": len(report.failed), "missing": len(report.missing),
-                "skip": len(report.skipped), "duplicate": report.duplicate_copies,
-                "initialized": len(report.initialized)}
+        raise VerifierError(f"{mode} verifier exited with {rc} (no summary); stderr:\n{report.stderr[-4000:]}")
+    expected = {
+        "ok": len(report.ok),
+        "fail": len(report.failed),
+        "missing": len(report.missing),
+        "skip": len(report.skipped),
+        "duplicate": report.duplicate_copies,
+        "initialized": len(report.initialized),
+    }
     if {k: summary.get(k) for k in expected} != expected:
         raise VerifierError(f"{mode} verifier: summary {summary} does not match its lines {expected}")
     report.ignored = summary.get("ignored", 0)

@@ -20,8 +20,9 @@ def run_workload(bench: Path, name: str, work: Path, **env: str) -> dict[str, st
     Asserts the program exited 0 (unless only its class path was asked for, ``PRINT_CP=1``).
     """
     e = dict(os.environ, BENCH_WORK=str(work), **env)
-    r = subprocess.run(["bash", str(bench / "workloads" / f"{name}.sh")], capture_output=True, text=True,
-                       env=e, timeout=900)
+    r = subprocess.run(
+        ["bash", str(bench / "workloads" / f"{name}.sh")], capture_output=True, text=True, env=e, timeout=900
+    )
     out = {}
     for line in r.stdout.splitlines():
         key, _, value = line.partition(" ")

@@ -97,8 +97,10 @@ class ControlFlow:
                 continue
             o = item.opcode
             if o in op.SUBROUTINE_OPCODES:
-                raise SubroutineError(f"{op.opcode_name(o)}: subroutines (jsr/ret) have no frame "
-                                      "representation; class files that use them need no frames")
+                raise SubroutineError(
+                    f"{op.opcode_name(o)}: subroutines (jsr/ret) have no frame "
+                    "representation; class files that use them need no frames"
+                )
             if o in op.BRANCH_OPCODES:
                 leaders.add(at(item.operand))
                 if next_insn[i + 1] < n:
@@ -243,9 +245,19 @@ class _Worklist:
             i = nxt
 
 
-def infer_states(body, pool, hierarchy, this_class: str, method_name: str, descriptor: str,
-                 is_static: bool, *, fixed: Mapping | None = None,
-                 report: InferenceReport | None = None, merger: TypeMerger | None = None):
+def infer_states(
+    body,
+    pool,
+    hierarchy,
+    this_class: str,
+    method_name: str,
+    descriptor: str,
+    is_static: bool,
+    *,
+    fixed: Mapping | None = None,
+    report: InferenceReport | None = None,
+    merger: TypeMerger | None = None,
+):
     """Data-flow fixpoint: ``(cfg, states)`` with the state before every reached leader instruction.
 
     Used by :func:`infer_frames`; exposed for callers that need the state at
@@ -256,8 +268,7 @@ def infer_states(body, pool, hierarchy, this_class: str, method_name: str, descr
     merger = merger or TypeMerger(hierarchy)
     report = report if report is not None else InferenceReport()
     worklist = _Worklist(cfg, merger, report)
-    worklist.flow_into(cfg.first, initial_state(this_class, method_name, descriptor, is_static),
-                       " (method entry)")
+    worklist.flow_into(cfg.first, initial_state(this_class, method_name, descriptor, is_static), " (method entry)")
     work, queued = worklist.work, worklist.queued
     iterations = 0
     while work:
@@ -325,9 +336,18 @@ def labels_needing_frames(body) -> set:
     return out
 
 
-def infer_frames(body, pool, hierarchy, this_class: str, method_name: str, descriptor: str,
-                 is_static: bool, *, fixed: Mapping | None = None,
-                 report: InferenceReport | None = None) -> dict:
+def infer_frames(
+    body,
+    pool,
+    hierarchy,
+    this_class: str,
+    method_name: str,
+    descriptor: str,
+    is_static: bool,
+    *,
+    fixed: Mapping | None = None,
+    report: InferenceReport | None = None,
+) -> dict:
     """FULL frame inference (like ASM's COMPUTE_FRAMES) for every label that needs a frame.
 
     Data flow from the method entry and every exception handler to a fixpoint;
@@ -344,8 +364,9 @@ def infer_frames(body, pool, hierarchy, this_class: str, method_name: str, descr
     get none (``report.unreachable``). Raises SubroutineError for jsr/ret.
     """
     report = report if report is not None else InferenceReport()
-    cfg, states = infer_states(body, pool, hierarchy, this_class, method_name, descriptor,
-                               is_static, fixed=fixed, report=report)
+    cfg, states = infer_states(
+        body, pool, hierarchy, this_class, method_name, descriptor, is_static, fixed=fixed, report=report
+    )
     out = {}
     for label in labels_needing_frames(body):
         k = cfg.next_insn[cfg.pos[label]]
@@ -357,8 +378,9 @@ def infer_frames(body, pool, hierarchy, this_class: str, method_name: str, descr
     return out
 
 
-def flow_to(body, target_index: int, pool, this_class: str, method_descriptor: str, is_static: bool,
-            method_name: str) -> State:
+def flow_to(
+    body, target_index: int, pool, this_class: str, method_descriptor: str, is_static: bool, method_name: str
+) -> State:
     """The state before ``body.items[target_index]``, by straight-line flow from the nearest frame.
 
     The start is the closest preceding label that has a frame in ``body.frames``
@@ -383,8 +405,9 @@ def flow_to(body, target_index: int, pool, this_class: str, method_descriptor: s
                 state = state_from_frame(frame)
                 break
         elif item.opcode in op.UNCONDITIONAL_OPCODES:
-            raise FrameUnknown(f"{op.opcode_name(item.opcode)} at item {start} ends straight-line "
-                               f"flow before item {target_index}")
+            raise FrameUnknown(
+                f"{op.opcode_name(item.opcode)} at item {start} ends straight-line flow before item {target_index}"
+            )
         start -= 1
     if state is None:
         state = initial_state(this_class, method_name, method_descriptor, is_static)

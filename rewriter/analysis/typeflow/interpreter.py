@@ -36,8 +36,11 @@ __all__ = ["step", "execute", "component_type"]
 _SIMPLE: dict[int, tuple[int, VType | None]] = {
     o: (len(pops), op.VALUE_TYPES[pushes] if pushes else None)
     for o, (pops, pushes) in op.SIGNATURES.items()
-    if "T" not in pops and (pushes == "" or pushes in op.VALUE_TYPES)
-    and o not in op.ANY_STORE_OPCODES and o not in op.SUBROUTINE_OPCODES}
+    if "T" not in pops
+    and (pushes == "" or pushes in op.VALUE_TYPES)
+    and o not in op.ANY_STORE_OPCODES
+    and o not in op.SUBROUTINE_OPCODES
+}
 
 
 def _name(insn: Instruction) -> str:
@@ -53,8 +56,7 @@ def _pop(stack: list, insn: Instruction) -> VType:
 def _pop_n(stack: list, n: int, insn: Instruction) -> None:
     if n:
         if len(stack) < n:
-            raise TypeflowError(f"{_name(insn)}: operand stack underflow "
-                                f"(needs {n} values, has {len(stack)})")
+            raise TypeflowError(f"{_name(insn)}: operand stack underflow (needs {n} values, has {len(stack)})")
         del stack[-n:]
 
 
@@ -106,8 +108,7 @@ def component_type(t: VType, insn: Instruction | None = None) -> VType:
     raise TypeflowError(f"{where}{t!r} is not an array of references")
 
 
-def step(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
-         new_label=None) -> None:
+def step(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label=None) -> None:
     """Execute ``insn`` on (``locals_``, ``stack``) in place (the state's lists; see :func:`execute`).
 
     Raises :class:`TypeflowError` when the code cannot be typed (stack underflow, a split
@@ -148,8 +149,7 @@ def _astore(locals_: list, stack: list, insn: Instruction, pool, this_class: str
     _store(locals_, slot, t)
 
 
-def _primitive_store(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
-                     new_label) -> None:
+def _primitive_store(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
     short = op.SHORT_FORMS.get(insn.opcode)
     o, slot = short if short is not None else (insn.opcode, insn.operand)
     _pop(stack, insn)
@@ -180,7 +180,7 @@ def _pop_one(locals_: list, stack: list, insn: Instruction, pool, this_class: st
 
 
 def _pop_two(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
-    del stack[_take_slots(stack, len(stack), 2, insn):]
+    del stack[_take_slots(stack, len(stack), 2, insn) :]
 
 
 def _swap(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
@@ -203,8 +203,7 @@ def _field(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
     stack.append(vtype_of_descriptor(desc))
 
 
-def _putstatic(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
-               new_label) -> None:
+def _putstatic(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
     _pop(stack, insn)  # (the value's type is the field's: not in _SIMPLE)
 
 
@@ -221,8 +220,9 @@ def _invoke(locals_: list, stack: list, insn: Instruction, pool, this_class: str
             elif type(receiver) is Uninitialized:
                 done = Object(owner)
             else:
-                raise TypeflowError(f"invokespecial {owner}.<init> on {receiver!r}, "
-                                    "which is not an uninitialized object")
+                raise TypeflowError(
+                    f"invokespecial {owner}.<init> on {receiver!r}, which is not an uninitialized object"
+                )
             for k, t in enumerate(locals_):
                 if t == receiver:
                     locals_[k] = done
@@ -233,8 +233,7 @@ def _invoke(locals_: list, stack: list, insn: Instruction, pool, this_class: str
         stack.append(vtype_of_descriptor(md.return_type))
 
 
-def _invokedynamic(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
-                   new_label) -> None:
+def _invokedynamic(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
     c = pool.get(insn.operand, C.INVOKE_DYNAMIC)
     _, desc = pool.name_and_type(c.second)
     md = parse_method_descriptor(desc)
@@ -245,8 +244,9 @@ def _invokedynamic(locals_: list, stack: list, insn: Instruction, pool, this_cla
 
 def _new(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
     if new_label is None:
-        raise TypeflowError("new: the object naming this new site is needed "
-                            "(in symbolic bodies: the new instruction itself)")
+        raise TypeflowError(
+            "new: the object naming this new site is needed (in symbolic bodies: the new instruction itself)"
+        )
     stack.append(Uninitialized(new_label))
 
 
@@ -258,28 +258,26 @@ def _newarray(locals_: list, stack: list, insn: Instruction, pool, this_class: s
         raise TypeflowError(f"newarray: bad array type code {insn.operand}") from None
 
 
-def _anewarray(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
-               new_label) -> None:
+def _anewarray(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
     _pop(stack, insn)
     stack.append(Object(array_of(pool.class_name(insn.operand))))
 
 
-def _multianewarray(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
-                    new_label) -> None:
+def _multianewarray(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
     _pop_n(stack, insn.dims, insn)  # type: ignore[attr-defined]
     stack.append(Object(pool.class_name(insn.operand)))
 
 
-def _checkcast(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
-               new_label) -> None:
+def _checkcast(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
     _pop(stack, insn)
     stack.append(Object(pool.class_name(insn.operand)))
 
 
-def _subroutine(locals_: list, stack: list, insn: Instruction, pool, this_class: str,
-                new_label) -> None:
-    raise SubroutineError(f"{_name(insn)}: subroutines (jsr/ret) have no frame representation; "
-                          "class files that use them (version < 50) need no frames")
+def _subroutine(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
+    raise SubroutineError(
+        f"{_name(insn)}: subroutines (jsr/ret) have no frame representation; "
+        "class files that use them (version < 50) need no frames"
+    )
 
 
 def _cannot(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
@@ -288,8 +286,14 @@ def _cannot(locals_: list, stack: list, insn: Instruction, pool, this_class: str
 
 def _handlers() -> tuple:
     table: list = [_cannot] * 256
-    by_kind = {op.ALOAD: _aload, op.ASTORE: _astore, op.ISTORE: _primitive_store,
-               op.LSTORE: _primitive_store, op.FSTORE: _primitive_store, op.DSTORE: _primitive_store}
+    by_kind = {
+        op.ALOAD: _aload,
+        op.ASTORE: _astore,
+        op.ISTORE: _primitive_store,
+        op.LSTORE: _primitive_store,
+        op.FSTORE: _primitive_store,
+        op.DSTORE: _primitive_store,
+    }
     for o, handler in by_kind.items():
         table[o] = handler
     for short, (general, _) in op.SHORT_FORMS.items():

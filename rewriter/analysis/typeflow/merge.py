@@ -124,8 +124,7 @@ class TypeMerger:
                 return False
             cs, cd = src[1:], dst[1:]
             if cs[0] in "L[" and cd[0] in "L[":
-                return self.ref_assignable(cs[1:-1] if cs[0] == "L" else cs,
-                                           cd[1:-1] if cd[0] == "L" else cd)
+                return self.ref_assignable(cs[1:-1] if cs[0] == "L" else cs, cd[1:-1] if cd[0] == "L" else cd)
             return cs == cd
         if self._is_interface(dst):
             return True

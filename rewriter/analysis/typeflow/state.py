@@ -14,8 +14,19 @@ from ...classfile.frames import Double, Frame, Long, Top, VType, initial_frame_l
 from ...classfile.instructions import Instruction
 from ...errors import JprewriteError
 
-__all__ = ["OBJECT", "THROWABLE", "TypeflowError", "FrameUnknown", "SubroutineError", "State",
-           "type_size", "state_from_frame", "frame_from_state", "initial_state", "is_label"]
+__all__ = [
+    "OBJECT",
+    "THROWABLE",
+    "TypeflowError",
+    "FrameUnknown",
+    "SubroutineError",
+    "State",
+    "type_size",
+    "state_from_frame",
+    "frame_from_state",
+    "initial_state",
+    "is_label",
+]
 
 OBJECT = "java/lang/Object"
 THROWABLE = "java/lang/Throwable"
