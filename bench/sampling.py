@@ -51,13 +51,21 @@ SHARED = REPO.parent / "shared" / "bench"
 JPREWRITE = [sys.executable, "-m", "jprewrite.cli.main"]
 DEFAULT_WORKLOADS = ["h2", "sunflow"]
 # The application's own frames, for --app-only: drivers and libraries of the JDK are folded.
-APP_PREFIX = {"h2": "org.h2.", "sunflow": "org.sunflow.", "math": "org.apache.commons.math3.",
-              "lucene": "org.apache.lucene.", "xalan": "org.apache.xalan.", "batik": "org.apache.batik.",
-              "fop": "org.apache.fop.", "scalac": "scala.tools.", "kotlinc": "org.jetbrains.kotlin.",
-              "groovy": "org.codehaus.groovy."}
+APP_PREFIX = {
+    "h2": "org.h2.",
+    "sunflow": "org.sunflow.",
+    "math": "org.apache.commons.math3.",
+    "lucene": "org.apache.lucene.",
+    "xalan": "org.apache.xalan.",
+    "batik": "org.apache.batik.",
+    "fop": "org.apache.fop.",
+    "scalac": "scala.tools.",
+    "kotlinc": "org.jetbrains.kotlin.",
+    "groovy": "org.codehaus.groovy.",
+}
 MULTI_THREADED = {"sunflow"}
 SAMPLERS = ["safepoint", "partial", "incremental"]
-JFR_MIN_NS = 1_000_000       # JFR's execution sampler does not sample faster than every 1 ms
+JFR_MIN_NS = 1_000_000  # JFR's execution sampler does not sample faster than every 1 ms
 
 
 def die(msg: str) -> None:
@@ -115,10 +123,12 @@ def jfc(work: Path, ns: int) -> Path:
     """A JFR settings file with only ``jdk.ExecutionSample`` enabled, at period ``ns``."""
     path = work / f"exec-{ns}.jfc"
     ms = ns / 1e6
-    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n'
-                    '<configuration version="2.0" label="sampbench" description="execution samples only">\n'
-                    '  <event name="jdk.ExecutionSample"><setting name="enabled">true</setting>'
-                    f'<setting name="period">{ms:g} ms</setting></event>\n</configuration>\n')
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<configuration version="2.0" label="sampbench" description="execution samples only">\n'
+        '  <event name="jdk.ExecutionSample"><setting name="enabled">true</setting>'
+        f'<setting name="period">{ms:g} ms</setting></event>\n</configuration>\n'
+    )
     return path
 
 
@@ -141,11 +151,13 @@ class Config:
         if self.kind == "plain":
             return ""
         if self.kind == "jfr":
-            return (f"-XX:FlightRecorderOptions:stackdepth={stackdepth} -XX:StartFlightRecording="
-                    f"settings={jfc(work, interval_ns(self.interval))},filename={out},dumponexit=true")
+            return (
+                f"-XX:FlightRecorderOptions:stackdepth={stackdepth} -XX:StartFlightRecording="
+                f"settings={jfc(work, interval_ns(self.interval))},filename={out},dumponexit=true"
+            )
         if self.kind == "safepoint":
             return f"-javaagent:{agent}=mode=sample,sampler=safepoint,interval={self.interval},output={out}"
-        if self.kind == "yieldpoints":      # the sample-mode jar with sampling off: yieldpoints never taken
+        if self.kind == "yieldpoints":  # the sample-mode jar with sampling off: yieldpoints never taken
             return "-Djprewrite.mode=exact"
         opts = f"-Djprewrite.output={out}"
         if self.kind in ("partial", "incremental"):
@@ -167,19 +179,18 @@ def configs(intervals: list[str], hybrid_interval: str, jfr: bool, hybrid: bool)
     return cs
 
 
-def run_one(work: Path, workload: str, cfg: Config, rep: int, cps: dict[str, list[str]],
-            agent: str, stackdepth: int) -> dict:
+def run_one(
+    work: Path, workload: str, cfg: Config, rep: int, cps: dict[str, list[str]], agent: str, stackdepth: int
+) -> dict:
     """One JVM run through the shared runner; its measurements and, for profiles, the sampling block."""
-    env = dict(os.environ, BENCH_WORK=str(work / "bw"),
-               JAVA_OPTS=cfg.java_opts(work, workload, rep, agent, stackdepth))
+    env = dict(os.environ, BENCH_WORK=str(work / "bw"), JAVA_OPTS=cfg.java_opts(work, workload, rep, agent, stackdepth))
     env.pop("BENCH_CP", None)
     if cfg.jar_mode:
         env["BENCH_CP"] = ":".join(str(work / f"jpr-{cfg.jar_mode}" / Path(e).name) for e in cps[workload])
     out = cfg.output(work, workload, rep)
     if out and out.exists():
         out.unlink()
-    p = subprocess.run(["bash", str(SHARED / "workloads" / f"{workload}.sh")], env=env,
-                       text=True, capture_output=True)
+    p = subprocess.run(["bash", str(SHARED / "workloads" / f"{workload}.sh")], env=env, text=True, capture_output=True)
     rec: dict = {"workload": workload, "config": cfg.name, "rep": rep, "rc": p.returncode}
     for line in p.stdout.splitlines():
         k, _, v = line.partition(" ")
@@ -203,12 +214,19 @@ def sampling_block(profile: Path) -> dict | None:
     with open(profile, encoding="utf-8") as f:
         for _, line in zip(range(5), f):
             if line.startswith('"sampling":'):
-                return json.loads(line[len('"sampling":'):].rstrip().rstrip(","))
+                return json.loads(line[len('"sampling":') :].rstrip().rstrip(","))
     return None
 
 
-def measure(work: Path, workloads: list[str], cs: list[Config], repeats: int,
-            cps: dict[str, list[str]], agent: str, stackdepth: int) -> list[dict]:
+def measure(
+    work: Path,
+    workloads: list[str],
+    cs: list[Config],
+    repeats: int,
+    cps: dict[str, list[str]],
+    agent: str,
+    stackdepth: int,
+) -> list[dict]:
     """Every repeat runs every workload in every configuration, order rotated per repeat."""
     runs = []
     raw = work / "runs.jsonl"
@@ -222,9 +240,13 @@ def measure(work: Path, workloads: list[str], cs: list[Config], repeats: int,
                     f.write(json.dumps(r) + "\n")
                     f.flush()
                     lat = (r.get("sampling") or {}).get("latency_ns", {})
-                    print(f"  r{rep} {w:8} {cfg.name:18} rc={r['rc']} wall={r.get('elapsed')} "
-                          f"cpu={r.get('cpu')} contention={r.get('contention')} "
-                          f"lat_med={lat.get('median')} p97.5={lat.get('p97_5')}", file=sys.stderr, flush=True)
+                    print(
+                        f"  r{rep} {w:8} {cfg.name:18} rc={r['rc']} wall={r.get('elapsed')} "
+                        f"cpu={r.get('cpu')} contention={r.get('contention')} "
+                        f"lat_med={lat.get('median')} p97.5={lat.get('p97_5')}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     return runs
 
 
@@ -294,11 +316,15 @@ def summarise(runs: list[dict], workloads: list[str], cs: list[Config]) -> dict:
             smp = [r["sampling"] for r in ok if r.get("sampling")]
             lat = [s.get("latency_ns") or {} for s in smp]
             table[(w, c.name)] = {
-                "n": len(rs), "failed": len(rs) - len(ok),
-                "cpu": med([r.get("cpu") for r in ok]), "wall": med([r.get("elapsed") for r in ok]),
+                "n": len(rs),
+                "failed": len(rs) - len(ok),
+                "cpu": med([r.get("cpu") for r in ok]),
+                "wall": med([r.get("elapsed") for r in ok]),
                 "contention": med([r.get("contention") for r in ok]),
-                "lat_med": med([x.get("median") for x in lat]), "lat_p975": med([x.get("p97_5") for x in lat]),
-                "samples": med([s.get("samples") for s in smp]), "lost": med([s.get("lost") for s in smp]),
+                "lat_med": med([x.get("median") for x in lat]),
+                "lat_p975": med([x.get("p97_5") for x in lat]),
+                "samples": med([s.get("samples") for s in smp]),
+                "lost": med([s.get("lost") for s in smp]),
                 "checksum_ok": bool(ok) and len(plain_sums) == 1 and all(r.get("checksum") in plain_sums for r in ok),
             }
         base = table[(w, "plain")]
@@ -318,22 +344,28 @@ def status(row: dict) -> str:
 
 def print_table(table: dict, workloads: list[str], cs: list[Config]) -> None:
     """The cost table as Markdown."""
-    print("| workload | config | CPU s | wall s | CPU x | wall x | latency median µs | latency p97.5 µs "
-          "| samples | lost | contention | output |")
+    print(
+        "| workload | config | CPU s | wall s | CPU x | wall x | latency median µs | latency p97.5 µs "
+        "| samples | lost | contention | output |"
+    )
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for w in workloads:
         for c in cs:
             r = table[(w, c.name)]
-            print(f"| {w} | {c.name} | {fmt(r['cpu'])} | {fmt(r['wall'])} | {fmt(r['cpu_x'])} | {fmt(r['wall_x'])} "
-                  f"| {fmt(r['lat_med'], '.0f', 1e-3)} | {fmt(r['lat_p975'], '.0f', 1e-3)} "
-                  f"| {fmt(r['samples'], '.0f')} "
-                  f"| {fmt(r['lost'], '.0f')} | {fmt(r['contention'])} "
-                  f"| {status(r)} |")
+            print(
+                f"| {w} | {c.name} | {fmt(r['cpu'])} | {fmt(r['wall'])} | {fmt(r['cpu_x'])} | {fmt(r['wall_x'])} "
+                f"| {fmt(r['lat_med'], '.0f', 1e-3)} | {fmt(r['lat_p975'], '.0f', 1e-3)} "
+                f"| {fmt(r['samples'], '.0f')} "
+                f"| {fmt(r['lost'], '.0f')} | {fmt(r['contention'])} "
+                f"| {status(r)} |"
+            )
     print("\n| config | geomean CPU x | geomean wall x |")
     print("| --- | ---: | ---: |")
     for c in cs[1:]:
-        print(f"| {c.name} | {fmt(geomean([table[(w, c.name)]['cpu_x'] for w in workloads]))} "
-              f"| {fmt(geomean([table[(w, c.name)]['wall_x'] for w in workloads]))} |")
+        print(
+            f"| {c.name} | {fmt(geomean([table[(w, c.name)]['cpu_x'] for w in workloads]))} "
+            f"| {fmt(geomean([table[(w, c.name)]['wall_x'] for w in workloads]))} |"
+        )
 
 
 def print_accuracy(acc: dict, workloads: list[str], acc_iv: str) -> None:
@@ -341,10 +373,14 @@ def print_accuracy(acc: dict, workloads: list[str], acc_iv: str) -> None:
     if not acc:
         print("\n(no accuracy: JFR at the accuracy interval was not run)")
         return
-    print(f"\nAccuracy at {acc_iv}, app-only, T = 0.1 (median over the pairs compared; "
-          "coverage = share of JFR's hot edges that are hot in the technique):\n")
-    print("| workload | technique vs JFR | pairs | overlap | hot-edge coverage | reverse coverage "
-          "| correlation | top-10 agreement |")
+    print(
+        f"\nAccuracy at {acc_iv}, app-only, T = 0.1 (median over the pairs compared; "
+        "coverage = share of JFR's hot edges that are hot in the technique):\n"
+    )
+    print(
+        "| workload | technique vs JFR | pairs | overlap | hot-edge coverage | reverse coverage "
+        "| correlation | top-10 agreement |"
+    )
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for w in workloads:
         for t in [*SAMPLERS, "jfr", "hybrid-vs-bytecodes"]:
@@ -352,11 +388,13 @@ def print_accuracy(acc: dict, workloads: list[str], acc_iv: str) -> None:
             if not cs:
                 continue
             label = {"jfr": "JFR vs JFR (ceiling)", "hybrid-vs-bytecodes": "hybrid samples vs its bytecodes"}.get(t, t)
-            print(f"| {w} | {label} | {len(cs)} | {fmt(med([c['overlap'] for c in cs]), '.1%')} "
-                  f"| {fmt(med([c['coverage_a_over_b'] for c in cs]), '.1%')} "
-                  f"| {fmt(med([c['coverage_b_over_a'] for c in cs]), '.1%')} "
-                  f"| {fmt(med([c['correlation'] for c in cs]), '.3f')} "
-                  f"| {fmt(med([c['top_agreement'] for c in cs]), '.0%')} |")
+            print(
+                f"| {w} | {label} | {len(cs)} | {fmt(med([c['overlap'] for c in cs]), '.1%')} "
+                f"| {fmt(med([c['coverage_a_over_b'] for c in cs]), '.1%')} "
+                f"| {fmt(med([c['coverage_b_over_a'] for c in cs]), '.1%')} "
+                f"| {fmt(med([c['correlation'] for c in cs]), '.3f')} "
+                f"| {fmt(med([c['top_agreement'] for c in cs]), '.0%')} |"
+            )
 
 
 def goals(table: dict, acc: dict, workloads: list[str], names: set[str], acc_iv: str) -> list[str]:
@@ -370,8 +408,10 @@ def goals(table: dict, acc: dict, workloads: list[str], names: set[str], acc_iv:
         inc = geomean([table[(w, "incremental-10ms")]["cpu_x"] for w in workloads])
         jfr = geomean([table[(w, "jfr-10ms")]["cpu_x"] for w in workloads])
         ok = None if inc is None or jfr is None else inc <= jfr
-        out.append(f"incremental at 10 ms costs no more than JFR at 10 ms (geomean CPU x): "
-                   f"{fmt(inc)} vs {fmt(jfr)}: {verdict(ok)}")
+        out.append(
+            f"incremental at 10 ms costs no more than JFR at 10 ms (geomean CPU x): "
+            f"{fmt(inc)} vs {fmt(jfr)}: {verdict(ok)}"
+        )
     multi = [w for w in workloads if w in MULTI_THREADED]
     if {"safepoint-1ms", "partial-1ms", "incremental-1ms"} <= names and multi:
         for w in multi:
@@ -379,22 +419,28 @@ def goals(table: dict, acc: dict, workloads: list[str], names: set[str], acc_iv:
             for s in ("partial", "incremental"):
                 x = table[(w, f"{s}-1ms")]["cpu_x"]
                 ok = None if sp is None or x is None else (x - 1) <= 0.5 * (sp - 1)
-                out.append(f"{w}: {s} at 1 ms overhead <= half of safepoint's: +{fmt(x and (x - 1), '.0%')} vs "
-                           f"+{fmt(sp and (sp - 1), '.0%')}: {verdict(ok)}")
+                out.append(
+                    f"{w}: {s} at 1 ms overhead <= half of safepoint's: +{fmt(x and (x - 1), '.0%')} vs "
+                    f"+{fmt(sp and (sp - 1), '.0%')}: {verdict(ok)}"
+                )
     for w in workloads:
         for n in sorted(names):
             if n.startswith(("partial-", "incremental-")) or n == "hybrid":
                 p = table[(w, n)]["lat_p975"]
-                out.append(f"{w}: {n} latency p97.5 <= 1 ms: {fmt(p, '.0f', 1e-3)} µs: "
-                           f"{verdict(None if p is None else p <= 1_000_000)}")
+                out.append(
+                    f"{w}: {n} latency p97.5 <= 1 ms: {fmt(p, '.0f', 1e-3)} µs: "
+                    f"{verdict(None if p is None else p <= 1_000_000)}"
+                )
     for w in workloads:
         for s in SAMPLERS:
             cs = acc.get((w, s))
             if cs:
                 c = med([x["coverage_a_over_b"] for x in cs])
                 ceil = med([x["coverage_a_over_b"] for x in acc.get((w, "jfr"), [])])
-                out.append(f"{w}: {s} hot-edge coverage of JFR at {acc_iv} >= 90 %: {fmt(c, '.1%')} "
-                           f"(JFR vs JFR: {fmt(ceil, '.1%')}): {verdict(None if c is None else c >= 0.9)}")
+                out.append(
+                    f"{w}: {s} hot-edge coverage of JFR at {acc_iv} >= 90 %: {fmt(c, '.1%')} "
+                    f"(JFR vs JFR: {fmt(ceil, '.1%')}): {verdict(None if c is None else c >= 0.9)}"
+                )
     if {"exact", "hybrid"} <= names:
         for w in workloads:
             e, h = table[(w, "exact")]["cpu"], table[(w, "hybrid")]["cpu"]
@@ -409,8 +455,12 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("-n", "--repeats", type=int, default=3, help="interleaved repeats (default 3)")
     ap.add_argument("--intervals", default="10ms,1ms", help="sampling intervals, e.g. 10ms,1ms,100us")
     ap.add_argument("--accuracy-interval", default="1ms", help="interval at which accuracy is judged")
-    ap.add_argument("--accuracy-repeats", type=int, default=3,
-                    help="repeats whose profiles are compared with JFR (each needs an import-jfr)")
+    ap.add_argument(
+        "--accuracy-repeats",
+        type=int,
+        default=3,
+        help="repeats whose profiles are compared with JFR (each needs an import-jfr)",
+    )
     ap.add_argument("--hybrid-interval", default="10ms", help="hybrid mode's interval (sampler incremental)")
     ap.add_argument("--no-jfr", action="store_true")
     ap.add_argument("--no-hybrid", action="store_true", help="skip exact and hybrid mode")
@@ -444,9 +494,11 @@ def main() -> int:
     t1 = time.monotonic()
     acc = accuracy(work, a.workloads, cs, a.accuracy_interval, min(a.repeats, a.accuracy_repeats))
     load = open("/proc/loadavg").read().split()[0]
-    print(f"workloads {' '.join(a.workloads)}; {a.repeats} interleaved repeats; {os.cpu_count()} CPUs; "
-          f"load average at the end {load}; runs took {t1 - t0:.0f} s, accuracy {time.monotonic() - t1:.0f} s; "
-          "rewriting " + ", ".join(f"{m} {s:.0f} s" for m, s in took.items()) + "\n")
+    print(
+        f"workloads {' '.join(a.workloads)}; {a.repeats} interleaved repeats; {os.cpu_count()} CPUs; "
+        f"load average at the end {load}; runs took {t1 - t0:.0f} s, accuracy {time.monotonic() - t1:.0f} s; "
+        "rewriting " + ", ".join(f"{m} {s:.0f} s" for m, s in took.items()) + "\n"
+    )
     table = summarise(runs, a.workloads, cs)
     print_table(table, a.workloads, cs)
     print_accuracy(acc, a.workloads, a.accuracy_interval)
