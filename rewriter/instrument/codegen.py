@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..analysis.typeflow import execute, state_from_frame
 from ..classfile import opcodes as op
+from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.frames import Frame, Top, UninitializedThis, initial_frame_locals
 from ..classfile.instructions import Instruction
@@ -115,3 +116,18 @@ def frame_before(body: CodeBody, index: int) -> Frame | None:
             return frame
         i -= 1
     return None
+
+
+def copied_code(code: CodeAttribute) -> CodeAttribute:
+    """A copy of a method's Code attribute that shares nothing decoded with it (a twin starts so)."""
+    handlers = [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type) for h in code.handlers]
+    return CodeAttribute(
+        code.name_index,
+        code.max_stack,
+        code.max_locals,
+        code.code_bytes(),
+        handlers,
+        list(code.attributes),
+        code.context,
+        code.code_offset,
+    )

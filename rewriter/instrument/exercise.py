@@ -30,7 +30,6 @@ from ..analysis import blocks as B
 from ..analysis.frames import complete_frames
 from ..analysis.hierarchy import ClassHierarchy
 from ..classfile import opcodes as op
-from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.frames import Frame, Integer, Object, Top, VType, initial_frame_locals
 from ..classfile.instructions import Iinc, Instruction
@@ -119,16 +118,7 @@ def _add_parameter(cf: ClassFile, m: Method, twins: bool) -> Method:
     code = m.code()
     assert code is not None
     # the twin starts as a copy of the original Code (decoded, so nothing is shared)
-    twin_code = CodeAttribute(
-        code.name_index,
-        code.max_stack,
-        code.max_locals,
-        code.code_bytes(),
-        [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type) for h in code.handlers],
-        list(code.attributes),
-        code.context,
-        code.code_offset,
-    )
+    twin_code = G.copied_code(code)
     twin.attributes = [twin_code] + [a for a in m.attributes if pool.utf8(a.name_index) == "Exceptions"]
     insert_parameter(twin, len(md.params), EXTRA_PARAMETER)
     _make_delegator(cf, m, twin, md)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from ..editor import CodeBody
 from .outline_parts import OutlinedPart, cut_regions
-from .outline_regions import find_regions
+from .outline_regions import MethodSite, find_regions
 
 __all__ = ["OutlinedPart", "outline_regions"]
 
@@ -62,9 +62,8 @@ def outline_regions(
     Choosing (:mod:`.outline_regions`) leaves the code as it is (it only sets the labels'
     offsets); cutting (:mod:`.outline_parts`) changes it, once every region is known.
     """
-    regions = find_regions(
-        body, pool, this_class, method_name, descriptor, is_static, hierarchy, budget=budget, fixed=fixed
-    )
+    site = MethodSite(this_class, method_name, descriptor, is_static)
+    regions = find_regions(body, pool, site, hierarchy, budget=budget, fixed=fixed)
     if not regions:
         return []
     return cut_regions(

@@ -11,7 +11,7 @@ each possible end costs only the labels right before it, not a pass over every e
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import NamedTuple, cast
 
 from ..analysis.typeflow import State, TypeflowError, execute, infer_states
 from ..classfile import opcodes as op
@@ -50,19 +50,21 @@ class Region:
     exit: State
 
 
-def find_regions(
-    body: CodeBody,
-    pool,
-    this_class: str,
-    method_name: str,
-    descriptor: str,
-    is_static: bool,
-    hierarchy,
-    *,
-    budget: int,
-    fixed: set[int] | frozenset,
-) -> list[Region]:
-    """The regions to outline from ``body``, in code order; [] when none qualifies or the types are unknown."""
+class MethodSite(NamedTuple):
+    """The method a body belongs to, as the type inference needs it."""
+
+    this_class: str
+    name: str
+    descriptor: str
+    is_static: bool
+
+
+def find_regions(body: CodeBody, pool, method: MethodSite, hierarchy, *, budget: int, fixed) -> list[Region]:
+    """The regions to outline from ``body``, in code order; [] when none qualifies or the types are unknown.
+
+    ``fixed``: ids of instructions that never move (a set).
+    """
+    this_class, method_name, descriptor, is_static = method
     try:
         cfg, leader_states = infer_states(
             body, pool, hierarchy, this_class, method_name, descriptor, is_static, fixed=body.frames

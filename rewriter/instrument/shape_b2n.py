@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
-from ..classfile.frames import Frame, Object, initial_frame_locals
+from ..classfile.frames import Object, initial_frame_locals
 from ..classfile.instructions import Instruction
 from ..classfile.model import ACC_NATIVE, ACC_PRIVATE, ACC_STATIC, ACC_VARARGS, Method
-from ..editor import Handler, Label
-from ..editor.body import CodeBody
 from . import codegen as G
 from .context import ClassContext
-from .emit import THROWABLE, FrameNeeds, add_method
+from .emit import add_method
 from .runtime_api import LocalSite
+from .shape_n2b import slot_restoring_body
 from .support import ESI_FLAGS, KIND_NATIVE, NODE, esi_descriptor, esi_name
 
 __all__ = ["add_b2n"]
@@ -38,31 +37,15 @@ def add_b2n(ctx: ClassContext, m: Method) -> None:
     else:  # dispatch: an uninstrumented subclass's override of the native method must run
         opcode = op.INVOKEVIRTUAL
     call = Instruction(-1, opcode, pool.add_methodref(ctx.name, m.name, m.descriptor))
-    start, end, handler = Label("b2n_start"), Label("b2n_end"), Label("b2n_handler")
     restore = rt.restore_slot(node, saved)
-    items = [
+    head = [
         *rt.enter(node, LocalSite(site), mid),
         Instruction(-1, op.ASTORE, node),
         *rt.save_slot(node, saved),
         *rt.publish(node),
-        start,
-        *args,
-        call,
-        end,
-        *restore,
-        Instruction(-1, G.return_opcode(md.return_type)),
-        handler,
-        *restore,
-        Instruction(-1, op.ATHROW),
     ]
-    body = CodeBody(items=items, max_locals=saved + 1)
-    body.handlers.append(Handler(start, end, handler, 0))
-    needs = FrameNeeds()
-    needs.known[handler] = Frame(
-        -1,
-        initial_frame_locals(ctx.name, m.name, esi_descriptor(m.descriptor), is_static) + [Object(NODE)],
-        [THROWABLE],
-    )
+    handler_locals = initial_frame_locals(ctx.name, m.name, esi_descriptor(m.descriptor), is_static) + [Object(NODE)]
+    body, needs = slot_restoring_body(head, [*args, call], restore, md.return_type, saved + 1, handler_locals)
     access = m.access & ~(ACC_NATIVE | ACC_VARARGS) | ESI_FLAGS
     add_method(ctx, access, esi_name(m.name), esi_descriptor(m.descriptor), body, needs)
     ctx.report.emitted[(esi_name(m.name), esi_descriptor(m.descriptor))] = (m.name, m.descriptor)

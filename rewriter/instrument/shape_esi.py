@@ -15,7 +15,6 @@ behind a delegating ESI (:mod:`.shape_delegating`).
 from __future__ import annotations
 
 from ..classfile import opcodes as op
-from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.frames import Integer, Object
 from ..classfile.instructions import Instruction
@@ -23,6 +22,7 @@ from ..classfile.model import ACC_FINAL, ACC_PRIVATE, ACC_STATIC, ACC_VARARGS, M
 from ..editor import CodeTooLargeError, Label, disassemble
 from ..editor.body import CodeBody
 from ..editor.params import shift_body
+from . import codegen as G
 from .body_pass import instrument_body
 from .context import ClassContext
 from .emit import FrameNeeds, assemble
@@ -93,18 +93,7 @@ def _esi_twin(ctx: ClassContext, m: Method, node_slot: int) -> tuple[Method, Cod
     code = m.code()
     assert code is not None
     twin = Method(m.access & ~ACC_VARARGS | ESI_FLAGS, m.name_index, m.descriptor_index, [], ctx.cf)
-    twin.attributes = [
-        CodeAttribute(
-            code.name_index,
-            code.max_stack,
-            code.max_locals,
-            code.code_bytes(),
-            [type(h)(h.start_pc, h.end_pc, h.handler_pc, h.catch_type) for h in code.handlers],
-            list(code.attributes),
-            code.context,
-            code.code_offset,
-        )
-    ]
+    twin.attributes = [G.copied_code(code)]
     twin.attributes += [a for a in m.attributes if pool.utf8(a.name_index) == "Exceptions"]
     body = disassemble(twin)
     shift_body(body, node_slot, 1, Object(NODE), pool)

@@ -20,7 +20,7 @@ from .context import ClassContext
 from .emit import THROWABLE, FrameNeeds, assemble
 from .support import ENTERED, NODE, esi_descriptor, esi_name
 
-__all__ = ["make_n2b"]
+__all__ = ["make_n2b", "slot_restoring_body"]
 
 
 def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
@@ -36,29 +36,36 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
         Instruction(-1, op.ASTORE, parent),
         *rt.save_slot(parent, saved),
     ]
-    start, end, handler = Label("n2b_start"), Label("n2b_end"), Label("n2b_handler")
     ref = pool.add_methodref(
         ctx.name, esi_name(m.name), esi_descriptor(m.descriptor), interface=ctx.strategy.is_interface
     )
     call = Instruction(-1, op.INVOKESTATIC if is_static else op.INVOKESPECIAL, ref)
     restore = rt.restore_slot(parent, saved)
-    items += [
+    protected = [*args, Instruction(-1, op.ALOAD, parent), G.push_int(pool, ENTERED), call]
+    handler_locals = initial_frame_locals(ctx.name, m.name, m.descriptor, is_static) + [Object(NODE), Object(NODE)]
+    body, needs = slot_restoring_body(items, protected, restore, md.return_type, saved + 1, handler_locals)
+    assemble(ctx, m, body, needs)
+
+
+def slot_restoring_body(
+    head: list, protected: list, restore: list, return_type: str, max_locals: int, handler_locals: list
+) -> tuple[CodeBody, FrameNeeds]:
+    """``head``, then ``protected`` under a catch-all; ``restore`` (the slot as it was found) runs
+    before the return and before the rethrow. What N2B and B2N wrappers share."""
+    start, end, handler = Label("restore_start"), Label("restore_end"), Label("restore_handler")
+    items = [
+        *head,
         start,
-        *args,
-        Instruction(-1, op.ALOAD, parent),
-        G.push_int(pool, ENTERED),
-        call,
+        *protected,
         end,
         *restore,
-        Instruction(-1, G.return_opcode(md.return_type)),
+        Instruction(-1, G.return_opcode(return_type)),
         handler,
         *restore,
         Instruction(-1, op.ATHROW),
     ]
-    body = CodeBody(items=items, max_locals=saved + 1)
+    body = CodeBody(items=items, max_locals=max_locals)
     body.handlers.append(Handler(start, end, handler, 0))
     needs = FrameNeeds()
-    needs.known[handler] = Frame(
-        -1, initial_frame_locals(ctx.name, m.name, m.descriptor, is_static) + [Object(NODE), Object(NODE)], [THROWABLE]
-    )
-    assemble(ctx, m, body, needs)
+    needs.known[handler] = Frame(-1, handler_locals, [THROWABLE])
+    return body, needs
