@@ -96,7 +96,7 @@ def instrument_body(
                 p.out += activation_code(ctx, node, blk, *activation[blk.index], method, body, p.needs)
             p.out += _counters(p, blk, bytecodes_ref, weighted_ref)
             if blk.index in yieldpoints:
-                p.out += yieldpoint_code(ctx, node, blk, method, body, p.needs, entry_frame=entry_frame)
+                p.out += yieldpoint_code(ctx, node, blk, body, p.needs, entry_frame=entry_frame)
                 ctx.report.yieldpoints += 1
         if isinstance(item, Label):
             p.out.append(item)

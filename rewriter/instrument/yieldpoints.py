@@ -43,7 +43,6 @@ def yieldpoint_code(
     ctx: ClassContext,
     node: int | None,
     blk,
-    method: Method,
     body: CodeBody,
     needs: FrameNeeds,
     *,
@@ -98,7 +97,7 @@ def _sample_method(ctx: ClassContext, m: Method) -> bool:
     inserts = []
     for blk in blocks:
         if blk.index in points:
-            code = yieldpoint_code(ctx, None, blk, m, body, needs, entry_frame=entry)
+            code = yieldpoint_code(ctx, None, blk, body, needs, entry_frame=entry)
             if code:
                 inserts.append((G.after_labels(body, blk.start), code))
     for index, code in sorted(inserts, key=lambda x: -x[0]):
