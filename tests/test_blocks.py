@@ -24,13 +24,13 @@ from jprewrite.analysis.blocks import (
 )
 from jprewrite.archive.jdk_image import JdkImage, find_java_home
 from jprewrite.classfile import opcodes as op
-from jprewrite.classfile.instructions import Iinc, Instruction
-from jprewrite.classfile.model import ACC_PUBLIC, ACC_STATIC, ACC_SUPER, ClassFile, Method, read_class
+from jprewrite.classfile.model import ClassFile, read_class
 from jprewrite.classfile.opcodes import CONTROL_OPCODES, MAY_THROW_OPCODES
 from jprewrite.editor import Label, disassemble
-from jprewrite.editor.assembler import assemble
 from jprewrite.editor.body import CodeBody, branch_targets
 
+from support.handmade import insn as _I
+from support.handmade import jsr_ret_class
 from support.jdk import javac, run, tool
 
 SOURCE = """
@@ -452,189 +452,10 @@ def test_labels_are_reused_or_inserted_and_nothing_else_changes(classes) -> None
     assert len(body.items) == n  # a second analysis inserts nothing
 
 
-# --------------------------------------------------------------------------- hand-made code (version 49)
-def _I(opcode: int, operand=None) -> Instruction:
-    return Instruction(-1, opcode, operand)
-
-
-def _jsr_class() -> ClassFile:
-    cf = ClassFile()
-    cf.major, cf.minor = 49, 0
-    pool = cf.pool
-    cf.access = ACC_PUBLIC | ACC_SUPER
-    cf.this_class = pool.add_class("J")
-    cf.super_class = pool.add_class("java/lang/Object")
-
-    def method(name: str, desc: str, items: list, max_locals: int, handlers=()) -> None:
-        body = CodeBody(items=items, handlers=list(handlers), max_locals=max_locals)
-        code = assemble(body, pool, frames=False, name_index=pool.add_utf8("Code"))
-        cf.methods.append(Method(ACC_PUBLIC | ACC_STATIC, pool.add_utf8(name), pool.add_utf8(desc), [code], cf))
-
-    from jprewrite.editor.body import Handler
-
-    # sub(x): one subroutine called from two places
-    els, end, S = Label(), Label(), Label()
-    method(
-        "sub",
-        "(I)I",
-        [
-            _I(op.ILOAD, 0),
-            _I(op.IFEQ, els),
-            _I(op.JSR, S),
-            Iinc(-1, 0, 1),
-            _I(op.GOTO, end),
-            els,
-            _I(op.JSR, S),
-            Iinc(-1, 0, 2),
-            end,
-            _I(op.ILOAD, 0),
-            _I(op.IRETURN),
-            S,
-            _I(op.ASTORE, 1),
-            Iinc(-1, 0, 10),
-            _I(op.RET, 1),
-        ],
-        2,
-    )
-    # nest(x): S calls T
-    els, end, S, T = Label(), Label(), Label(), Label()
-    method(
-        "nest",
-        "(I)I",
-        [
-            _I(op.ILOAD, 0),
-            _I(op.IFEQ, els),
-            _I(op.JSR, S),
-            Iinc(-1, 0, 1),
-            _I(op.GOTO, end),
-            els,
-            _I(op.JSR, S),
-            Iinc(-1, 0, 2),
-            end,
-            _I(op.ILOAD, 0),
-            _I(op.IRETURN),
-            S,
-            _I(op.ASTORE, 1),
-            Iinc(-1, 0, 10),
-            _I(op.JSR, T),
-            Iinc(-1, 0, 100),
-            _I(op.RET, 1),
-            T,
-            _I(op.ASTORE, 2),
-            Iinc(-1, 0, 1000),
-            _I(op.RET, 2),
-        ],
-        3,
-    )
-    # fin(s): old javac's try/finally, the finally block a subroutine called twice
-    out = pool.add_fieldref("java/lang/System", "out", "Ljava/io/PrintStream;")
-    println_s = pool.add_methodref("java/io/PrintStream", "println", "(Ljava/lang/String;)V")
-    println_i = pool.add_methodref("java/io/PrintStream", "println", "(I)V")
-    parse = pool.add_methodref("java/lang/Integer", "parseInt", "(Ljava/lang/String;)I")
-    ls, le, hnd, F = Label(), Label(), Label(), Label()
-    method(
-        "fin",
-        "(Ljava/lang/String;)I",
-        [
-            ls,
-            _I(op.ALOAD, 0),
-            _I(op.INVOKESTATIC, parse),
-            _I(op.ISTORE, 1),
-            le,
-            _I(op.JSR, F),
-            _I(op.ILOAD, 1),
-            _I(op.IRETURN),
-            hnd,
-            _I(op.ASTORE, 2),
-            _I(op.JSR, F),
-            _I(op.ALOAD, 2),
-            _I(op.ATHROW),
-            F,
-            _I(op.ASTORE, 3),
-            _I(op.GETSTATIC, out),
-            _I(op.LDC, pool.add_string("fin")),
-            _I(op.INVOKEVIRTUAL, println_s),
-            _I(op.RET, 3),
-        ],
-        4,
-        [Handler(ls, le, hnd, 0)],
-    )
-    # irr(x): a loop with two entries (irreducible)
-    A, Bl, end = Label(), Label(), Label()
-    method(
-        "irr",
-        "(I)I",
-        [
-            _I(op.ILOAD, 0),
-            _I(op.IFEQ, Bl),
-            A,
-            Iinc(-1, 0, -1),
-            _I(op.ILOAD, 0),
-            _I(op.IFLE, end),
-            Bl,
-            Iinc(-1, 0, -2),
-            _I(op.ILOAD, 0),
-            _I(op.IFGT, A),
-            end,
-            _I(op.ILOAD, 0),
-            _I(op.IRETURN),
-        ],
-        1,
-    )
-    # bottom(x): a loop tested at the bottom, entered by a forward goto
-    A, Bl = Label(), Label()
-    method(
-        "bottom",
-        "(I)I",
-        [
-            _I(op.ICONST_0),
-            _I(op.ISTORE, 1),
-            _I(op.GOTO, Bl),
-            A,
-            _I(op.ILOAD, 1),
-            _I(op.ILOAD, 0),
-            _I(op.IADD),
-            _I(op.ISTORE, 1),
-            Iinc(-1, 0, -1),
-            Bl,
-            _I(op.ILOAD, 0),
-            _I(op.IFGT, A),
-            _I(op.ILOAD, 1),
-            _I(op.IRETURN),
-        ],
-        2,
-    )
-    # dead(): unreachable self loop and unreachable return
-    L = Label()
-    method("dead", "()I", [_I(op.ICONST_1), _I(op.IRETURN), L, _I(op.GOTO, L), _I(op.ICONST_2), _I(op.IRETURN)], 0)
-    main: list = []
-    for name, desc, arg in (
-        ("sub", "(I)I", 0),
-        ("sub", "(I)I", 5),
-        ("nest", "(I)I", 0),
-        ("nest", "(I)I", 5),
-        ("irr", "(I)I", 0),
-        ("irr", "(I)I", 7),
-        ("bottom", "(I)I", 4),
-        ("dead", "()I", None),
-        ("fin", "(Ljava/lang/String;)I", "7"),
-    ):
-        main.append(_I(op.GETSTATIC, out))
-        if isinstance(arg, str):
-            main.append(_I(op.LDC, pool.add_string(arg)))
-        elif arg is not None:
-            main.append(_I(op.BIPUSH, arg))
-        main.append(_I(op.INVOKESTATIC, pool.add_methodref("J", name, desc)))
-        main.append(_I(op.INVOKEVIRTUAL, println_i))
-    main.append(_I(op.RETURN))
-    method("main", "([Ljava/lang/String;)V", main, 1)
-    return cf
-
-
 @pytest.fixture(scope="module")
 def jsr_class(tmp_path_factory) -> dict[str, ClassFile]:
     d = tmp_path_factory.mktemp("jsr")
-    data = _jsr_class().to_bytes()
+    data = jsr_ret_class().to_bytes()
     (d / "J.class").write_bytes(data)
     # the hand-made code is valid: the JVM verifies and runs it
     out = run([tool("java"), "-Xverify:all", "-cp", str(d), "J"]).stdout.split()

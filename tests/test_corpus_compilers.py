@@ -871,16 +871,12 @@ def test_cglib_proxy_of_an_instrumented_class_rewritten_offline(tmp_path) -> Non
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap (issue 10 note): under the agent cglib's FastClass is "
-    "rewritten to pass the node to the proxy's CGLIB$work$jp$1 accessor, which has no ESI",
-)
 def test_cglib_proxy_of_an_instrumented_class_under_agent(tmp_path) -> None:
     """The same under the agent, the program's classes and the proxies cglib generates for them
-    instrumented (``includes=generators.*``): the proxy overrides ``work$jp`` (so the agent leaves it
-    as it is) while its FastClass, rewritten, calls the proxy's methods through ESIs it does not have
-    (NoSuchMethodError ``CGLIB$work$0$jp``)."""
+    instrumented (``includes=generators.*``): the proxy overrides ``work$jp`` and ``$jprewrite$class``
+    (so the agent leaves it as it is), and its FastClass, rewritten, must then call the proxy's
+    methods as those of an uninstrumented class -- once it called ESIs the proxy does not have
+    (NoSuchMethodError ``CGLIB$work$jp$1$jp``)."""
     classes, libs, jvm = _genlibs(tmp_path)
     plain = _run([classes, *libs], "generators.GenLibs", jvm=jvm)
     profile = tmp_path / "agent.json"

@@ -243,9 +243,9 @@ public class Big {{
 
 def test_jsr_ret_class_file_version_49(tmp_path) -> None:
     """Old class files with subroutines (jsr/ret, no frames) are edited without raising their version."""
-    from test_blocks import _jsr_class
+    from support.handmade import jsr_ret_class
 
-    data = _jsr_class().to_bytes()
+    data = jsr_ret_class().to_bytes()
     jar = tmp_path / "jsr.jar"
     with zipfile.ZipFile(jar, "w") as z:
         z.writestr("J.class", data)

@@ -38,7 +38,15 @@ from ..analysis.hierarchy import ClassHierarchy, ClassInfo, MemberInfo
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import ACC_ABSTRACT, ACC_ANNOTATION, ACC_FINAL, ACC_PRIVATE, ACC_STATIC
-from .support import KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, RUNTIME_PACKAGE
+from .support import (
+    CLASS_METHOD,
+    CLASS_METHOD_DESC,
+    HOLDER_SUFFIX,
+    KIND_INSTRUMENTED,
+    KIND_JDK,
+    KIND_UNINSTRUMENTED,
+    RUNTIME_PACKAGE,
+)
 
 __all__ = ["CallAction", "CallSite", "ClassPatterns", "CctPlan"]
 
@@ -128,6 +136,11 @@ class CctPlan:
         if not self._instrumented(name):
             return False
         info = self.hierarchy.info(name)
+        if info is None or name.endswith(HOLDER_SUFFIX) or info.declared_method(CLASS_METHOD, CLASS_METHOD_DESC):
+            # a class that declares our class method is left as it is (``AlreadyInstrumented``):
+            # rewritten before, or a subclass that a generator made at run time by overriding every
+            # visible method (cglib's Enhancer); callers must not expect ESI methods of its own
+            return False
         # annotation interfaces: their methods are only implemented by the JDK's proxies, and
         # readers list them reflectively (Kotlin's reflection invokes every declared method of an
         # annotation type without arguments): they get no ESI methods, calls to them are boundaries
