@@ -24,6 +24,7 @@ from . import (
     import_jfr_command,
     info_command,
     junit_command,
+    merge_command,
     report_command,
     rewrite_command,
 )
@@ -57,6 +58,7 @@ def build_parser() -> CommandParser:
     flamegraph_command.add_parser(sub)
     diff_command.add_parser(sub)
     compare_command.add_parser(sub)
+    merge_command.add_parser(sub)
     import_jfr_command.add_parser(sub)
     info_command.add_parser(sub)
     check_command.add_parser(sub)

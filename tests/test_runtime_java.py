@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from jprewrite.errors import JprewriteError
+from jprewrite.profile import resolve_threads
 from jprewrite.rewrite import runtime_build
 from jprewrite.rewrite.runtime_build import runtime_classes, runtime_source_dir
 
@@ -91,7 +92,8 @@ class Run:
         return proc
 
     def profile(self, name: str = "profile.json") -> dict:
-        return load_profile((self.tmp / name).read_text())
+        # a single thread name's tree is written once, as the merged tree ("same_as_root")
+        return resolve_threads(load_profile((self.tmp / name).read_text()))
 
 
 @pytest.fixture

@@ -33,8 +33,11 @@ KEYS = (
     "sampler",
     "sample-threads",
     "sample-waiting",
+    "append",
+    "threads",
 )
-_BOOLEANS = ("allocations", "activation", "progress", "verify", "sample-waiting")
+_BOOLEANS = ("allocations", "activation", "progress", "verify", "sample-waiting", "append")
+THREADS = ("all", "merged-only", "none")
 MODES = ("exact", "sample", "hybrid")
 SAMPLERS = ("safepoint", "partial", "incremental")
 _INTERVAL = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,9})?)(ms|us)")
@@ -81,6 +84,8 @@ class AgentOptions:
     sampler: str | None = None  #: safepoint, partial or incremental; None: incremental
     sample_threads: int | None = None  #: tickets per round; None: available processors
     sample_waiting: bool | None = None  #: also sample blocked/waiting threads; None: false
+    append: bool = False  #: add this run's profile to the one in ``output`` (under a file lock)
+    threads: str | None = None  #: per-thread trees: all, merged-only or none; None: all
 
     def rewrites(self) -> bool:
         """Whether classes are rewritten at all (sample mode's safepoint sampler needs no rewriting)."""
@@ -144,6 +149,10 @@ def parse_options(text: str | None) -> AgentOptions:
             if value not in allowed:
                 raise JprewriteError(f"agent option {key}={value!r}: expected one of {', '.join(allowed)}")
             setattr(opts, key, value)
+        elif key == "threads":
+            if value not in THREADS:
+                raise JprewriteError(f"agent option threads={value!r}: expected one of {', '.join(THREADS)}")
+            opts.threads = value
         elif key == "interval":
             if interval_ns(value) is None:
                 raise JprewriteError(

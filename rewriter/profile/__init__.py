@@ -5,7 +5,18 @@ Layer 1 (imports nothing from jprewrite but ``errors``): the CLI's ``report``, `
 """
 
 from .model import KINDS, METRICS, Frames, Profile, Tree
-from .plain import from_dict, load_json, open_profile
+from .plain import from_dict, load_json, open_profile, resolve_threads
 from .reader import load
 
-__all__ = ["Frames", "KINDS", "METRICS", "Profile", "Tree", "from_dict", "load", "load_json", "open_profile"]
+__all__ = [
+    "Frames",
+    "KINDS",
+    "METRICS",
+    "Profile",
+    "Tree",
+    "from_dict",
+    "load",
+    "load_json",
+    "open_profile",
+    "resolve_threads",
+]

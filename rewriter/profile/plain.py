@@ -18,7 +18,7 @@ from typing import BinaryIO
 from ..errors import JprewriteError
 from .model import KINDS, METRICS, Frames, Profile, Tree
 
-__all__ = ["open_profile", "load_json", "from_dict", "store_fields"]
+__all__ = ["open_profile", "load_json", "from_dict", "store_fields", "resolve_threads"]
 
 
 def open_profile(path: str) -> BinaryIO:
@@ -95,6 +95,20 @@ def load_json(path: str) -> dict:
     fmt = data.get("format", "jprewrite-profile")
     if fmt != "jprewrite-profile":
         raise JprewriteError(f"not a jprewrite profile (format {fmt!r})", path=path)
+    return resolve_threads(data)
+
+
+def resolve_threads(data: dict) -> dict:
+    """Give a thread written as ``"same_as_root": true`` its tree: the merged one (the same dict).
+
+    The runtime writes the tree of a program's only thread name once, as the merged tree, and
+    marks the thread entry so (the two are equal); scripts that walk ``t["root"]`` of every thread
+    keep working. Entries without a tree (``-Djprewrite.threads=merged-only``) stay as they are.
+    """
+    for t in data.get("threads") or ():
+        if isinstance(t, dict) and t.get("same_as_root") is True and "root" not in t:
+            t["root"] = data["root"]
+            del t["same_as_root"]
     return data
 
 
@@ -106,12 +120,19 @@ def from_dict(data: dict, *, path: str = "", merged: bool = True, threads: bool 
     if merged:
         result.merged = _tree_from_dict(frames, data["root"], path)
     for t in data.get("threads") or ():
-        if not isinstance(t, dict) or not isinstance(t.get("root"), dict):
-            raise JprewriteError("malformed thread entry (no 'root' object)", path=path)
+        if not isinstance(t, dict) or "name" not in t:
+            raise JprewriteError("malformed thread entry (no 'name')", path=path)
         name = str(t.get("name"))
         result.thread_names.append(name)
-        if threads is True or (threads is not False and name in threads):
+        if not (threads is True or (threads is not False and name in threads)):
+            continue
+        if t.get("same_as_root") is True:  # the only thread name: its tree is the merged tree
+            tree = result.merged if result.merged is not None else _tree_from_dict(frames, data["root"], path)
+            result.threads.append((name, tree))
+        elif isinstance(t.get("root"), dict):
             result.threads.append((name, _tree_from_dict(frames, t["root"], path)))
+        elif "root" in t:
+            raise JprewriteError("malformed thread entry ('root' is not an object)", path=path)
     return result
 
 

@@ -114,11 +114,19 @@ def load(
     """
     with open_profile(path) as f:
         try:
-            return _Scan(_Buffer(f, path), merged, threads, prune).profile()
+            result = _Scan(_Buffer(f, path), merged, threads, prune).profile()
         except _Fallback:
-            pass
-    data = load_json(path)
-    return from_dict(data, path=path, merged=merged, threads=threads)
+            result = None
+    if result is None:
+        data = load_json(path)
+        return from_dict(data, path=path, merged=merged, threads=threads)
+    if any(t is None for _, t in result.threads):  # "same_as_root": the thread's tree is the merged one
+        if result.merged is None:  # not read: read the file again, with it
+            again = load(path, merged=True, threads=threads, prune=prune)
+            again.merged = None
+            return again
+        result.threads = [(n, result.merged if t is None else t) for n, t in result.threads]
+    return result
 
 
 # --------------------------------------------------------------------------- the streaming scanner
@@ -180,7 +188,7 @@ class _Scan:
             if b.buf[pos : pos + 1] == b"]":
                 return pos + 1
             pos = self.token(pos, b"{", "expected a thread")
-            name, tree = None, None
+            name, tree, same = None, None, False
             while True:
                 pos = self.skip(pos)
                 if b.buf[pos : pos + 1] == b"}":
@@ -195,6 +203,9 @@ class _Scan:
                     tree, pos = self.tree(pos, want)
                 elif key == "name":
                     name, pos = self.value(pos)
+                elif key == "same_as_root":
+                    value, pos = self.value(pos)
+                    same = value is True
                 else:
                     _, pos = self.value(pos)
                 pos = self.skip(pos)
@@ -205,6 +216,8 @@ class _Scan:
                 wanted = self.want_threads is True or (self.want_threads is not False and name in self.want_threads)
                 if tree is not None and wanted:
                     result.threads.append((str(name), tree))
+                elif same and tree is None and wanted:
+                    result.threads.append((str(name), None))  # type: ignore[arg-type]  # load() resolves it
             pos = self.skip(pos)
             if b.buf[pos : pos + 1] == b",":
                 pos += 1

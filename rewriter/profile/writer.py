@@ -115,8 +115,19 @@ def write_profile(profile: Profile, out: IO[str]) -> None:
     else:
         out.write('{"method":"<root>","calls":0,"bytecodes":0,"children":[]}')
     out.write(',\n"threads":[')
-    for n, (name, tree) in enumerate(profile.threads):
-        out.write(f'{"," if n else ""}\n{{"name":{_string(name)},"root":')
+    n = 0
+    for name, tree in profile.threads:
+        out.write(f'{"," if n else ""}\n{{"name":{_string(name)}')
+        n += 1
+        if tree is profile.merged:  # the only thread name's tree is the merged tree: not written twice
+            out.write(',"same_as_root":true}')
+            continue
+        out.write(',"root":')
         write_tree(tree, out)
         out.write("}")
+    with_tree = {name for name, _ in profile.threads}
+    for name in dict.fromkeys(profile.thread_names):  # names listed without a tree (threads=merged-only)
+        if name not in with_tree:
+            out.write(f'{"," if n else ""}\n{{"name":{_string(name)}}}')
+            n += 1
     out.write("]}\n")

@@ -23,7 +23,7 @@ final class AgentOptions {
     static final List<String> KEYS = Collections.unmodifiableList(Arrays.asList(
             "output", "collapsed", "includes", "excludes", "counting", "allocations", "weights",
             "activation", "cache", "python", "worker", "progress", "timeout", "verify",
-            "mode", "interval", "sampler", "sample-threads", "sample-waiting"));
+            "mode", "interval", "sampler", "sample-threads", "sample-waiting", "append", "threads"));
 
     /** A bad option; the message is the "what is wrong" part of the one-line error. */
     static final class BadOption extends Exception {
@@ -67,6 +67,10 @@ final class AgentOptions {
     String sampleThreads;
     /** sample-waiting as given ({@code true}/{@code false}), or null (false). */
     String sampleWaiting;
+    /** {@code jprewrite.append}: add to the existing profile (true/false), or null (false). */
+    String append;
+    /** {@code jprewrite.threads}: all, merged-only or none, or null (all). */
+    String threads;
 
     private AgentOptions(String raw) {
         this.raw = raw;
@@ -176,6 +180,12 @@ final class AgentOptions {
                     break;
                 case "sample-waiting":
                     o.sampleWaiting = String.valueOf(bool(key, value));
+                    break;
+                case "append":
+                    o.append = String.valueOf(bool(key, value));
+                    break;
+                case "threads":
+                    o.threads = oneOf(key, value, "all", "merged-only", "none");
                     break;
                 default:
                     throw new BadOption("unknown option '" + key + "'");

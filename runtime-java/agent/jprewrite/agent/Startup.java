@@ -42,6 +42,8 @@ public final class Startup {
         if (options.collapsed != null) {
             System.setProperty("jprewrite.collapsed", options.collapsed);
         }
+        setIfGiven("jprewrite.append", options.append);
+        setIfGiven("jprewrite.threads", options.threads);
         if (!startSampling(options)) {
             return;   // sample mode with the safepoint sampler: nothing to rewrite, no Python
         }

@@ -75,7 +75,7 @@ public final class Measurement {
                 bytecodes += n.bytecodes;
                 calls += n.calls;
                 weighted += n.weighted;
-                for (Node.Alloc a = n.allocs; a != null; a = a.next) {
+                for (Node.Alloc a = n.allocs(); a != null; a = a.next) {
                     add(allocs, a.type, a.count);
                 }
                 for (Node c = n.first; c != null; c = c.next) {

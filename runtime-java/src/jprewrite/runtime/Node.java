@@ -3,6 +3,7 @@ package jprewrite.runtime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * One calling context: a node of a thread's calling context tree (JP's IC, CCCP's CC).
@@ -12,6 +13,11 @@ import java.util.Map;
  * that racy reads are safe without locks or volatile accesses: a new child is fully constructed,
  * with its structure in final fields, before it is linked in front of the immutable list of its
  * older siblings; counters are plain longs that a reader may see slightly stale.
+ *
+ * <p>Memory: a context is 64 bytes with compressed oops (12-byte header, seven references, three
+ * longs), measured by {@code tests/test_profile_output.py}; the rare counters (samples, allocations)
+ * live in one optional {@link Sampled} object, and a context that has callees also has its child
+ * cache ({@code 16 + 8 * sites} bytes).
  */
 public class Node {
     /** The method this context is in. */
@@ -33,13 +39,16 @@ public class Node {
     Node first;
     /** Child cache indexed by call site, sized {@code method.sites}; allocated on first use. */
     private Node[] cache;
-    /** Allocation counts, newest first. */
-    Alloc allocs;
     /**
-     * Sample counts of this context, or null until its first sample (see {@link Sampling}): kept out of
-     * the node so that exact mode's nodes stay as small as they were.
+     * The rare counters of this context (samples, allocations), or null until the first one (see
+     * {@link Sampling}): kept out of the node so that a context stays at 64 bytes. Created once, by
+     * compare-and-set, since the owning thread (allocations) and the sampler thread (samples of a
+     * blocked thread) may both create it.
      */
-    Sampled sampled;
+    volatile Sampled sampled;
+
+    private static final AtomicReferenceFieldUpdater<Node, Sampled> SAMPLED =
+            AtomicReferenceFieldUpdater.newUpdater(Node.class, Sampled.class, "sampled");
 
     Node(MethodId method, Node parent, ThreadRoot root, Node next) {
         this.method = method;
@@ -135,7 +144,8 @@ public class Node {
 
     /** Count one allocation of {@code type} (internal name or array descriptor) in this context. */
     public final void allocate(String type) {
-        for (Alloc a = allocs; a != null; a = a.next) {
+        Sampled x = sampled;
+        for (Alloc a = x == null ? null : x.allocs; a != null; a = a.next) {
             if (a.type == type) {
                 a.count++;
                 return;
@@ -145,15 +155,13 @@ public class Node {
     }
 
     private void allocateSlow(String type) {
-        for (Alloc a = allocs; a != null; a = a.next) {
-            if (a.type.equals(type)) {
-                a.count++;
-                return;
-            }
-        }
-        Alloc a = new Alloc(type, allocs);
-        a.count = 1;
-        allocs = a;
+        addAllocations(type, 1);
+    }
+
+    /** The allocation counts of this context, newest type first, or null. */
+    final Alloc allocs() {
+        Sampled x = sampled;
+        return x == null ? null : x.allocs;
     }
 
     /** The newest child, or null; with {@link #nextSibling()} a consistent snapshot of the children. */
@@ -182,7 +190,7 @@ public class Node {
     /** How many allocations of {@code type} this context made. */
     public final long allocations(String type) {
         long sum = 0;
-        for (Alloc a = allocs; a != null; a = a.next) {
+        for (Alloc a = allocs(); a != null; a = a.next) {
             if (a.type.equals(type)) {
                 sum += a.count;
             }
@@ -193,7 +201,7 @@ public class Node {
     /** A copy of the allocation counts of this context (type -> count), oldest type first. */
     public final Map<String, Long> allocationCounts() {
         ArrayList<Alloc> list = new ArrayList<Alloc>();
-        for (Alloc a = allocs; a != null; a = a.next) {
+        for (Alloc a = allocs(); a != null; a = a.next) {
             list.add(a);
         }
         LinkedHashMap<String, Long> out = new LinkedHashMap<String, Long>();
@@ -224,7 +232,7 @@ public class Node {
                 t.calls += c.calls;
                 t.bytecodes += c.bytecodes;
                 t.weighted += c.weighted;
-                for (Alloc a = c.allocs; a != null; a = a.next) {
+                for (Alloc a = c.allocs(); a != null; a = a.next) {
                     t.addAllocations(a.type, a.count);
                 }
                 Sampled cs = c.sampled;
@@ -255,16 +263,18 @@ public class Node {
         return n;
     }
 
-    private void addAllocations(String type, long count) {
-        for (Alloc a = allocs; a != null; a = a.next) {
+    /** Add {@code count} allocations of {@code type} (the owning thread, or a writer holding the tree). */
+    final void addAllocations(String type, long count) {
+        Sampled x = sampled();
+        for (Alloc a = x.allocs; a != null; a = a.next) {
             if (a.type.equals(type)) {
                 a.count += count;
                 return;
             }
         }
-        Alloc a = new Alloc(type, allocs);
+        Alloc a = new Alloc(type, x.allocs);
         a.count = count;
-        allocs = a;
+        x.allocs = a;
     }
 
     /** Samples whose innermost frame was this context (0 unless sampling is on). */
@@ -279,14 +289,24 @@ public class Node {
         return s == null ? 0 : s.fresh;
     }
 
-    /** The sample counts, created on first use (under the thread's sampling lock, see {@link SampleState}). */
+    /**
+     * The sample counts (and allocations), created on first use: samples are recorded under the thread's
+     * sampling lock (see {@link SampleState}), allocations by the owning thread; creation is atomic.
+     */
     final Sampled sampled() {
         Sampled s = sampled;
         if (s == null) {
             s = new Sampled();
-            sampled = s;
+            if (!SAMPLED.compareAndSet(this, null, s)) {
+                s = sampled;
+            }
         }
         return s;
+    }
+
+    /** Forget the child cache (a thread that has ended: the cache only speeds up its own calls). */
+    final void dropCache() {
+        cache = null;
     }
 
     @Override
@@ -294,10 +314,12 @@ public class Node {
         return method.methodString() + " calls=" + calls + " bytecodes=" + bytecodes;
     }
 
-    /** The sample counts of one context. */
+    /** The rare counters of one context: samples (see {@link Sampling}) and allocations. */
     static final class Sampled {
         long samples;
         long fresh;
+        /** Allocation counts, newest type first; written by the owning thread only. */
+        Alloc allocs;
         /**
          * Hybrid mode: {@link #calls} of the node when it was last on a sampled path (-1: never). Equal to
          * {@code calls} now means no activation of this context began since, so the one on the stack

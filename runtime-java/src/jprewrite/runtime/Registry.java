@@ -6,17 +6,18 @@ import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 
 /**
- * Every thread root, and the merged tree of the threads that have ended (JP's simple profiling
- * agent, section 5.4).
+ * Every thread root, and the trees of the threads that have ended, one per thread name (JP's simple
+ * profiling agent, section 5.4).
  *
  * <p>Each root is registered with a weak reference to its thread. Once the thread has ended and
- * been collected, a daemon thread folds the root's tree into the merged tree (64-bit counters,
- * merged by method string) and drops the root, so the memory of ended threads is released. A
- * shutdown hook, registered with the first root, writes the profile.
+ * been collected, a daemon thread folds the root's tree into the tree of its thread name: the first
+ * ended thread of a name gives its own tree (child caches dropped), later ones are added into it
+ * node by node, so the memory of ended threads is released and no second copy is made. A shutdown
+ * hook, registered with the first root, writes the profile straight from these trees and the live
+ * ones ({@link ProfileWriter}).
  */
 final class Registry {
     /** Threads of the same name are reported together; beyond this many names they share one entry. */
@@ -24,12 +25,16 @@ final class Registry {
     static final String OTHER_THREADS = "<other threads>";
 
     private static final Object LOCK = new Object();
+    /**
+     * Held while ended trees change (a fold) or are read (a write of the profile): a write does not
+     * keep new threads from registering, only the folding of ended ones. Taken before {@link #LOCK}.
+     */
+    private static final Object FOLD = new Object();
     private static final ReferenceQueue<Thread> QUEUE = new ReferenceQueue<Thread>();
     /** Registered roots not folded yet, in registration order. Guarded by LOCK. */
     private static final LinkedHashSet<Entry> LIVE = new LinkedHashSet<Entry>();
-    /** Merged trees of folded (ended) threads. Guarded by LOCK. */
-    private static final Tree.M ENDED = Tree.newRoot();
-    private static final LinkedHashMap<String, Tree.M> ENDED_BY_NAME = new LinkedHashMap<String, Tree.M>();
+    /** The trees of folded (ended) threads, by thread name. Guarded by FOLD. */
+    private static final LinkedHashMap<String, Node> ENDED_BY_NAME = new LinkedHashMap<String, Node>();
     private static boolean started;
 
     /** The registration record of one root: a weak reference to its thread. */
@@ -136,35 +141,32 @@ final class Registry {
         }
     }
 
-    /** Fold the tree of an ended thread into the merged trees and forget its root. */
+    /** Fold the tree of an ended thread into the tree of its name and forget its root. */
     private static void fold(Entry e) {
-        synchronized (LOCK) {
-            if (!LIVE.remove(e)) {
-                return;
+        synchronized (FOLD) {
+            synchronized (LOCK) {
+                if (!LIVE.remove(e)) {
+                    return;
+                }
+                if (ThreadRoot.first == e.root) {
+                    ThreadRoot.first = null;
+                }
             }
-            Tree.merge(ENDED, e.root);
-            Tree.merge(endedThread(e.name), e.root);
-            if (ThreadRoot.first == e.root) {
-                ThreadRoot.first = null;
-            }
-        }
-    }
-
-    private static Tree.M endedThread(String name) {
-        Tree.M m = ENDED_BY_NAME.get(name);
-        if (m == null) {
-            if (ENDED_BY_NAME.size() >= MAX_THREAD_NAMES) {
+            String name = e.name;
+            if (!ENDED_BY_NAME.containsKey(name) && ENDED_BY_NAME.size() >= MAX_THREAD_NAMES) {
                 name = OTHER_THREADS;
-                m = ENDED_BY_NAME.get(name);
             }
-            if (m == null) {
-                m = Tree.newRoot();
-                ENDED_BY_NAME.put(name, m);
+            Node dst = ENDED_BY_NAME.get(name);
+            if (dst == null) {
+                Nodes.dropCaches(e.root);
+                ENDED_BY_NAME.put(name, e.root);
+            } else {
+                Nodes.add(dst, e.root);
             }
         }
-        return m;
     }
 
+    /** Fold the threads that have ended and been collected; the caller holds FOLD. */
     private static void drainQueue() {
         Reference<? extends Thread> r;
         while ((r = QUEUE.poll()) != null) {
@@ -174,48 +176,41 @@ final class Registry {
         }
     }
 
-    /** A consistent-enough snapshot: merged tree of all threads, and one tree per thread name. */
-    static Tree.Profile snapshot() {
-        synchronized (LOCK) {
+    /** What {@link #withSources} hands over: the trees of the profile, not to be kept. */
+    interface SourcesUser<T> {
+        T use(ProfileWriter.Sources sources) throws java.io.IOException;
+    }
+
+    /**
+     * Run {@code user} on the trees of every thread, ended or running, by thread name; ended threads
+     * are not folded meanwhile (their trees are read in place), new threads may still start.
+     */
+    static <T> T withSources(SourcesUser<T> user) throws java.io.IOException {
+        synchronized (FOLD) {
             drainQueue();
-            LinkedHashMap<String, Tree.M> threads = new LinkedHashMap<String, Tree.M>();
-            for (Map.Entry<String, Tree.M> t : ENDED_BY_NAME.entrySet()) {
-                Tree.M copy = Tree.newRoot();
-                Tree.mergeCopy(copy, t.getValue());
-                threads.put(t.getKey(), copy);
+            ProfileWriter.Sources s = new ProfileWriter.Sources();
+            for (Map.Entry<String, Node> t : ENDED_BY_NAME.entrySet()) {
+                s.add(t.getKey(), t.getValue());
             }
-            for (Entry e : LIVE) {
-                String name = e.currentName();
-                Tree.M m = threads.get(name);
-                if (m == null) {
-                    m = Tree.newRoot();
-                    threads.put(name, m);
-                }
-                Tree.merge(m, e.root);
+            ArrayList<Entry> live;
+            synchronized (LOCK) {
+                live = new ArrayList<Entry>(LIVE);
             }
-            List<String> names = new ArrayList<String>(threads.keySet());
-            List<Tree.M> roots = new ArrayList<Tree.M>(threads.values());
-            Tree.M all;
-            if (roots.size() == 1) {
-                // one thread name (a single-threaded program): the merge of all is that very tree;
-                // sharing it halves the work for programs with millions of contexts (compilers)
-                all = roots.get(0);
-            } else {
-                all = Tree.newRoot();
-                Tree.mergeCopy(all, ENDED);
-                for (Entry e : LIVE) {
-                    Tree.merge(all, e.root);
-                }
+            for (Entry e : live) {
+                s.add(e.currentName(), e.root);
             }
-            return new Tree.Profile(all, names, roots, Sampler.report());
+            s.sampling = Sampler.report();
+            return user.use(s);
         }
     }
 
     /** Registered roots not folded yet (for tests). */
     static int liveCount() {
-        synchronized (LOCK) {
+        synchronized (FOLD) {
             drainQueue();
-            return LIVE.size();
+            synchronized (LOCK) {
+                return LIVE.size();
+            }
         }
     }
 

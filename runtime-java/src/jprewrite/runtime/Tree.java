@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Merged profile trees (64-bit counters, children keyed by method string) and their output.
+ * Merged profile trees (64-bit counters, children keyed by method string) and their output, for
+ * {@link Measure}'s small trees; the profile of the whole program is written by {@link ProfileWriter}.
  *
  * <p>Every traversal is iterative: recursion 10,000+ deep in the profiled program makes trees that
  * deep, and the writer must not overflow its own stack on them. Thread trees may grow while they
@@ -110,7 +111,7 @@ final class Tree {
                 d.samples += sampled.samples;
                 d.fresh += sampled.fresh;
             }
-            for (Node.Alloc a = s.allocs; a != null; a = a.next) {
+            for (Node.Alloc a = s.allocs(); a != null; a = a.next) {
                 d.addAllocation(a.type, a.count);
             }
             for (Node c = s.first; c != null; c = c.next) {
@@ -213,24 +214,6 @@ final class Tree {
             m.inclusive = inc;
             m.inclusiveSamples = incSamples;
         }
-    }
-
-    /** Whether any node of the tree counted bytecodes. */
-    static boolean hasBytecodes(M root) {
-        return root.inclusive != 0 || anyBytecodes(root);
-    }
-
-    private static boolean anyBytecodes(M root) {
-        ArrayList<M> stack = new ArrayList<M>();
-        stack.add(root);
-        while (!stack.isEmpty()) {
-            M m = stack.remove(stack.size() - 1);
-            if (m.bytecodes != 0) {
-                return true;
-            }
-            stack.addAll(Arrays.asList(m.sorted));
-        }
-        return false;
     }
 
     // ------------------------------------------------------------------ JSON
@@ -374,60 +357,6 @@ final class Tree {
         }
         out.append(s, start, n);
         out.append('"');
-    }
-
-    // ------------------------------------------------------------------ collapsed stacks
-
-    /**
-     * One line {@code frame;frame;... N} per node with a non-zero exclusive value, frames from the
-     * root's child down (the root itself excluded). N is the exclusive bytecode count; when the
-     * profile counted no bytecodes at all, the sample count if anything was sampled (sample mode),
-     * else the call count. Frames are method strings with every {@code ;} of their descriptors
-     * replaced by {@code ,}, since {@code ;} separates frames.
-     */
-    static void writeCollapsed(M root, Appendable out) throws IOException {
-        finish(root);
-        boolean byCalls = !hasBytecodes(root);
-        boolean bySamples = byCalls && root.inclusiveSamples != 0;
-        StringBuilder path = new StringBuilder();
-        ArrayList<M> nodes = new ArrayList<M>();
-        int[] next = new int[16];
-        int[] mark = new int[16];
-        nodes.add(root);
-        while (!nodes.isEmpty()) {
-            int depth = nodes.size() - 1;
-            M m = nodes.get(depth);
-            int i = next[depth];
-            if (i < m.sorted.length) {
-                next[depth] = i + 1;
-                M c = m.sorted[i];
-                if (depth + 1 == next.length) {
-                    next = Arrays.copyOf(next, next.length * 2);
-                    mark = Arrays.copyOf(mark, mark.length * 2);
-                }
-                mark[depth + 1] = path.length();
-                if (depth > 0) {
-                    path.append(';');
-                }
-                frame(c.method, path);
-                long value = bySamples ? c.samples : byCalls ? c.calls : c.bytecodes;
-                if (value != 0) {
-                    out.append(path).append(' ').append(Long.toString(value)).append('\n');
-                }
-                nodes.add(c);
-                next[depth + 1] = 0;
-            } else {
-                path.setLength(mark[depth]);
-                nodes.remove(depth);
-            }
-        }
-    }
-
-    private static void frame(String method, StringBuilder path) {
-        for (int i = 0; i < method.length(); i++) {
-            char c = method.charAt(i);
-            path.append(c == ';' ? ',' : c == '\n' || c == '\r' ? ' ' : c);
-        }
     }
 
     private Tree() {

@@ -1,0 +1,293 @@
+"""The runtime's profile output (issue 14): streamed from the live trees, thread options, gzip,
+output-name placeholders, append from several JVMs, ``jprewrite merge``, bytes per context.
+
+Real programs, compiled with javac, rewritten by jprewrite and run on java 17. The streamed
+merged tree is checked against an independent computation: the sum of the per-thread trees,
+path by path, in Python.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from jprewrite.cli.main import main as jprewrite_main
+from jprewrite.profile import load, load_json
+from jprewrite.rewrite.runtime_build import runtime_classes
+
+from support.jdk import tool
+from support.profiling import make_jar, rewrite
+
+MULTI = r"""
+import java.util.ArrayList;
+import java.util.List;
+
+public class Multi {
+    static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+    static long work(int k) {
+        long s = 0;
+        for (int i = 0; i < k; i++) { s += fib(8 + (i % 4)); s += new StringBuilder().append(i).length(); }
+        return s;
+    }
+    public static void main(String[] args) throws Exception {
+        int threads = Integer.parseInt(args[0]);
+        List<Thread> ts = new ArrayList<>();
+        final long[] out = new long[threads];
+        for (int t = 0; t < threads; t++) {
+            final int id = t;
+            Thread th = new Thread(() -> { out[id] = work(20 + id * 5); }, "worker-" + (t % 3));
+            ts.add(th);
+            th.start();
+        }
+        for (Thread th : ts) th.join();
+        long s = work(15);
+        for (long v : out) s += v;
+        System.out.println("sum=" + s);
+    }
+}
+"""
+
+NODE_SIZE = r"""
+package jprewrite.runtime;
+
+/** Heap bytes per context: N contexts (8 children per node, no call sites: no caches), heap after GC. */
+public class NodeSize {
+    public static void main(String[] a) {
+        int n = Integer.parseInt(a[0]);
+        MethodId[] mids = new MethodId[8];
+        for (int i = 0; i < 8; i++) mids[i] = new MethodId("C", "m" + i, "()V", 0, 0);
+        Node[] nodes = new Node[n + 1];
+        nodes[0] = ThreadRoot.current().enter(-1, new MethodId("P", "p", "()V", 0, 0));
+        long before = used();
+        for (int i = 1; i <= n; i++) nodes[i] = nodes[(i - 1) / 8].enter(-1, mids[(i - 1) % 8]);
+        long after = used();
+        System.out.println((double) (after - before) / n);
+    }
+    static long used() {
+        for (int i = 0; i < 4; i++) System.gc();
+        Runtime rt = Runtime.getRuntime();
+        return rt.totalMemory() - rt.freeMemory();
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def multi(tmp_path_factory) -> Path:
+    """Multi rewritten by jprewrite (the jar carries the runtime)."""
+    work = tmp_path_factory.mktemp("multi")
+    (work / "src").mkdir()
+    (work / "src" / "Multi.java").write_text(MULTI)
+    subprocess.run([tool("javac"), "-d", str(work / "classes"), str(work / "src" / "Multi.java")], check=True)
+    out = work / "multi-rw.jar"
+    rewrite([make_jar(work / "classes", work / "multi.jar")], out)
+    return out
+
+
+def java(jar: Path, cwd: Path, workers: int, **props: str) -> subprocess.CompletedProcess:
+    """Run Multi with ``workers`` threads; ``props`` are ``jprewrite.*`` system properties."""
+    cmd = [tool("java"), *[f"-Djprewrite.{k}={v}" for k, v in props.items()], "-cp", str(jar), "Multi", str(workers)]
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.startswith("sum="), p
+    return p
+
+
+def raw(path: Path) -> dict:
+    """The file as written (no alias resolution), gzip or not."""
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return json.loads(data)
+
+
+def paths(root: dict) -> dict[tuple[str, ...], list[int]]:
+    """Counters per method path (the root excluded), checking each inclusive_bytecodes on the way."""
+    out: dict[tuple[str, ...], list[int]] = {}
+    post: list[tuple[dict, tuple[str, ...]]] = []
+    stack: list[tuple[dict, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        n, p = stack.pop()
+        post.append((n, p))
+        for c in n["children"]:
+            q = (*p, c["method"])
+            acc = out.setdefault(q, [0, 0, 0])
+            acc[0] += c["calls"]
+            acc[1] += c["bytecodes"]
+            acc[2] += sum(c.get("allocations", {}).values())
+            stack.append((c, q))
+    inc: dict[int, int] = {}
+    for n, _ in reversed(post):
+        inc[id(n)] = n["bytecodes"] + sum(inc[id(c)] for c in n["children"])
+        if n["children"]:
+            assert n["inclusive_bytecodes"] == inc[id(n)]
+            keys = [(-inc[id(c)], -c["calls"], c["method"]) for c in n["children"]]
+            assert keys == sorted(keys)  # hottest first
+    return out
+
+
+def summed(trees: list[dict]) -> dict[tuple[str, ...], list[int]]:
+    total: dict[tuple[str, ...], list[int]] = {}
+    for t in trees:
+        for k, v in paths(t).items():
+            acc = total.setdefault(k, [0, 0, 0])
+            for i in range(3):
+                acc[i] += v[i]
+    return total
+
+
+def test_streamed_merged_tree_is_the_sum_of_the_thread_trees(multi, tmp_path) -> None:
+    java(multi, tmp_path, 7, output="p.json")
+    p = raw(tmp_path / "p.json")
+    assert sorted(t["name"] for t in p["threads"]) == ["main", "worker-0", "worker-1", "worker-2"]
+    merged = paths(p["root"])
+    assert merged == summed([t["root"] for t in p["threads"]])
+    # and both are what the threads did: 7 workers, and main once
+    work = [v for k, v in merged.items() if k[-1] == "Multi.work(I)J"]
+    assert sum(v[0] for v in work) == 8
+    lines = (tmp_path / "p.json").read_text().splitlines()
+    assert all(line.count('"method"') <= 1 for line in lines)  # one context a line (the fast reader's layout)
+
+
+def test_one_thread_name_is_written_once(multi, tmp_path) -> None:
+    java(multi, tmp_path, 0, output="one.json")
+    p = raw(tmp_path / "one.json")
+    assert p["threads"] == [{"name": "main", "same_as_root": True}]
+    assert load_json(str(tmp_path / "one.json"))["threads"][0]["root"] is not None
+    prof = load(str(tmp_path / "one.json"), merged=False, threads=["main"])
+    assert len(prof.tree("main")) == len(load(str(tmp_path / "one.json")).tree())
+    assert jprewrite_main(["report", str(tmp_path / "one.json"), "--thread", "main", "--color", "never"]) == 0
+
+
+@pytest.mark.parametrize("mode", ["all", "merged-only", "none"])
+def test_threads_option(multi, tmp_path, mode) -> None:
+    java(multi, tmp_path, 4, output="t.json", threads=mode)
+    p = raw(tmp_path / "t.json")
+    names = sorted(t["name"] for t in p["threads"])
+    if mode == "none":
+        assert p["threads"] == []
+    elif mode == "merged-only":
+        assert names == ["main", "worker-0", "worker-1", "worker-2"]
+        assert all(set(t) == {"name"} for t in p["threads"])
+        assert load(str(tmp_path / "t.json")).thread_names == [t["name"] for t in p["threads"]]
+    else:
+        assert all("root" in t for t in p["threads"])
+    assert sum(v[0] for k, v in paths(p["root"]).items() if k[-1] == "Multi.work(I)J") == 5
+
+
+def test_gzip_output_reads_like_plain(multi, tmp_path) -> None:
+    java(multi, tmp_path, 3, output="a.json")
+    java(multi, tmp_path, 3, output="b.json.gz")
+    assert (tmp_path / "b.json.gz").read_bytes()[:2] == b"\x1f\x8b"
+    a, b = raw(tmp_path / "a.json"), raw(tmp_path / "b.json.gz")
+    assert paths(a["root"]) == paths(b["root"])
+    ta, tb = load(str(tmp_path / "a.json")), load(str(tmp_path / "b.json.gz"))
+    assert list(ta.tree().values["calls"]) == list(tb.tree().values["calls"])
+
+
+def test_output_name_placeholders(multi, tmp_path) -> None:
+    p = java(multi, tmp_path, 0, output="prof-%p-%h-%t-100%%.json", collapsed="c-%p.txt")
+    files = sorted(f.name for f in tmp_path.iterdir())
+    (prof,) = [f for f in files if f.startswith("prof-")]
+    m = re.fullmatch(r"prof-(\d+)-(.+)-(\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d)-100%\.json", prof)
+    assert m, files
+    assert f"c-{m.group(1)}.txt" in files
+    assert p.stderr == ""
+
+
+def test_append_from_concurrent_jvms(multi, tmp_path) -> None:
+    java(multi, tmp_path, 2, output="single.json")
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: java(multi, tmp_path, 2, output="shared.json.gz", append="true"), range(4)))
+    shared, single = raw(tmp_path / "shared.json.gz"), raw(tmp_path / "single.json")
+    assert shared["runs"] == 4
+    one = paths(single["root"])
+    assert paths(shared["root"]) == {k: [4 * x for x in v] for k, v in one.items()}
+    threads = {t["name"]: paths(t["root"]) for t in shared["threads"]}
+    assert sorted(threads) == ["main", "worker-0", "worker-1"]
+    for t in single["threads"]:
+        assert threads[t["name"]] == {k: [4 * x for x in v] for k, v in paths(t["root"]).items()}
+    assert paths(shared["root"]) == summed([t["root"] for t in shared["threads"]])
+
+
+def test_append_keeps_a_file_that_is_not_a_profile(multi, tmp_path) -> None:
+    (tmp_path / "x.json").write_text('{"format": "something else"')
+    p = java(multi, tmp_path, 0, output="x.json", append="true")
+    assert (tmp_path / "x.json").read_text() == '{"format": "something else"'
+    assert "cannot append to" in p.stderr and p.stderr.count("\n") == 1
+    (aside,) = [f for f in tmp_path.iterdir() if re.fullmatch(r"x-\d+\.json", f.name)]
+    assert raw(aside)["threads"] == [{"name": "main", "same_as_root": True}]
+
+
+def test_merge_command(multi, tmp_path, capsys) -> None:
+    java(multi, tmp_path, 0, output="one.json")
+    java(multi, tmp_path, 4, output="four.json.gz")
+    out = tmp_path / "m.json"
+    assert jprewrite_main(["merge", str(tmp_path / "one.json"), str(tmp_path / "four.json.gz"), "-o", str(out)]) == 0
+    m, one, four = raw(out), raw(tmp_path / "one.json"), raw(tmp_path / "four.json.gz")
+    assert m["runs"] == 2
+    assert paths(m["root"]) == summed([one["root"], four["root"]])
+    threads = {t["name"]: t["root"] for t in m["threads"]}
+    assert sorted(threads) == ["main", "worker-0", "worker-1", "worker-2"]
+    main_four = next(t["root"] for t in four["threads"] if t["name"] == "main")
+    assert paths(threads["main"]) == summed([one["root"], main_four])
+    # two single-thread profiles stay one tree
+    assert jprewrite_main(["merge", str(tmp_path / "one.json"), str(tmp_path / "one.json"), "-o", str(out)]) == 0
+    assert raw(out)["threads"] == [{"name": "main", "same_as_root": True}]
+
+
+@pytest.mark.parametrize("bad", ["garbage", "truncated", "missing", "truncated-gz"])
+def test_merge_bad_input_is_one_line_and_writes_nothing(multi, tmp_path, capsys, bad) -> None:
+    java(multi, tmp_path, 0, output="one.json")
+    good = tmp_path / "one.json"
+    text = good.read_bytes()
+    b = tmp_path / "bad.json"
+    if bad == "garbage":
+        b.write_text("not json at all\n")
+    elif bad == "truncated":
+        b.write_bytes(text[: len(text) // 2])
+    elif bad == "truncated-gz":
+        b = tmp_path / "bad.json.gz"
+        b.write_bytes(gzip.compress(text)[:-40])
+    capsys.readouterr()
+    out = tmp_path / "out.json"
+    assert jprewrite_main(["merge", str(good), str(b), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("jprewrite: ") and "Traceback" not in err
+    assert not out.exists()
+    assert sorted(f.name for f in tmp_path.iterdir() if f.name.startswith(".out")) == []
+
+
+def test_bytes_per_context(tmp_path) -> None:
+    """A context is 64 bytes of heap (compressed oops), measured in a real JVM."""
+    rt = tmp_path / "rt"
+    for name, data in runtime_classes().items():
+        f = rt / name
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(data)
+    src = tmp_path / "src" / "jprewrite" / "runtime" / "NodeSize.java"
+    src.parent.mkdir(parents=True)
+    src.write_text(NODE_SIZE)
+    subprocess.run([tool("javac"), "-cp", str(rt), "-d", str(tmp_path / "cls"), str(src)], check=True)
+    p = subprocess.run(
+        [
+            tool("java"),
+            "-Xmx1g",
+            "-XX:+UseCompressedOops",
+            "-Djprewrite.output=none",
+            "-cp",
+            f"{rt}:{tmp_path / 'cls'}",
+            "jprewrite.runtime.NodeSize",
+            "400000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert 60 <= float(p.stdout) <= 65, p.stdout
