@@ -32,6 +32,9 @@ CASES = Path(__file__).parent / "sampling_cases"
 #: shares of CPU time within this many percentage points of 70/20/10
 TOLERANCE = 0.08
 SELF = ("partial", "incremental")
+#: for tests that count samples at 1 ms: the default grace period (50 µs) loses the ticket of a thread
+#: that waits for a CPU, which on the loaded test machine is most rounds
+GRACE = {"jprewrite.sample-grace": "500us"}
 
 
 @pytest.fixture(scope="session")
@@ -213,7 +216,7 @@ def test_self_sampling_finds_the_shares_and_leaves_blocked_threads_alone(java, s
         "Shares",
         "yield",
         "2500",
-        props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"},
+        props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms", **GRACE},
     )
     counts = assert_shares(p)
     # a blocked thread may take a sample at the yieldpoint where its method starts, while it still
@@ -239,6 +242,7 @@ def test_waiting_threads_are_sampled_when_asked(java, sampler) -> None:
                 "jprewrite.mode": "sample",
                 "jprewrite.sampler": sampler,
                 "jprewrite.interval": "1ms",
+                **GRACE,
                 "jprewrite.sample-waiting": "true",
             },
         )
@@ -256,7 +260,7 @@ def test_hybrid_samples_land_on_the_exact_nodes(java, sampler) -> None:
         "Hybrid",
         "shares",
         "2000",
-        props={"jprewrite.mode": "hybrid", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"},
+        props={"jprewrite.mode": "hybrid", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms", **GRACE},
     )
     counts = assert_shares(p)
     assert counts["blocked"] <= 4, counts
@@ -274,7 +278,7 @@ def test_hybrid_fresh_tells_frequently_called_from_long_running(java) -> None:
         "Hybrid",
         "fresh",
         "1500",
-        props={"jprewrite.mode": "hybrid", "jprewrite.sampler": "incremental", "jprewrite.interval": "1ms"},
+        props={"jprewrite.mode": "hybrid", "jprewrite.sampler": "incremental", "jprewrite.interval": "1ms", **GRACE},
     )
     check_sampling(p, "incremental", "hybrid")
     n = {short(c): c for c in nodes(p["root"])}
@@ -288,7 +292,9 @@ def test_hybrid_fresh_tells_frequently_called_from_long_running(java) -> None:
 @pytest.mark.parametrize("sampler", SELF)
 def test_sample_mode_fresh_frames(java, sampler) -> None:
     proc, p = java(
-        "Fresh", "1500", props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"}
+        "Fresh",
+        "1500",
+        props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms", **GRACE},
     )
     check_sampling(p, sampler, "sample")
     n = {short(c): c for c in nodes(p["root"])}
@@ -299,6 +305,26 @@ def test_sample_mode_fresh_frames(java, sampler) -> None:
     # the thread's outer frames stay on the stack: fresh once, at the first sample
     run = next(c for c in nodes(p["root"]) if short(c) == "alternate")
     assert run["fresh"] <= inclusive(run) // 2
+
+
+@pytest.mark.parametrize("sampler", SELF)
+def test_sample_mode_a_frame_sampled_at_its_entry_is_fresh(java, sampler) -> None:
+    """``tiny`` is called from one call site by a loop without a yieldpoint: every sample is taken at
+    tiny's entry yieldpoint, in an activation begun since the previous sample, yet every stack walk
+    looks the same. Comparing walks alone called all but the first sample old."""
+    proc, p = java(
+        "Fresh",
+        "1500",
+        "entries",
+        props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"},
+    )
+    check_sampling(p, sampler, "sample")
+    tiny = next(c for c in nodes(p["root"]) if short(c) == "tiny")
+    assert tiny["samples"] >= 10, tiny  # few on a loaded machine: a thread not running loses its ticket
+    assert tiny["fresh"] == tiny["samples"], tiny
+    # its caller stays on the stack all along: fresh once, at the first sample
+    entries = next(c for c in nodes(p["root"]) if short(c) == "entries")
+    assert entries.get("fresh", 0) <= 2, entries
 
 
 def test_hybrid_keeps_the_exact_counts(java) -> None:
@@ -351,7 +377,10 @@ def test_rewritten_hybrid_keeps_the_exact_tree_and_samples_it(java, det_jars) ->
 @pytest.mark.parametrize("sampler", SELF)
 def test_rewritten_sample_mode_samples_itself(java, det_jars, sampler) -> None:
     _, p = java(
-        "Det", "60", classpath=det_jars["sample"], props={"jprewrite.sampler": sampler, "jprewrite.interval": "1ms"}
+        "Det",
+        "60",
+        classpath=det_jars["sample"],
+        props={"jprewrite.sampler": sampler, "jprewrite.interval": "1ms", **GRACE},
     )
     s = check_sampling(p, sampler, "sample")  # mode inferred: no MethodIds in sample mode
     assert all(n["calls"] == 0 and n["bytecodes"] == 0 for n in nodes(p["root"]))
@@ -380,6 +409,53 @@ def test_threads_that_cannot_reach_a_yieldpoint_never_hang_the_sampler(java, sam
     # a round never outlives its interval by much: the latency is bounded (a sample started before the
     # deadline finishes after it), and tickets nobody could take are counted lost, not waited for
     assert s["rounds"] >= 300
+
+
+@pytest.mark.parametrize("sampler", SELF)
+def test_a_round_waiting_for_a_thread_that_never_comes_stays_armed_only_its_grace(java, sampler) -> None:
+    """Four tickets, three runnable threads of which only ``busy`` reaches yieldpoints: the round
+    cannot complete. ``busy`` samples itself, and then every yieldpoint it passes calls into the
+    sampler until the round stops arming them: after its grace period (100 µs here), not at the next
+    tick (20 ms), which on a busy machine is later still. Before this was fixed a round stayed armed
+    to the tick: up to a million calls per such round (one loop iteration of ``busy`` takes at least
+    a ``System.nanoTime()``, 15-40 ns); now busy ends the round itself, at the first 256th pass after
+    the grace: at most 100 µs / 15 ns + 256 calls, about 7,000."""
+    proc, p = java(
+        "Stuck",
+        "1500",
+        "0",
+        stdin=True,
+        timeout=90,
+        props={
+            "jprewrite.mode": "sample",
+            "jprewrite.sampler": sampler,
+            "jprewrite.interval": "20ms",
+            "jprewrite.sample-threads": "4",
+            "jprewrite.sample-grace": "100us",
+        },
+    )
+    s = check_sampling(p, sampler, "sample")
+    assert s["grace_ns"] == 100_000
+    assert s["rounds_expired"] >= 1, s  # the first round at least: the stuck threads were counted runnable
+    assert s["armed_ns"]["count"] >= 0.9 * s["rounds"] - 2, s
+    # every taken yieldpoint is counted: busy's first call of a round, then its passes through the
+    # per-thread check while the round stays armed
+    assert s["samples"] <= s["yieldpoint_calls"] <= s["samples"] + s["rounds"] + 20_000 * s["rounds_expired"], s
+
+
+def test_the_yieldpoints_slow_path_is_never_inlined(runtime_dir) -> None:
+    """``Sampler.pass`` must stay above C2's FreqInlineSize (325 bytes of bytecode): inlined, the
+    sampler's code lands in every yieldpoint of every compiled method once rounds make the branch
+    hot, and C2 falls behind (sunflow took 60 % more CPU for a few hundred samples)."""
+    from jprewrite.classfile import read_class
+
+    cf = read_class((runtime_dir / "jprewrite/runtime/Sampler.class").read_bytes())
+    size = len(next(m for m in cf.methods if m.name == "pass").code().code)
+    assert size > 325, size
+    sampling = read_class((runtime_dir / "jprewrite/runtime/Sampling.class").read_bytes())
+    for m in sampling.methods:
+        if m.name == "yieldpoint":  # only forwards, below MaxInlineSize (35): inlined even where cold
+            assert len(m.code().code) < 35, (m.descriptor, len(m.code().code))
 
 
 def test_sample_waiting_takes_threads_stuck_in_native_code_too(java) -> None:
@@ -440,6 +516,8 @@ BAD_PROPS = [
     ("jprewrite.sampler", "jvmti"),
     ("jprewrite.sample-threads", "0"),
     ("jprewrite.sample-waiting", "yes"),
+    ("jprewrite.sample-grace", "2"),
+    ("jprewrite.sample-grace", "20ms"),  # longer than the default interval
 ]
 
 

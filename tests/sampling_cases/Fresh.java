@@ -15,6 +15,13 @@ public class Fresh {
 
     public static void main(String[] args) throws Exception {
         long end = System.nanoTime() + Long.parseLong(args[0]) * 1000000L;
+        if (args.length > 1 && args[1].equals("entries")) {
+            Thread t = new Thread(() -> entries(end), "entries");
+            t.start();
+            t.join();
+            System.out.println("done " + (sink & 1));
+            return;
+        }
         Thread t = new Thread(() -> alternate(end), "fresh");
         t.start();
         t.join();
@@ -56,6 +63,31 @@ public class Fresh {
             }
             sink++;
         }
+    }
+
+    /**
+     * {@code tiny} called again and again from one call site, by a loop without a yieldpoint of its
+     * own (as if the rewriting had left it alone): every sample lands at tiny's entry yieldpoint, in
+     * an activation begun since the previous sample, while the stack looks the same every time.
+     */
+    static void entries(long end) {
+        if (Sampling.requested != 0) {
+            Sampling.yieldpoint();
+        }
+        while (System.nanoTime() < end) {
+            sink += tiny();
+        }
+    }
+
+    static long tiny() {
+        if (Sampling.requested != 0) {
+            Sampling.yieldpoint();
+        }
+        long x = 0;
+        for (int i = 0; i < 50; i++) {
+            x += i * 7;   // no yieldpoint: the entry's is the only one
+        }
+        return x;
     }
 
     static long quick() {

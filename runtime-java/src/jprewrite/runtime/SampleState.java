@@ -19,6 +19,20 @@ final class SampleState {
     volatile int seenRound;
     /** The last round in which it took a ticket (owner only). */
     int takenRound;
+    /**
+     * Calls into the sampler past the yieldpoints' per-thread check (owner only; summed at exit into
+     * the profile's {@code yieldpoint_calls}): what a round costs the threads beyond their samples.
+     */
+    long slowCalls;
+
+    /**
+     * The bytecode index of a method's entry yieldpoint's call: {@code getstatic requested} (3 bytes)
+     * and {@code ifeq} (3 bytes) at the start of the body, then {@code invokestatic yieldpoint()}. A
+     * thread sampled there has executed nothing of the method yet, so the frame was entered since its
+     * previous sample even when the stack looks the same as then (a method called again and again
+     * from one call site, which a stack walk alone cannot tell from one long activation).
+     */
+    static final int ENTRY_YIELDPOINT_BCI = 6;
 
     /** The previous sample, bottom (outermost) frame first: nodes, frame classes (null: unknown) and bcis. */
     private Node[] path = new Node[64];
@@ -67,6 +81,12 @@ final class SampleState {
 
     // ------------------------------------------------------------------ sample mode: the thread's own stack
 
+    /** A self-sample: walk the calling thread's own stack, then record it. */
+    void walkAndRecord(boolean incremental) throws Throwable {
+        walk.walk();
+        recordWalk(incremental);
+    }
+
     /**
      * Record the stack just walked into {@link #walk} (top frame first) in the sampled tree. With
      * {@code incremental}, the frames shared with the previous sample (same class and bytecode index
@@ -79,6 +99,9 @@ final class SampleState {
         int d = w.depth;
         ensure(d);
         int shared = shared(w, d);
+        if (shared == d && d > 0 && w.bcis[0] == ENTRY_YIELDPOINT_BCI) {
+            shared = d - 1;   // the top frame has just been entered: a new activation, fresh
+        }
         Node node;
         if (incremental) {
             node = shared == 0 ? root : path[shared - 1];

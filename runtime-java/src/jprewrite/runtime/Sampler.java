@@ -18,8 +18,11 @@ import java.util.concurrent.locks.LockSupport;
  * {@code sample-threads}, at most the runnable threads that can reach a yieldpoint) and sets
  * {@link Sampling#requested}; the first threads to reach a yieldpoint take a ticket and sample
  * themselves (no other thread pauses); the last ticket clears the field. A round whose tickets are
- * not all taken by the next tick ends there and counts the rest as lost: a thread in a long native
- * call, or running code without yieldpoints, never hangs the sampler. With {@code sample-waiting},
+ * not all taken within its grace period (a twentieth of the interval, 50 to 500 µs) ends there and
+ * counts the rest as lost: a thread in a long native call, running code without yieldpoints, or
+ * runnable but not running (descheduled), never hangs the sampler, and the threads that did sample
+ * themselves pass their yieldpoints through the cheap per-thread check of {@link Sampling} only for
+ * that long. With {@code sample-waiting},
  * the samples are split between runnable and blocked/waiting threads in proportion to their numbers
  * (§3.1), and the sampler thread takes the waiting ones itself while the others run to a yieldpoint.</li>
  * </ul>
@@ -37,8 +40,10 @@ final class Sampler implements Runnable {
     final SamplingStats stats = new SamplingStats();
     private final Thread thread;
     private volatile boolean stopped;
-    /** The open round of the ticket samplers, or null. */
-    volatile Round current;
+    /** The open round of the ticket samplers, or null: what {@link Sampling}'s yieldpoints read. */
+    static volatile Round open;
+    /** How long a round waits for its tickets to be taken (see {@link SamplingConfig#graceNs}). */
+    private final long graceNs;
     /** Ticks of the ticket samplers so far (the id of the latest round). */
     private int roundIds;
     private final Random random = new Random(12345);
@@ -60,12 +65,74 @@ final class Sampler implements Runnable {
         final AtomicInteger tickets;
         final AtomicInteger done = new AtomicInteger();
         final AtomicLong lastEnd = new AtomicLong(-1);
+        /**
+         * The threads that took a ticket, in the order they took them (plain stores: a thread reads
+         * only its own entry back, which program order makes visible to it; other threads see null or
+         * another thread, never themselves).
+         */
+        final Thread[] takers;
+        /** When the grace period is over (a {@link System#nanoTime()} value). */
+        final long expires;
+        /**
+         * Per taker (every 16th int: one cache line each), its passes through the per-thread check
+         * while the round stays open: every 256th looks at the clock (see {@link #lingering()}).
+         */
+        private final int[] passes;
+        /** When {@link Sampling#requested} was cleared for this round (0: not yet). */
+        final AtomicLong disarmed = new AtomicLong();
 
-        Round(int id, int issued, long start) {
+        Round(int id, int issued, long start, long grace) {
             this.id = id;
             this.issued = issued;
             this.start = start;
             this.tickets = new AtomicInteger(issued);
+            this.takers = new Thread[issued];
+            this.expires = start + grace;
+            this.passes = new int[issued << 4];
+        }
+
+        /** Whether {@code t} took a ticket in this round: the check every yieldpoint makes while it is open. */
+        boolean took(Thread t) {
+            Thread[] k = takers;
+            for (int i = 0; i < k.length; i++) {
+                if (k[i] == t) {
+                    if ((++passes[i << 4] & 255) == 0) {
+                        lingering();
+                    }
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * A thread that sampled itself keeps passing yieldpoints while the round waits for others: once
+         * the grace period is over it ends the round itself. The sampler thread would, but on a busy
+         * machine it may not be scheduled for milliseconds, and until {@link Sampling#requested} is
+         * cleared every yieldpoint of every thread takes the slower path. The tickets left are
+         * counted lost by the sampler thread when it wakes.
+         */
+        private void lingering() {
+            if (System.nanoTime() - expires > 0) {
+                disarm();
+            }
+        }
+
+        /** Clear {@link Sampling#requested} if this round is the open one, noting when (the first time). */
+        void disarm() {
+            if (open == this) {
+                Sampling.requested = 0;
+                disarmed.compareAndSet(0, System.nanoTime());
+            }
+        }
+
+        /** The passes of the takers through the per-thread check (read once the round is closed). */
+        long passes() {
+            long n = 0;
+            for (int i = 0; i < passes.length; i += 16) {
+                n += passes[i];
+            }
+            return n;
         }
     }
 
@@ -88,6 +155,7 @@ final class Sampler implements Runnable {
     private Sampler(SamplingConfig cfg, int mode) {
         this.cfg = cfg;
         this.mode = mode;
+        this.graceNs = cfg.graceNs;
         this.thread = new Thread(this, "jprewrite-sampler");
     }
 
@@ -108,7 +176,26 @@ final class Sampler implements Runnable {
     /** The profile's {@code "sampling"} object, or null when no sampler ran. */
     static String report() {
         Sampler s = active;
-        return s == null ? null : s.stats.json(s.cfg, s.mode);
+        if (s == null) {
+            return null;
+        }
+        if (s.thread.isAlive()) {
+            s.stats.samplerCpuNs = s.cpuTime();
+        }
+        return s.stats.json(s.cfg, s.mode);
+    }
+
+    /**
+     * The sampler thread's CPU time so far (ns), or -1 where the JVM cannot tell (no
+     * {@code java.management} module): the part of sampling's cost that no sampled thread pays.
+     */
+    private long cpuTime() {
+        try {
+            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+            return mx.isThreadCpuTimeSupported() ? mx.getThreadCpuTime(thread.getId()) : -1;
+        } catch (Throwable e) {
+            return -1;
+        }
     }
 
     /**
@@ -122,6 +209,7 @@ final class Sampler implements Runnable {
         }
         s.stopped = true;
         Sampling.requested = 0;
+        open = null;
         LockSupport.unpark(s.thread);
         try {
             s.thread.join(s.cfg.intervalNs / 1000000L + 200L);
@@ -132,43 +220,58 @@ final class Sampler implements Runnable {
 
     // ------------------------------------------------------------------ the sampling thread's side
 
-    /** {@link Sampling#yieldpoint(Node)}; {@code inferred}: the mode was not given, and nodes mean hybrid. */
-    static void yieldAt(Node node, boolean inferred) {
-        Sampler s = active;
-        if (s == null || node == null) {
-            return;
-        }
-        if (inferred && s.mode != SamplingConfig.HYBRID) {
-            s.mode = SamplingConfig.HYBRID;
-        }
-        s.yielded(node.root, node);
-    }
+    /** {@link #pass}'s {@code kind}: sample mode, hybrid mode, hybrid mode inferred from the code. */
+    static final int SELF = 0;
+    static final int NODE = 1;
+    static final int NODE_INFERRED = 2;
 
-    /** {@link Sampling#yieldpoint()}. */
-    static void yieldSelf() {
+    /**
+     * Every yieldpoint taken ({@link Sampling#requested} set) comes here: if a round is open and this
+     * thread has not sampled itself in it, take a ticket if one is left and sample itself (the node in
+     * hybrid mode, its own stack in sample mode).
+     *
+     * <p>One method, and more than 325 bytes of bytecode on purpose ({@code tests/test_sampling.py}
+     * checks): C2 inlines a hot callee up to {@code FreqInlineSize} (325 bytes), and once rounds have
+     * made a yieldpoint's branch hot, an inlinable slow path would be copied into every yieldpoint of
+     * every compiled method. That made C2 compile several times longer, its queue backed up, and
+     * methods ran for seconds in profiled C1 code: sunflow's threads took 60 % more CPU, with only a few
+     * hundred samples taken. Kept out of line, a taken yieldpoint is one call in compiled code.
+     */
+    static void pass(Node node, int kind) {
+        Round rd = open;
+        Thread me = Thread.currentThread();
+        if (rd == null || rd.took(me)) {
+            return;   // between rounds, or sampled in this one already: nothing is cleared globally
+        }
         Sampler s = active;
-        if (s == null) {
-            return;
-        }
-        if (s.current != null) {
-            s.yielded(ThreadRoot.current(), null);   // marks the thread seen even when no ticket is left
-        }
-    }
-
-    /** A thread at a yieldpoint while a round is open: take a ticket if one is left, and sample itself. */
-    void yielded(ThreadRoot r, Node node) {
-        Round rd = current;
-        if (rd == null) {
-            return;
+        ThreadRoot r;
+        if (kind == SELF) {
+            if (s == null) {
+                return;
+            }
+            r = ThreadRoot.current();   // marks the thread seen even when no ticket is left
+        } else {
+            if (s == null || node == null) {
+                return;
+            }
+            if (kind == NODE_INFERRED && s.mode != SamplingConfig.HYBRID) {
+                s.mode = SamplingConfig.HYBRID;
+            }
+            r = node.root;
         }
         SampleState st = r.sampleState;
         if (st == null) {
-            st = newState(r);
+            st = s.newState(r);
         }
+        st.slowCalls++;
         if (st.seenRound != rd.id) {
             st.seenRound = rd.id;
         }
         if (st.takenRound == rd.id || rd.tickets.get() <= 0) {
+            return;
+        }
+        if (System.nanoTime() - rd.expires > 0) {
+            rd.disarm();   // too late: the round is over (its sampler thread has not woken yet)
             return;
         }
         int left = rd.tickets.decrementAndGet();
@@ -176,16 +279,16 @@ final class Sampler implements Runnable {
             return;
         }
         st.takenRound = rd.id;
-        if (left == 0 && current == rd) {
-            Sampling.requested = 0;   // the last ticket: no more threads need to stop
+        rd.takers[rd.issued - 1 - left] = me;
+        if (left == 0) {
+            rd.disarm();   // the last ticket: no more threads need to stop
         }
         long t0 = System.nanoTime();
         try {
             if (node != null) {
                 st.recordNode(node);
             } else if (Frames.canWalk()) {
-                st.walk.walk();
-                st.recordWalk(cfg.sampler == SamplingConfig.INCREMENTAL);
+                st.walkAndRecord(s.cfg.sampler == SamplingConfig.INCREMENTAL);
             } else {
                 st.recordTrace(new Throwable().getStackTrace(), null);
             }
@@ -193,14 +296,12 @@ final class Sampler implements Runnable {
             Log.once("sampling.self", "a thread could not sample itself", e);
         }
         long end = System.nanoTime();
-        stats.cost(end - t0);
+        s.stats.cost(end - t0);
         long last;
         while ((last = rd.lastEnd.get()) < end && !rd.lastEnd.compareAndSet(last, end)) {
             // retry: another thread of the round finished at the same time
         }
-        if (rd.done.incrementAndGet() == rd.issued) {
-            LockSupport.unpark(thread);
-        }
+        rd.done.incrementAndGet();
     }
 
     private SampleState newState(ThreadRoot r) {
@@ -209,6 +310,7 @@ final class Sampler implements Runnable {
             if (st == null) {
                 st = new SampleState(r, stats);
                 r.sampleState = st;
+                stats.add(st);
             }
             return st;
         }
@@ -229,12 +331,11 @@ final class Sampler implements Runnable {
             if (stopped) {
                 break;
             }
-            long deadline = now + interval;
             try {
                 if (cfg.sampler == SamplingConfig.SAFEPOINT) {
                     safepointRound();
                 } else {
-                    ticketRound(deadline);
+                    ticketRound();
                 }
             } catch (Throwable e) {
                 Log.once("sampling.round", "a sampling round failed", e);
@@ -245,8 +346,14 @@ final class Sampler implements Runnable {
                 next = now + interval / 2;   // fell behind: no burst of rounds to catch up
             }
         }
-        current = null;
+        try {
+            closeRound();
+        } catch (Throwable e) {
+            Log.once("sampling.round", "a sampling round failed", e);
+        }
+        open = null;
         Sampling.requested = 0;
+        stats.samplerCpuNs = cpuTime();   // now: once this thread has ended the JVM no longer tells
     }
 
     /** The JVMTI-style baseline: every thread's stack in one global safepoint. */
@@ -280,8 +387,40 @@ final class Sampler implements Runnable {
         stats.round(taken, 0, waiting, considered, taken > 0 ? latency : -1);
     }
 
-    /** One round of tickets: runnable threads sample themselves, the sampler takes waiting ones. */
-    private void ticketRound(long deadline) {
+    /** The round opened at the last tick, closed at the next one (sampler thread only). */
+    private static final class Pending {
+        final Round rd;
+        final ArrayList<Thread> runnable;
+        final int tickets;
+        final int waitingTaken;
+        final int waitingLost;
+        final long lastWaiting;
+        final long start;
+        final int considered;
+
+        Pending(Round rd, ArrayList<Thread> runnable, int tickets, int waitingTaken, int waitingLost,
+                long lastWaiting, long start, int considered) {
+            this.rd = rd;
+            this.runnable = runnable;
+            this.tickets = tickets;
+            this.waitingTaken = waitingTaken;
+            this.waitingLost = waitingLost;
+            this.lastWaiting = lastWaiting;
+            this.start = start;
+            this.considered = considered;
+        }
+    }
+
+    private Pending pending;
+
+    /**
+     * One tick of the ticket samplers: close the round of the previous tick, then open the next one
+     * (runnable threads sample themselves, the sampler takes waiting ones). The sampler thread wakes
+     * once per interval: the round's grace period is enforced by the threads themselves
+     * ({@link #pass}, {@link Round#took}), so nobody waits for it.
+     */
+    private void ticketRound() {
+        closeRound();
         ArrayList<Thread> runnable = new ArrayList<Thread>();
         ArrayList<Thread> waiting = new ArrayList<Thread>();
         classify(runnable, waiting);
@@ -302,8 +441,8 @@ final class Sampler implements Runnable {
         Round rd = null;
         int id = ++roundIds;   // every tick, tickets or not: quiet threads' probes count ticks
         if (tickets > 0) {
-            rd = new Round(id, tickets, t0);
-            current = rd;
+            rd = new Round(id, tickets, t0, graceNs);
+            open = rd;
             Sampling.requested = 1;
         }
         int waitingTaken = 0;
@@ -320,39 +459,38 @@ final class Sampler implements Runnable {
                 stats.cost(lastWaiting - s0);
             }
         }
-        int lost = w - waitingTaken;
+        pending = new Pending(rd, runnable, tickets, waitingTaken, w - waitingTaken, lastWaiting, t0,
+                runnable.size() + waiting.size());
+    }
+
+    /** Close the open round: tickets not taken are lost; the round's counts go to the statistics. */
+    private void closeRound() {
+        Pending p = pending;
+        if (p == null) {
+            return;
+        }
+        pending = null;
+        int lost = p.waitingLost;
         int taken = 0;
-        long last = lastWaiting;
+        long last = p.lastWaiting;
+        Round rd = p.rd;
         if (rd != null) {
-            awaitRound(rd, deadline);
-            Sampling.requested = 0;
+            rd.disarm();
             int left = Math.max(0, rd.tickets.getAndSet(Integer.MIN_VALUE / 2));
-            current = null;
-            taken = tickets - left;
+            open = null;
+            long off = rd.disarmed.get();
+            stats.armed((off != 0 ? off : System.nanoTime()) - p.start, rd.passes());
+            taken = p.tickets - left;
             lost += left;
             awaitDone(rd, taken);
             if (left > 0) {
-                markQuiet(runnable, rd.id);
+                stats.expired();
+                markQuiet(p.runnable, rd.id);
             }
             last = Math.max(last, rd.lastEnd.get());
         }
-        int samples = taken + waitingTaken;
-        stats.round(samples, lost, waitingTaken, runnable.size() + waiting.size(),
-                samples > 0 && last >= 0 ? last - t0 : -1);
-    }
-
-    /** Wait until every ticket is taken and sampled, or the deadline (the next tick) has come. */
-    private void awaitRound(Round rd, long deadline) {
-        for (;;) {
-            if (rd.done.get() >= rd.issued || stopped) {
-                return;
-            }
-            long now = System.nanoTime();
-            if (now >= deadline) {
-                return;
-            }
-            LockSupport.parkNanos(deadline - now);
-        }
+        int samples = taken + p.waitingTaken;
+        stats.round(samples, lost, p.waitingTaken, p.considered, samples > 0 && last >= 0 ? last - p.start : -1);
     }
 
     /** Threads that took a ticket are sampling themselves: a few microseconds; never wait forever. */

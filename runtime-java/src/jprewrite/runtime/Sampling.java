@@ -63,12 +63,13 @@ public final class Sampling {
      * Hybrid mode's yieldpoint: if a ticket is left in this round and this thread has not taken one,
      * take it; the sample is {@code node}, the thread's current calling context.
      *
-     * <p>Both yieldpoints only forward to a method too large for the JIT to inline at a cold call
-     * site: once sampling has taken the branch, the compiled caller holds one call instruction, not
-     * the sampler's code (which would crowd out the caller's own inlining).
+     * <p>Both yieldpoints only forward to one method too large for the JIT to inline even where it is
+     * called often ({@link Sampler#pass}): once sampling has taken the branch, the compiled caller holds
+     * one call instruction there, not the sampler's code (which would make every compiled method with
+     * yieldpoints larger and slower to compile).
      */
     public static void yieldpoint(Node node) {
-        Sampler.yieldAt(node, inferred);
+        Sampler.pass(node, inferred ? Sampler.NODE_INFERRED : Sampler.NODE);
     }
 
     /**
@@ -76,7 +77,7 @@ public final class Sampling {
      * take it and walk this thread's own stack into its sampled calling context tree.
      */
     public static void yieldpoint() {
-        Sampler.yieldSelf();
+        Sampler.pass(null, Sampler.SELF);
     }
 
     /** Whether a sampler runs in this JVM (loading this class starts it when the settings ask for one). */

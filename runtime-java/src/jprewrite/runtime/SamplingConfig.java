@@ -30,13 +30,32 @@ final class SamplingConfig {
     final int sampler;
     final int threads;
     final boolean waiting;
+    /**
+     * How long a round of the ticket samplers waits for its tickets to be taken before it counts the
+     * rest lost ({@code jprewrite.sample-grace}; default {@link #defaultGrace}): the longest a thread
+     * that sampled itself keeps passing the yieldpoints' per-thread check, and a bound on latency.
+     */
+    final long graceNs;
 
-    private SamplingConfig(int mode, long intervalNs, int sampler, int threads, boolean waiting) {
+    private SamplingConfig(int mode, long intervalNs, int sampler, int threads, boolean waiting, long graceNs) {
         this.mode = mode;
         this.intervalNs = intervalNs;
         this.sampler = sampler;
         this.threads = threads;
         this.waiting = waiting;
+        this.graceNs = graceNs;
+    }
+
+    /**
+     * A twentieth of the interval, at least 50 µs (timer slack makes shorter waits meaningless) and at
+     * most 500 µs, never more than half the interval: a running thread reaches a yieldpoint within
+     * microseconds, so a ticket still untaken after that belongs to a thread that is not running
+     * (descheduled, in native code, in a long JDK call), which has no CPU time to attribute, while
+     * the threads that did sample themselves pay a call at every yieldpoint until the round ends.
+     */
+    static long defaultGrace(long intervalNs) {
+        long g = Math.max(50000L, Math.min(500000L, intervalNs / 20));
+        return Math.min(g, intervalNs / 2);
     }
 
     /** A bad setting; the message is the whole line (without the "jprewrite: " prefix). */
@@ -90,7 +109,15 @@ final class SamplingConfig {
             }
             waiting = w.equals("true");
         }
-        return new SamplingConfig(mode, interval, sampler, threads, waiting);
+        long grace = defaultGrace(interval);
+        String g = Config.property("jprewrite.sample-grace");
+        if (g != null) {
+            grace = parseInterval(g);
+            if (grace < 0 || grace > interval) {
+                throw bad("jprewrite.sample-grace", g, "must be a time with a unit, ms or us, from 10us to the interval");
+            }
+        }
+        return new SamplingConfig(mode, interval, sampler, threads, waiting, grace);
     }
 
     private static Bad bad(String key, String value, String why) {

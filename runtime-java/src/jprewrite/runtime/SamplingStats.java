@@ -19,6 +19,20 @@ final class SamplingStats {
     final Histogram latency = new Histogram();
     /** Time one sample took in the sampled thread (self-sampling) or in the sampler (others). */
     final Histogram cost = new Histogram();
+    /** CPU time of the sampler thread (ns, -1: unknown), read when the profile is written. */
+    volatile long samplerCpuNs = -1;
+    /**
+     * Per round of the ticket samplers, how long {@link Sampling#requested} stayed set (every
+     * yieldpoint of every thread calls into the sampler meanwhile): the cost a round puts on the
+     * threads beyond their own samples.
+     */
+    final Histogram armed = new Histogram();
+    /** Passes of threads that had sampled themselves through the yieldpoints' per-thread check. */
+    long passes;
+    /** Rounds that ended with tickets left when their grace period was over. */
+    long expired;
+    /** Every thread's sampling state, for the sum of their {@link SampleState#slowCalls} at exit. */
+    private final java.util.ArrayList<SampleState> states = new java.util.ArrayList<SampleState>();
 
     synchronized void round(int taken, int missed, int waiting, int considered, long latencyNs) {
         rounds++;
@@ -39,6 +53,28 @@ final class SamplingStats {
         threadsSeen++;
     }
 
+    synchronized void armed(long ns, long takerPasses) {
+        armed.add(ns);
+        passes += takerPasses;
+    }
+
+    synchronized void expired() {
+        expired++;
+    }
+
+    synchronized void add(SampleState st) {
+        states.add(st);
+    }
+
+    /** Calls into the sampler past the yieldpoints' per-thread check, all threads (racy reads at exit: a count). */
+    private long slowCalls() {
+        long n = 0;
+        for (SampleState st : states) {
+            n += st.slowCalls;
+        }
+        return n;
+    }
+
     /** The top-level {@code "sampling"} object of the profile. */
     synchronized String json(SamplingConfig cfg, int mode) {
         StringBuilder sb = new StringBuilder(256);
@@ -47,17 +83,29 @@ final class SamplingStats {
         sb.append(",\"interval_ns\":").append(cfg.intervalNs);
         sb.append(",\"sample_threads\":").append(cfg.threads);
         sb.append(",\"sample_waiting\":").append(cfg.waiting);
+        if (cfg.sampler != SamplingConfig.SAFEPOINT) {
+            sb.append(",\"grace_ns\":").append(cfg.graceNs);
+        }
         sb.append(",\"rounds\":").append(rounds);
         sb.append(",\"samples\":").append(samples);
         sb.append(",\"lost\":").append(lost);
         sb.append(",\"waiting_samples\":").append(waitingSamples);
         sb.append(",\"threads_seen\":").append(threadsSeen);
+        if (cfg.sampler != SamplingConfig.SAFEPOINT) {
+            sb.append(",\"rounds_expired\":").append(expired);
+            sb.append(",\"yieldpoint_calls\":").append(slowCalls() + passes);
+        }
         sb.append(",\"threads_per_round\":").append(rounds == 0 ? "0" : String.format(java.util.Locale.ROOT,
                 "%.2f", threadsConsidered / (double) rounds));
+        sb.append(",\"sampler_cpu_ns\":").append(samplerCpuNs);
         sb.append(",\"latency_ns\":");
         latency.json(sb);
         sb.append(",\"sample_cost_ns\":");
         cost.json(sb);
+        if (cfg.sampler != SamplingConfig.SAFEPOINT) {
+            sb.append(",\"armed_ns\":");
+            armed.json(sb);
+        }
         return sb.append('}').toString();
     }
 
@@ -70,6 +118,7 @@ final class SamplingStats {
         private final long[] counts = new long[64 + 58 * SUB];
         long n;
         long max;
+        long sum;
 
         void add(long v) {
             if (v < 0) {
@@ -77,6 +126,7 @@ final class SamplingStats {
             }
             counts[index(v)]++;
             n++;
+            sum += v;
             if (v > max) {
                 max = v;
             }
@@ -125,6 +175,7 @@ final class SamplingStats {
             sb.append("{\"median\":").append(quantile(0.5));
             sb.append(",\"p97_5\":").append(quantile(0.975));
             sb.append(",\"max\":").append(max);
+            sb.append(",\"sum\":").append(sum);
             sb.append(",\"count\":").append(n).append('}');
         }
     }
