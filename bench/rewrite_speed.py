@@ -111,18 +111,20 @@ def child_cpu(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float,
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), r
 
 
-def jprewrite_env() -> dict[str, str]:
+def jprewrite_env(pythonpath: str | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("JPREWRITE_VERIFY", None)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
     return env
 
 
-def run_jprewrite(jars: list[Path], counting: str, scratch: Path) -> float:
+def run_jprewrite(jars: list[Path], counting: str, scratch: Path, pythonpath: str | None = None) -> float:
     out = Path(tempfile.mkdtemp(prefix="rw-", dir=scratch))
     cmd = [sys.executable, "-m", "jprewrite.cli.main", "rewrite", *map(str, jars), "--output-dir", str(out)]
     cmd += ["--jobs", "1", "--quiet", "--counting", counting]
     try:
-        cpu, _ = child_cpu(cmd, jprewrite_env())
+        cpu, _ = child_cpu(cmd, jprewrite_env(pythonpath))
     finally:
         subprocess.run(["rm", "-rf", str(out)], check=False)
     return cpu
@@ -243,6 +245,12 @@ def main() -> None:
     p.add_argument("--no-phases", action="store_true")
     p.add_argument("--no-jvm", action="store_true", help="leave out JaCoCo and ASM")
     p.add_argument("--scratch", default=os.environ.get("BENCH_SCRATCH", tempfile.gettempdir()))
+    p.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="a directory holding another version of the package as jprewrite/ (put first on PYTHONPATH): "
+        "each repeat rewrites with it too, for a before/after in one run",
+    )
     p.add_argument("--child-phases", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child_phases:
@@ -256,11 +264,16 @@ def main() -> None:
     print(f"{len(jars)} jars, {n} classes: {', '.join(j.name for j in jars)}")
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; counting {a.counting}; {a.repeats} repeats")
     print(f"load average at start: {load_average()}")
-    rows: dict[str, list] = {"jprewrite": [], "jacoco": [], "asm copy": []}
+    rows: dict[str, list] = {"jprewrite": [], "baseline": [], "jacoco": [], "asm copy": []}
     for r in range(1, a.repeats + 1):
+        line = f"  repeat {r}:"
+        if a.baseline:
+            cpu = run_jprewrite(jars, a.counting, scratch, a.baseline)
+            rows["baseline"].append(cpu)
+            line += f" baseline {cpu:.2f}s CPU ({n / cpu:.0f} classes/s);"
         cpu = run_jprewrite(jars, a.counting, scratch)
         rows["jprewrite"].append(cpu)
-        line = f"  repeat {r}: jprewrite {cpu:.2f}s CPU ({n / cpu:.0f} classes/s)"
+        line += f" jprewrite {cpu:.2f}s CPU ({n / cpu:.0f} classes/s)"
         if tools is not None:
             jac = run_instr_bench("jacoco", jars, tools)
             asm = run_instr_bench("copy", jars, tools)
@@ -274,6 +287,9 @@ def main() -> None:
     med = statistics.median(rows["jprewrite"])
     print(f"\n{'tool':24} {'median s':>9} {'classes/s':>10}")
     print(f"{'jprewrite (cold, CPU)':24} {med:9.2f} {n / med:10.0f}   (goal >= 500 classes/s)")
+    if rows["baseline"]:
+        b = statistics.median(rows["baseline"])
+        print(f"{'baseline (cold, CPU)':24} {b:9.2f} {n / b:10.0f}   (jprewrite is {b / med:.2f}x faster)")
     for tool in ("jacoco", "asm copy"):
         if rows[tool]:
             for key, label in (("cold", "cold pass"), ("warm", "warm pass"), ("jvm_cpu", "JVM CPU")):
