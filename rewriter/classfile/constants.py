@@ -801,18 +801,21 @@ class ConstantPool:
 
     def add(self, const: Constant) -> int:
         """Index of an entry equal to ``const``, appending it if the pool has none."""
-        index = self._build_index()
+        index = self._index
+        if index is None:
+            index = self._build_index()
         key = const.key()
         found = index.get(key)
         if found is not None:
             return found
         i = len(self._tags)
-        if i + const.width > 0x10000:
+        width = const.width
+        if i + width > 0x10000:
             raise ClassFormatError("constant pool would exceed 65535 entries")
         self._tags.append(const.tag)
         self._offsets.append(-1)
         self._cache.append(const)
-        if const.width == 2:
+        if width == 2:
             self._tags.append(0)
             self._offsets.append(-1)
             self._cache.append(None)

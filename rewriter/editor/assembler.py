@@ -158,8 +158,13 @@ def _layout(body: CodeBody, limit: bool) -> tuple[list[int], set[int], int]:
 _ENCODE_ERRORS = (struct.error, TypeError, AttributeError, IndexError, ValueError)
 
 
-def _encode(body: CodeBody, positions: list[int], long: set[int], size: int) -> tuple[bytes, int]:
+def _encode(
+    body: CodeBody, positions: list[int], long: set[int], size: int, insns: list, label_at: dict[int, int]
+) -> tuple[bytes, int]:
     """The code array of the laid-out body, and max_locals (computed on the way).
+
+    On the way too, for :func:`compute_max_stack`: ``insns`` gets the instructions and
+    ``label_at`` the index in it of the instruction each label stands before.
 
     Each item is written in the form layout gave it, straight into the array (no concrete
     instruction objects in between); the bytes are those :func:`encode_instructions` makes of
@@ -180,9 +185,12 @@ def _encode(body: CodeBody, positions: list[int], long: set[int], size: int) -> 
     item: Instruction | Label | None = None
     pos = 0
     try:
+        add_insn = insns.append
         for i, item in enumerate(body.items):
             if isinstance(item, Label):
+                label_at[id(item)] = len(insns)
                 continue
+            add_insn(item)
             pos = positions[i]
             o = item.opcode
             kind = kinds[o]
@@ -322,6 +330,12 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
             label_at[id(item)] = len(insns)
         else:
             insns.append(item)
+    return _max_stack(body, pool, insns, label_at)
+
+
+def _max_stack(body: CodeBody, pool: ConstantPool, insns: list, label_at: dict[int, int]) -> int:
+    """:func:`compute_max_stack` over the body's instructions ``insns``; ``label_at``: each label's
+    instruction index (as :func:`_encode` gives them)."""
     n = len(insns)
     effects = _effects_cache(pool)
     fixed = op.STACK_EFFECTS
@@ -400,7 +414,9 @@ def assemble(
     when a conditional branch had to be widened).
     """
     positions, long, size = _layout(body, True)
-    code, max_locals = _encode(body, positions, long, size)
+    insns: list = []
+    label_at: dict[int, int] = {}
+    code, max_locals = _encode(body, positions, long, size, insns, label_at)
     if len(code) > MAX_CODE_LENGTH:
         raise CodeTooLargeError(f"code is {len(code)} bytes, over the JVM's limit of 65535")
     handlers = []
@@ -442,7 +458,7 @@ def assemble(
     ordered.extend(body.other_attributes)
     result = CodeAttribute(
         name_index if name_index is not None else pool.add_utf8("Code"),
-        compute_max_stack(body, pool),
+        _max_stack(body, pool, insns, label_at),
         max_locals,
         code,
         handlers,
