@@ -13,9 +13,10 @@ What is measured (issue 15: >= 500 classes/s, default counting, one core, cold p
   from the interpreter's start to its exit: imports, the JDK summary, the class hierarchy, every
   class rewritten, the jars written. classes/s = class entries of the inputs / that time.
 * **JaCoCo** and **ASM copy**: the shared ``InstrBench`` tool (``../shared/bench/src/tools``) in a
-  fresh JVM on the same jars, 3 passes: *cold* = the first pass (wall time inside the JVM, the
-  class bytes already in memory), *warm* = the third; and the JVM's whole CPU time (JIT threads
-  included) for the cold pass's process, as a cold-process figure comparable to jprewrite's.
+  fresh JVM on the same jars: *cold pass* = one pass in a fresh JVM (wall time inside the JVM,
+  the class bytes already in memory) and *JVM CPU* = that JVM's whole CPU time (start, reading
+  the jars, the pass, JIT threads): the cold-process figure comparable to jprewrite's; *warm* =
+  the third pass of a second JVM (JaCoCo only).
 * **phases** (once, a separate process, same command in-process): CPU time split by phase with
   exclusive timers wrapped around the rewriter's entry points (see ``PHASES``); the wrappers
   cost a few percent, so the split is a share, the throughput comes from the plain repeats.
@@ -71,7 +72,7 @@ PHASES: dict[str, list[tuple[str, str]]] = {
     ],
     "assemble: layout": [("jprewrite.editor.assembler", "_layout")],
     "assemble: encode": [("jprewrite.editor.assembler", "_encode")],
-    "assemble: max_stack": [("jprewrite.editor.assembler", "compute_max_stack")],
+    "assemble: max_stack": [("jprewrite.editor.assembler", "_max_stack")],
     "assemble: rest": [("jprewrite.editor.assembler", "assemble")],
     "frames (type flow)": [
         ("jprewrite.analysis.typeflow.inference", "flow_to"),
@@ -144,14 +145,19 @@ def build_instr_bench(scratch: Path) -> Path | None:
     return tools
 
 
-def run_instr_bench(mode: str, jars: list[Path], tools: Path) -> dict:
-    """InstrBench ``mode`` with 3 passes: cold/warm seconds inside the JVM and the JVM's CPU time."""
+def run_instr_bench(mode: str, jars: list[Path], tools: Path, warm: bool) -> dict:
+    """InstrBench ``mode``: one pass in a fresh JVM (its seconds and the JVM's CPU time); with
+    ``warm`` the third pass of another JVM too."""
     cp = os.pathsep.join([str(tools), *map(str, ASM_CP)])
-    cpu, r = child_cpu(["java", "-Xms2g", "-Xmx2g", "-cp", cp, "InstrBench", mode, "3", *map(str, jars)])
-    line = next(x for x in r.stdout.splitlines() if x.startswith("JSON "))
-    d = json.loads(line[5:])
-    passes = [float(x.split()[2].rstrip("s")) for x in r.stdout.splitlines() if x.startswith("pass ")]
-    return {"cold": d["first_s"], "warm": passes[-1], "jvm_cpu": cpu, "fails": d["fails"]}
+    out: dict[str, float] = {}
+    for passes in (1, 3) if warm else (1,):
+        cpu, r = child_cpu(["java", "-Xms2g", "-Xmx2g", "-cp", cp, "InstrBench", mode, str(passes), *map(str, jars)])
+        times = [float(x.split()[2].rstrip("s")) for x in r.stdout.splitlines() if x.startswith("pass ")]
+        if passes == 1:
+            out.update(cold=times[0], jvm_cpu=cpu)
+        else:
+            out["warm"] = times[-1]
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -275,13 +281,13 @@ def main() -> None:
         rows["jprewrite"].append(cpu)
         line += f" jprewrite {cpu:.2f}s CPU ({n / cpu:.0f} classes/s)"
         if tools is not None:
-            jac = run_instr_bench("jacoco", jars, tools)
-            asm = run_instr_bench("copy", jars, tools)
+            jac = run_instr_bench("jacoco", jars, tools, warm=True)
+            asm = run_instr_bench("copy", jars, tools, warm=False)
             rows["jacoco"].append(jac)
             rows["asm copy"].append(asm)
             line += (
-                f"; jacoco cold {jac['cold']:.2f}s warm {jac['warm']:.2f}s (JVM CPU {jac['jvm_cpu']:.2f}s)"
-                f"; asm copy cold {asm['cold']:.2f}s warm {asm['warm']:.2f}s"
+                f"; jacoco cold {jac['cold']:.2f}s (JVM CPU {jac['jvm_cpu']:.2f}s) warm {jac['warm']:.2f}s"
+                f"; asm copy cold {asm['cold']:.2f}s (JVM CPU {asm['jvm_cpu']:.2f}s)"
             )
         print(line + f"; load {load_average()}", flush=True)
     med = statistics.median(rows["jprewrite"])
@@ -292,12 +298,14 @@ def main() -> None:
         print(f"{'baseline (cold, CPU)':24} {b:9.2f} {n / b:10.0f}   (jprewrite is {b / med:.2f}x faster)")
     for tool in ("jacoco", "asm copy"):
         if rows[tool]:
-            for key, label in (("cold", "cold pass"), ("warm", "warm pass"), ("jvm_cpu", "JVM CPU")):
-                s = statistics.median(x[key] for x in rows[tool])
-                print(f"{tool + ' (' + label + ')':24} {s:9.2f} {n / s:10.0f}")
+            for key, label in (("cold", "cold pass"), ("jvm_cpu", "JVM CPU"), ("warm", "warm pass")):
+                if key in rows[tool][0]:
+                    s = statistics.median(x[key] for x in rows[tool])
+                    print(f"{tool + ' (' + label + ')':24} {s:9.2f} {n / s:10.0f}")
     if rows["jacoco"]:
         jc = statistics.median(x["cold"] for x in rows["jacoco"])
-        print(f"ratio jprewrite / jacoco cold pass: {med / jc:.1f}x")
+        jcpu = statistics.median(x["jvm_cpu"] for x in rows["jacoco"])
+        print(f"ratio jprewrite / jacoco: {med / jc:.1f}x its cold pass, {med / jcpu:.1f}x its whole cold JVM (CPU)")
     if not a.no_phases:
         ph = run_phases(jars, a.counting, scratch)
         total = ph["total"]
