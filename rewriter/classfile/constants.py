@@ -465,6 +465,10 @@ class ConstantPool:
         self._original_count = count  # entries below this come from _data
         self._dirty = False  # an original entry was replaced: re-encode all
         self._index: dict[tuple, int] | None = None
+        # Answers of the find-or-add and name queries, by their arguments: a rewriter asks the
+        # same few hundred of them thousands of times per class, and each answer stays true
+        # while entries are only appended (``replace`` forgets them all).
+        self._memo: dict[tuple, Any] = {}
         if tags is not None:
             self._validate()
 
@@ -712,20 +716,32 @@ class ConstantPool:
 
     def class_name(self, i: int) -> str:
         """Internal name (or array descriptor) of the CONSTANT_Class at i."""
-        c = self[i]
-        if c.tag != CLASS:
-            raise ClassFormatError(f"constant-pool entry #{i} is a {TAG_NAMES[c.tag]}, not a Class")
-        return self.utf8(c.index)  # type: ignore[attr-defined]
+        key = ("C", i)
+        name = self._memo.get(key)
+        if name is None:
+            c = self[i]
+            if c.tag != CLASS:
+                raise ClassFormatError(f"constant-pool entry #{i} is a {TAG_NAMES[c.tag]}, not a Class")
+            name = self._memo[key] = self.utf8(c.index)  # type: ignore[attr-defined]
+        return name
 
     def name_and_type(self, i: int) -> tuple[str, str]:
-        c = self.get(i, NAME_AND_TYPE)
-        return self.utf8(c.first), self.utf8(c.second)  # type: ignore[attr-defined]
+        key = ("N", i)
+        pair = self._memo.get(key)
+        if pair is None:
+            c = self.get(i, NAME_AND_TYPE)
+            pair = self._memo[key] = (self.utf8(c.first), self.utf8(c.second))  # type: ignore[attr-defined]
+        return pair
 
     def member_ref(self, i: int) -> tuple[str, str, str]:
         """(owner internal name, member name, descriptor) of a Field/Method/InterfaceMethod ref."""
-        c = self.get(i, FIELDREF, METHODREF, INTERFACE_METHODREF)
-        name, desc = self.name_and_type(c.second)  # type: ignore[attr-defined]
-        return self.class_name(c.first), name, desc  # type: ignore[attr-defined]
+        key = ("R", i)
+        ref = self._memo.get(key)
+        if ref is None:
+            c = self.get(i, FIELDREF, METHODREF, INTERFACE_METHODREF)
+            name, desc = self.name_and_type(c.second)  # type: ignore[attr-defined]
+            ref = self._memo[key] = (self.class_name(c.first), name, desc)  # type: ignore[attr-defined]
+        return ref
 
     def entries(self) -> Iterator[tuple[int, Constant]]:
         """(index, constant) for every usable slot, in order."""
@@ -785,18 +801,21 @@ class ConstantPool:
 
     def add(self, const: Constant) -> int:
         """Index of an entry equal to ``const``, appending it if the pool has none."""
-        index = self._build_index()
+        index = self._index
+        if index is None:
+            index = self._build_index()
         key = const.key()
         found = index.get(key)
         if found is not None:
             return found
         i = len(self._tags)
-        if i + const.width > 0x10000:
+        width = const.width
+        if i + width > 0x10000:
             raise ClassFormatError("constant pool would exceed 65535 entries")
         self._tags.append(const.tag)
         self._offsets.append(-1)
         self._cache.append(const)
-        if const.width == 2:
+        if width == 2:
             self._tags.append(0)
             self._offsets.append(-1)
             self._cache.append(None)
@@ -813,31 +832,60 @@ class ConstantPool:
         if i < self._original_count:
             self._dirty = True
         self._index = None
+        self._memo = {}
 
     def add_utf8(self, text: str) -> int:
-        return self.add(Utf8(text))
+        key = ("u", text)
+        i = self._memo.get(key)
+        if i is None:
+            i = self._memo[key] = self.add(Utf8(text))
+        return i
 
     def add_class(self, name: str) -> int:
-        return self.add(ClassRef(self.add_utf8(name)))
+        key = ("c", name)
+        i = self._memo.get(key)
+        if i is None:
+            i = self._memo[key] = self.add(ClassRef(self.add_utf8(name)))
+        return i
 
     def add_string(self, text: str) -> int:
-        return self.add(String(self.add_utf8(text)))
+        key = ("s", text)
+        i = self._memo.get(key)
+        if i is None:
+            i = self._memo[key] = self.add(String(self.add_utf8(text)))
+        return i
 
     def add_name_and_type(self, name: str, descriptor: str) -> int:
-        return self.add(NameAndType(self.add_utf8(name), self.add_utf8(descriptor)))
+        key = ("n", name, descriptor)
+        i = self._memo.get(key)
+        if i is None:
+            i = self._memo[key] = self.add(NameAndType(self.add_utf8(name), self.add_utf8(descriptor)))
+        return i
 
     def add_fieldref(self, owner: str, name: str, descriptor: str) -> int:
-        return self.add(Fieldref(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+        key = ("f", owner, name, descriptor)
+        i = self._memo.get(key)
+        if i is None:
+            i = self._memo[key] = self.add(Fieldref(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+        return i
 
     def add_methodref(self, owner: str, name: str, descriptor: str, *, interface: bool = False) -> int:
-        ref_cls = InterfaceMethodref if interface else Methodref
-        return self.add(ref_cls(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+        key = ("i" if interface else "m", owner, name, descriptor)
+        i = self._memo.get(key)
+        if i is None:
+            ref_cls = InterfaceMethodref if interface else Methodref
+            i = self._memo[key] = self.add(ref_cls(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+        return i
 
     def add_integer(self, value: int) -> int:
         return self.add(Integer(value))
 
     def add_long(self, value: int) -> int:
-        return self.add(Long(value))
+        key = ("j", value)
+        i = self._memo.get(key)
+        if i is None:
+            i = self._memo[key] = self.add(Long(value))
+        return i
 
     # ---------------------------------------------------------------- writing
     def encode(self, *, full: bool = False) -> bytes:

@@ -88,6 +88,7 @@ __all__ = [
     "LookupSwitch",
     "decode_instructions",
     "encode_instructions",
+    "encode_at",
     "instruction_length",
     "switch_padding",
 ]
@@ -599,6 +600,42 @@ def encode_instructions(insns: Iterable[Instruction]) -> bytes:
     if jumps:
         _check_targets(insns, jumps, pos)
     return bytes(buf)
+
+
+def encode_at(buf: bytearray, insn: Instruction, pos: int) -> None:
+    """Append ``insn``, placed at code offset ``pos``, to ``buf``: :func:`encode_instructions`' encoding
+    of one instruction, without its offset and branch-target checks.
+
+    Why: an assembler that knows every position already (the code editor's) writes its code in one
+    pass instead of building a concrete instruction object per item first. Bad operands raise what
+    the packers raise (``struct.error``, ``ValueError``, ``TypeError``, ``AttributeError``).
+    """
+    op = insn.opcode
+    shape = _ENCODE_SHAPE[op]
+    if shape == _E_NONE:
+        buf.append(op)
+    elif shape == _E_CP2:
+        v = insn.operand
+        buf.append(op)
+        buf.append(v >> 8)
+        buf.append(v & 0xFF)
+    elif shape == _E_LOCAL:
+        if insn.wide:
+            buf += _BBH.pack(WIDE, op, insn.operand)
+        else:
+            buf.append(op)
+            buf.append(insn.operand)
+    elif shape == _E_BRANCH:
+        buf += _Bh.pack(op, insn.operand - pos)
+    elif shape == _E_U1:
+        buf.append(op)
+        buf.append(insn.operand)
+    elif shape == _E_BYTE:
+        buf += _Bb.pack(op, insn.operand)
+    elif shape == _E_SHORT:
+        buf += _Bh.pack(op, insn.operand)
+    else:
+        _encode_other(buf, insn, pos, op)
 
 
 def _explain(insn: Instruction, e: Exception) -> str:

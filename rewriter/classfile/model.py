@@ -146,6 +146,8 @@ class Member:
         pool = self.pool
         for i, a in enumerate(self.attributes):
             if pool.utf8(a.name_index) == name:
+                if type(a) is not attrs.RawAttribute:
+                    return a  # decoded before (and the context it would need is not built again)
                 d = attrs.decode_attribute(a, pool, self.context, self.decode_context())
                 self.attributes[i] = d
                 return d

@@ -19,7 +19,7 @@ catch to keep the original method.
 
 from __future__ import annotations
 
-import copy
+import struct
 import weakref
 from collections.abc import Callable
 
@@ -28,8 +28,8 @@ from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute, ExceptionHandler, StackMapTable
 from ..classfile.constants import ConstantPool
 from ..classfile.frames import Frame, Uninitialized
-from ..classfile.instructions import Iinc, Instruction, LookupSwitch, TableSwitch, encode_instructions, switch_padding
-from ..errors import JprewriteError
+from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch, encode_at, switch_padding
+from ..errors import ClassFormatError, JprewriteError
 from .body import CodeBody, Label
 from .stack import stack_effect
 
@@ -46,30 +46,59 @@ class AssemblyError(JprewriteError):
 
 FrameAfter = Callable[[int], Frame]
 
+_Bh = struct.Struct(">Bh")
+_Bi = struct.Struct(">Bi")
+_BBH = struct.Struct(">BBH")
+_BBb = struct.Struct(">BBb")
+_BBHh = struct.Struct(">BBHh")
+
+
+# How the assembler sizes and writes each opcode: most have one fixed form; local-variable
+# instructions, iinc, ldc and branches get their form from their operands (and from layout),
+# switches their padding from their position.
+_K_FIXED, _K_LOCAL, _K_IINC, _K_LDC, _K_BRANCH, _K_SWITCH, _K_BAD = range(7)
+_KIND: tuple[int, ...] = tuple(
+    _K_LOCAL
+    if o in op.LOCAL_SLOT_OPCODES
+    else _K_IINC
+    if o == op.IINC
+    else _K_LDC
+    if o == op.LDC
+    else _K_BRANCH
+    if o in op.BRANCH_OPCODES
+    else _K_SWITCH
+    if o in (op.TABLESWITCH, op.LOOKUPSWITCH)
+    else _K_FIXED
+    if op.LENGTHS[o] > 0
+    else _K_BAD
+    for o in range(256)
+)
+_LONG_GOTOS = frozenset((op.GOTO, op.JSR, op.GOTO_W, op.JSR_W))
+
 
 def _size(insn: Instruction, pos: int, long: bool) -> int:
     o = insn.opcode
-    if o in op.LOCAL_SLOT_OPCODES:
+    kind = _KIND[o]
+    if kind == _K_FIXED:
+        return op.LENGTHS[o]
+    if kind == _K_LOCAL:
         slot = insn.operand
         if slot <= 3 and o != op.RET:
             return 1
         return 2 if slot <= 255 else 4
-    if o == op.IINC:
+    if kind == _K_IINC:
         return 3 if insn.operand <= 255 and -128 <= insn.increment <= 127 else 6  # type: ignore
-    if o == op.LDC:
+    if kind == _K_LDC:
         return 2 if insn.operand <= 255 else 3
-    if o in op.BRANCH_OPCODES:
+    if kind == _K_BRANCH:
         if not long:
             return 3
-        return 5 if o in (op.GOTO, op.JSR, op.GOTO_W, op.JSR_W) else 8
+        return 5 if o in _LONG_GOTOS else 8
     if o == op.TABLESWITCH:
         return 1 + switch_padding(pos) + 12 + 4 * len(insn.targets)  # type: ignore[attr-defined]
     if o == op.LOOKUPSWITCH:
         return 1 + switch_padding(pos) + 8 + 8 * len(insn.targets)  # type: ignore[attr-defined]
-    n = op.LENGTHS[o]
-    if n <= 0:
-        raise AssemblyError(f"cannot assemble opcode {o}")
-    return n
+    raise AssemblyError(f"cannot assemble opcode {o}")
 
 
 def layout(body: CodeBody, *, limit: bool = True) -> tuple[list[int], set[int]]:
@@ -77,87 +106,198 @@ def layout(body: CodeBody, *, limit: bool = True) -> tuple[list[int], set[int]]:
 
     ``limit=False``: no CodeTooLargeError (sizes of a body that is being split to fit).
     """
+    positions, long, _ = _layout(body, limit)
+    return positions, long
+
+
+def _layout(body: CodeBody, limit: bool) -> tuple[list[int], set[int], int]:
+    """:func:`layout`, and the code length."""
     items = body.items
     long: set[int] = set()
+    kinds, lengths = _KIND, op.LENGTHS
+    fixed, local, branch = _K_FIXED, _K_LOCAL, _K_BRANCH
+    ret = op.RET
+    positions = [0] * len(items)
     while True:
-        positions = [0] * len(items)
         pos = 0
+        branches: list[int] = []
+        # the common sizes inline: this loop runs over every item of every body written
         for i, item in enumerate(items):
             positions[i] = pos
             if isinstance(item, Label):
                 item.offset = pos
+                continue
+            o = item.opcode
+            kind = kinds[o]
+            if kind == fixed:
+                pos += lengths[o]
+            elif kind == local:
+                slot = item.operand
+                pos += 1 if slot <= 3 and o != ret else 2 if slot <= 255 else 4
+            elif kind == branch:
+                branches.append(i)
+                pos += 3 if i not in long else 5 if o in _LONG_GOTOS else 8
             else:
                 pos += _size(item, pos, i in long)
         changed = False
-        for i, item in enumerate(items):
-            if isinstance(item, Label) or i in long or item.opcode not in op.BRANCH_OPCODES:
+        for i in branches:
+            if i in long:
                 continue
-            target = item.operand
+            target = items[i].operand  # type: ignore[union-attr]
             if not isinstance(target, Label) or target.offset < 0:
-                raise AssemblyError(f"branch {item!r} targets a label that is not in the code")
+                raise AssemblyError(f"branch {items[i]!r} targets a label that is not in the code")
             if not -32768 <= target.offset - positions[i] <= 32767:
                 long.add(i)
                 changed = True
         if not changed:
             if limit and pos > MAX_CODE_LENGTH:
                 raise CodeTooLargeError(f"code is {pos} bytes, over the JVM's limit of 65535")
-            return positions, long
+            return positions, long, pos
 
 
-def _concrete(body: CodeBody, positions: list[int], long: set[int]) -> tuple[list[Instruction], int]:
-    """The concrete instructions at their positions, and max_locals (computed on the way)."""
-    out: list[Instruction] = []
+_ENCODE_ERRORS = (struct.error, TypeError, AttributeError, IndexError, ValueError)
+
+
+def _encode(
+    body: CodeBody, positions: list[int], long: set[int], size: int, insns: list, label_at: dict[int, int]
+) -> tuple[bytes, int]:
+    """The code array of the laid-out body, and max_locals (computed on the way).
+
+    On the way too, for :func:`compute_max_stack`: ``insns`` gets the instructions and
+    ``label_at`` the index in it of the instruction each label stands before.
+
+    Each item is written in the form layout gave it, straight into the array (no concrete
+    instruction objects in between); the bytes are those :func:`encode_instructions` makes of
+    the concrete instructions. Items written as they are get their offset set, as concrete ones.
+    """
+    buf = bytearray()
+    append = buf.append
     placed: set[int] = set()
     top = body.max_locals
-    for i, item in enumerate(body.items):
-        if isinstance(item, Label):
-            continue
-        pos = positions[i]
-        o = item.opcode
-        if o in op.LOCAL_SLOT_OPCODES:
-            slot = item.operand
-            end = slot + (2 if o in op.TWO_SLOT_LOCAL_OPCODES else 1)
-            if end > top:
-                top = end
-            if slot <= 3 and o != op.RET:
-                out.append(Instruction(pos, op.SHORT_FORM_BASE[o] + slot))
+    kinds = _KIND
+    fixed, local, branch = _K_FIXED, _K_LOCAL, _K_BRANCH
+    ret, two_slot, short_base = op.RET, op.TWO_SLOT_LOCAL_OPCODES, op.SHORT_FORM_BASE
+    none_shape = op.FMT_NONE
+    formats = op.FORMATS
+    cp2 = op.FMT_CP2
+    pack_Bh, pack_Bi, pack_BBH = _Bh.pack, _Bi.pack, _BBH.pack
+    targets: list[int] = []  # every jump target offset, checked at the end
+    item: Instruction | Label | None = None
+    pos = 0
+    try:
+        add_insn = insns.append
+        for i, item in enumerate(body.items):
+            if isinstance(item, Label):
+                label_at[id(item)] = len(insns)
+                continue
+            add_insn(item)
+            pos = positions[i]
+            o = item.opcode
+            kind = kinds[o]
+            if kind == fixed:
+                if id(item) not in placed:  # (the same object may be in a body twice: ``[nop] * n``)
+                    placed.add(id(item))
+                    item.offset = pos
+                f = formats[o]
+                if f == none_shape:
+                    append(o)
+                elif f == cp2:
+                    v = item.operand
+                    append(o)
+                    append(v >> 8)
+                    append(v & 0xFF)
+                else:
+                    encode_at(buf, item, pos)
+            elif kind == local:
+                slot = item.operand
+                end = slot + (2 if o in two_slot else 1)
+                if end > top:
+                    top = end
+                if slot <= 3 and o != ret:
+                    append(short_base[o] + slot)
+                elif slot > 255:
+                    buf += pack_BBH(op.WIDE, o, slot)
+                else:
+                    append(o)
+                    append(slot)
+            elif kind == branch:
+                target = item.operand.offset
+                targets.append(target)
+                if i not in long:
+                    buf += pack_Bh(o, target - pos)
+                elif o == op.GOTO or o == op.GOTO_W:
+                    buf += pack_Bi(op.GOTO_W, target - pos)
+                elif o == op.JSR or o == op.JSR_W:
+                    buf += pack_Bi(op.JSR_W, target - pos)
+                else:
+                    buf += pack_Bh(op.INVERSE_BRANCHES[o], 8)
+                    buf += pack_Bi(op.GOTO_W, target - pos - 3)
             else:
-                out.append(Instruction(pos, o, slot, wide=slot > 255))
-        elif o == op.IINC:
-            if item.operand + 1 > top:
-                top = item.operand + 1
-            inc = item.increment  # type: ignore[attr-defined]
-            if not -32768 <= inc <= 32767:
-                raise AssemblyError(f"iinc increment {inc} does not fit in 16 bits")
-            out.append(Iinc(pos, item.operand, inc, wide=not (item.operand <= 255 and -128 <= inc <= 127)))
-        elif o == op.LDC:
-            out.append(Instruction(pos, op.LDC if item.operand <= 255 else op.LDC_W, item.operand))
-        elif o in op.BRANCH_OPCODES:
-            target = item.operand.offset
-            if i not in long:
-                out.append(Instruction(pos, o, target))
-            elif o in (op.GOTO, op.GOTO_W):
-                out.append(Instruction(pos, op.GOTO_W, target))
-            elif o in (op.JSR, op.JSR_W):
-                out.append(Instruction(pos, op.JSR_W, target))
-            else:
-                out.append(Instruction(pos, op.INVERSE_BRANCHES[o], pos + 8))
-                out.append(Instruction(pos + 3, op.GOTO_W, target))
-        elif isinstance(item, TableSwitch):
-            out.append(TableSwitch(pos, item.default.offset, item.low, [t.offset for t in item.targets]))
-        elif isinstance(item, LookupSwitch):
-            pairs = sorted(zip(item.keys, (t.offset for t in item.targets)))
-            out.append(LookupSwitch(pos, item.default.offset, [k for k, _ in pairs], [t for _, t in pairs]))
+                top = _encode_rare(buf, item, pos, top, targets)
+    except _ENCODE_ERRORS as e:
+        raise ClassFormatError(f"cannot encode {item!r}: {e}", offset=pos) from None
+    n = len(buf)
+    if n != size:
+        raise AssemblyError(f"the code was laid out in {size} bytes but written in {n}")
+    for t in targets:
+        if not 0 <= t < n:
+            raise ClassFormatError(f"a jump target {t} is outside the code (code length {n})")
+    return bytes(buf), top
+
+
+def _encode_rare(buf: bytearray, item: Instruction, pos: int, top: int, targets: list[int]) -> int:
+    """iinc, ldc and the switches for :func:`_encode`; returns max_locals so far."""
+    o = item.opcode
+    if o == op.IINC:
+        slot, inc = item.operand, item.increment  # type: ignore[attr-defined]
+        if slot + 1 > top:
+            top = slot + 1
+        if not -32768 <= inc <= 32767:
+            raise AssemblyError(f"iinc increment {inc} does not fit in 16 bits")
+        if slot <= 255 and -128 <= inc <= 127:
+            buf += _BBb.pack(op.IINC, slot, inc)
         else:
-            # symbolic instructions carry no meaningful offset: give this one its place and encode
-            # it; the same object used twice in a body (``[nop] * n``) gets copies
-            if id(item) in placed:
-                item = copy.copy(item)
-            else:
-                placed.add(id(item))
-            item.offset = pos
-            out.append(item)
-    return out, top
+            buf += _BBHh.pack(op.WIDE, op.IINC, slot, inc)
+    elif o == op.LDC:
+        index = item.operand
+        if index <= 255:
+            buf.append(op.LDC)
+            buf.append(index)
+        else:
+            buf.append(op.LDC_W)
+            buf.append(index >> 8)
+            buf.append(index & 0xFF)
+    elif isinstance(item, TableSwitch):
+        offsets = [t.offset for t in item.targets]
+        targets.append(item.default.offset)
+        targets.extend(offsets)
+        encode_at(buf, TableSwitch(pos, item.default.offset, item.low, offsets), pos)
+    elif isinstance(item, LookupSwitch):
+        pairs = sorted(zip(item.keys, (t.offset for t in item.targets)))
+        targets.append(item.default.offset)
+        targets.extend(t for _, t in pairs)
+        encode_at(buf, LookupSwitch(pos, item.default.offset, [k for k, _ in pairs], [t for _, t in pairs]), pos)
+    else:
+        raise AssemblyError(f"cannot assemble opcode {o}")
+    return top
+
+
+# What an opcode does to the flow, for compute_max_stack: one table lookup per instruction.
+_C_NEXT, _C_BRANCH, _C_GOTO, _C_JSR, _C_SWITCH, _C_END = range(6)
+_CONTROL: tuple[int, ...] = tuple(
+    _C_GOTO
+    if o in op.GOTO_OPCODES
+    else _C_JSR
+    if o in op.JSR_OPCODES
+    else _C_BRANCH
+    if o in op.BRANCH_OPCODES
+    else _C_SWITCH
+    if o in op.SWITCH_OPCODES
+    else _C_END
+    if o in op.UNCONDITIONAL_OPCODES
+    else _C_NEXT
+    for o in range(256)
+)
 
 
 _EFFECTS: weakref.WeakKeyDictionary[ConstantPool, dict] = weakref.WeakKeyDictionary()
@@ -182,61 +322,73 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     COMPUTE_FRAMES writes ``nop…athrow`` with ``[Throwable]`` on the stack there) must fit in
     ``max_stack`` although no path from the entry reaches it.
     """
-    items = body.items
-    n = len(items)
-    # next_insn[i]: index of the first instruction at or after i (n at the end)
-    next_insn = [n] * (n + 1)
-    nxt = n
-    for i in range(n - 1, -1, -1):
-        if not isinstance(items[i], Label):
-            nxt = i
-        next_insn[i] = nxt
-    index_of_label = {id(item): i for i, item in enumerate(items) if isinstance(item, Label)}
+    # the instructions alone, and for each label the index of the instruction it stands before
+    insns: list = []
+    label_at: dict[int, int] = {}
+    for item in body.items:
+        if isinstance(item, Label):
+            label_at[id(item)] = len(insns)
+        else:
+            insns.append(item)
+    return _max_stack(body, pool, insns, label_at)
+
+
+def _max_stack(body: CodeBody, pool: ConstantPool, insns: list, label_at: dict[int, int]) -> int:
+    """:func:`compute_max_stack` over the body's instructions ``insns``; ``label_at``: each label's
+    instruction index (as :func:`_encode` gives them)."""
+    n = len(insns)
     effects = _effects_cache(pool)
     fixed = op.STACK_EFFECTS
-    ends_flow = op.UNCONDITIONAL_OPCODES
 
-    depth_at: dict[int, int] = {}
-    work: list[tuple[int, int]] = [(next_insn[0], 0)]
+    depth_at = [-(1 << 30)] * n  # (below any depth, even that of broken code)
+    work: list[tuple[int, int]] = [(0, 0)]
     for h in body.handlers:
-        work.append((next_insn[index_of_label[id(h.handler)]], 1))
+        work.append((label_at[id(h.handler)], 1))
     for label, frame in body.frames.items():
-        at = index_of_label.get(id(label))
+        at = label_at.get(id(label))
         if at is not None:
-            work.append((next_insn[at], sum(2 if t.tag in (3, 4) else 1 for t in frame.stack)))
+            work.append((at, sum(2 if t.tag in (3, 4) else 1 for t in frame.stack)))
     best = 0
-    branch_ops = op.BRANCH_OPCODES
+    control = _CONTROL
+    multianewarray = op.MULTIANEWARRAY
     while work:
         i, depth = work.pop()
-        while i < n:
-            seen = depth_at.get(i)
-            if seen is not None and seen >= depth:
-                break
+        if i >= n or depth_at[i] >= depth:
+            continue
+        if depth > best:
+            best = depth
+        # each depth after the first is an ``after`` already counted in ``best``
+        while True:
             depth_at[i] = depth
-            insn = items[i]
-            o = insn.opcode  # type: ignore[union-attr]
+            insn = insns[i]
+            o = insn.opcode
             eff = fixed[o]
             if eff is None:
-                key = (o, insn.operand if o != op.MULTIANEWARRAY else (insn.operand, insn.dims))  # type: ignore
+                key = (o, insn.operand if o != multianewarray else (insn.operand, insn.dims))
                 eff = effects.get(key)
                 if eff is None:
-                    eff = effects[key] = stack_effect(insn, pool)  # type: ignore[arg-type]
+                    eff = effects[key] = stack_effect(insn, pool)
             after = depth - eff[0] + eff[1]
             if after > best:
                 best = after
-            if depth > best:
-                best = depth
-            if o in branch_ops:
-                work.append((next_insn[index_of_label[id(insn.operand)]], after))  # type: ignore
-                if o == op.JSR or o == op.JSR_W:
-                    after = depth  # execution resumes after the subroutine returns
-            elif o == op.TABLESWITCH or o == op.LOOKUPSWITCH:
-                for t in (insn.default, *insn.targets):  # type: ignore[union-attr]
-                    work.append((next_insn[index_of_label[id(t)]], after))
-            if o in ends_flow:
-                break
+            c = control[o]
+            if c:
+                if c == _C_SWITCH:
+                    for t in (insn.default, *insn.targets):
+                        work.append((label_at[id(t)], after))
+                    break
+                if c != _C_END:
+                    work.append((label_at[id(insn.operand)], after))
+                    if c == _C_GOTO:
+                        break
+                    if c == _C_JSR:
+                        after = depth  # execution resumes after the subroutine returns
+                else:
+                    break
             depth = after
-            i = next_insn[i + 1]
+            i += 1
+            if i >= n or depth_at[i] >= depth:
+                break
     return best
 
 
@@ -261,9 +413,10 @@ def assemble(
     ``frame_after(i)``: the frame after instruction ``body.items[i]`` (needed only
     when a conditional branch had to be widened).
     """
-    positions, long = layout(body)
-    concrete, max_locals = _concrete(body, positions, long)
-    code = encode_instructions(concrete)
+    positions, long, size = _layout(body, True)
+    insns: list = []
+    label_at: dict[int, int] = {}
+    code, max_locals = _encode(body, positions, long, size, insns, label_at)
     if len(code) > MAX_CODE_LENGTH:
         raise CodeTooLargeError(f"code is {len(code)} bytes, over the JVM's limit of 65535")
     handlers = []
@@ -305,7 +458,7 @@ def assemble(
     ordered.extend(body.other_attributes)
     result = CodeAttribute(
         name_index if name_index is not None else pool.add_utf8("Code"),
-        compute_max_stack(body, pool),
+        _max_stack(body, pool, insns, label_at),
         max_locals,
         code,
         handlers,

@@ -153,9 +153,9 @@ class CodeBody:
         handled by :func:`jprewrite.editor.params.insert_parameter`, which knows
         what goes into the gap.
         """
-        for insn in self.instructions():
-            o = insn.opcode
-            if (o in op.LOCAL_SLOT_OPCODES or o == op.IINC) and insn.operand >= from_slot:
+        slot_ops = _SLOT_OPCODES
+        for insn in self.items:
+            if not isinstance(insn, Label) and insn.opcode in slot_ops and insn.operand >= from_slot:
                 insn.operand += by
         for table in (self.local_variables, self.local_variable_types):
             for row in table:
@@ -165,6 +165,9 @@ class CodeBody:
             if ref.annotation.target_type in (0x40, 0x41):
                 ref.targets = [(s, e, slot + by if slot >= from_slot else slot) for s, e, slot in ref.targets]
         self.max_locals += by
+
+
+_SLOT_OPCODES = op.LOCAL_SLOT_OPCODES | {op.IINC}  # instructions whose operand is a local slot
 
 
 # ------------------------------------------------------------------ symbolic copies

@@ -9,11 +9,19 @@ cannot rebuild: unknown nested attributes are carried as they are.
 from __future__ import annotations
 
 from ..classfile import attributes as A
+from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute, StackMapTable
 from ..classfile.constants import ConstantPool
+from ..classfile.instructions import Instruction
 from ..classfile.model import Method
 from ..errors import ClassFormatError
 from .body import CodeAnnotationRef, CodeBody, Handler, Label, LocalVariable, frame_with_labels, symbolic_copy
+
+# Opcodes whose symbolic form is a new object (short forms, branches, switches, ldc_w): every
+# other instruction is taken over as it is, without a call to symbolic_copy.
+_COPIED: tuple[bool, ...] = tuple(
+    o in op.SHORT_FORMS or o in op.BRANCH_OPCODES or o in op.SWITCH_OPCODES or o == op.LDC_W for o in range(256)
+)
 
 
 def disassemble(method: Method) -> CodeBody:
@@ -41,13 +49,16 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
             lab = labels[offset] = Label()
         return lab
 
-    symbolic = [symbolic_copy(insn, label_at) for insn in insns]
+    copied = _COPIED
+    symbolic = [symbolic_copy(insn, label_at) if copied[insn.opcode] else insn for insn in insns]
     # The body now owns the decoded instructions (many are taken over as they are): the Code
     # attribute goes back to its bytes, so editing the body can never change the original method.
     code.drop_instructions()
-    symbolic_at = {insn.offset: sym for insn, sym in zip(insns, symbolic)}
+    symbolic_at: dict[int, Instruction] = {}  # (built when a frame first names a `new`)
 
     def new_at(offset: int):
+        if not symbolic_at:
+            symbolic_at.update((insn.offset, sym) for insn, sym in zip(insns, symbolic))
         sym = symbolic_at.get(offset)
         if sym is None or sym.opcode != 0xBB:  # NEW
             raise ClassFormatError(

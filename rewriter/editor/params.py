@@ -19,7 +19,7 @@ from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.frames import Frame, Top, VType, vtype_of_descriptor
 from ..classfile.model import ACC_STATIC, ACC_SYNTHETIC, Method
-from .body import CodeBody
+from .body import CodeBody, Label
 from .disassembler import disassemble
 
 
@@ -70,10 +70,11 @@ def shift_body(body: CodeBody, slot: int, size: int, vtype: VType, pool=None) ->
     body.shift_locals(slot, size)
     moved: int | None = None
     if slot > 0:
+        two_slot = op.TWO_SLOT_LOCAL_OPCODES
         wide_at_boundary = [
             insn
-            for insn in body.instructions()
-            if insn.opcode in op.TWO_SLOT_LOCAL_OPCODES and insn.operand == slot - 1
+            for insn in body.items
+            if not isinstance(insn, Label) and insn.opcode in two_slot and insn.operand == slot - 1
         ]
         if wide_at_boundary:
             moved = body.max_locals

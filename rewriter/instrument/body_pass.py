@@ -27,6 +27,8 @@ from .yieldpoints import yieldpoint_blocks, yieldpoint_code
 __all__ = ["BodyResult", "instrument_body"]
 
 _ARRAY_TYPES = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
+#: the opcodes :func:`_before` may put code before (the others skip the call)
+_BEFORE = frozenset((op.NEW, op.GETSTATIC, op.PUTSTATIC, op.NEWARRAY, op.ANEWARRAY, op.MULTIANEWARRAY))
 
 
 @dataclass
@@ -115,7 +117,8 @@ def instrument_body(
             _call(p, item, i, site, temps, init_done, position, original_handlers)
             site += 1
         else:
-            p.out += _before(ctx, item, node)
+            if opc in _BEFORE:
+                p.out += _before(ctx, item, node)
             p.out.append(item)
     body.items = p.out + p.tail
     body.handlers = p.first_handlers + body.handlers + p.last_handlers

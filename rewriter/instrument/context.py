@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 
 from ..analysis.hierarchy import ClassHierarchy
 from ..classfile.model import ACC_FINAL, ClassFile, Method
@@ -123,8 +124,9 @@ class ClassContext:
     def hierarchy(self) -> ClassHierarchy:
         return self.plan.hierarchy
 
-    @property
+    @cached_property
     def name(self) -> str:
+        """The class's internal name (asked for at every call site and block: kept)."""
         return self.cf.name
 
     def where(self, m: Method) -> str:

@@ -1,44 +1,40 @@
-"""A class's constant pool with the find-or-add calls a rewriter repeats thousands of times memoised."""
+"""The class's constant pool as the builders see it: the calls they repeat thousands of times, direct."""
 
 from __future__ import annotations
 
+from ..classfile.constants import ConstantPool
+
 
 class CachingPool:
-    """The class's constant pool, with the find-or-add calls the rewriter repeats thousands of times memoised."""
+    """The class's constant pool, its find-or-add and name queries bound once.
 
-    def __init__(self, pool) -> None:
+    The pool memoises those calls itself (:class:`~jprewrite.classfile.constants.ConstantPool`);
+    binding them here saves the builders an attribute lookup through ``__getattr__`` per call.
+    """
+
+    _DIRECT = (
+        "utf8",
+        "class_name",
+        "member_ref",
+        "name_and_type",
+        "tag",
+        "add_utf8",
+        "add_class",
+        "add_string",
+        "add_name_and_type",
+        "add_fieldref",
+        "add_methodref",
+        "add_integer",
+        "add_long",
+    )
+
+    def __init__(self, pool: ConstantPool) -> None:
         self._pool = pool
-        self._memo: dict[tuple, int] = {}
+        for name in self._DIRECT:
+            setattr(self, name, getattr(pool, name))
 
     def __getattr__(self, name: str):
         return getattr(self._pool, name)
 
     def __getitem__(self, i: int):
         return self._pool[i]
-
-    def _cached(self, key: tuple, make) -> int:
-        i = self._memo.get(key)
-        if i is None:
-            i = self._memo[key] = make()
-        return i
-
-    def add_methodref(self, owner: str, name: str, descriptor: str, *, interface: bool = False) -> int:
-        return self._cached(
-            ("m", owner, name, descriptor, interface),
-            lambda: self._pool.add_methodref(owner, name, descriptor, interface=interface),
-        )
-
-    def add_fieldref(self, owner: str, name: str, descriptor: str) -> int:
-        return self._cached(("f", owner, name, descriptor), lambda: self._pool.add_fieldref(owner, name, descriptor))
-
-    def add_string(self, text: str) -> int:
-        return self._cached(("s", text), lambda: self._pool.add_string(text))
-
-    def add_class(self, name: str) -> int:
-        return self._cached(("c", name), lambda: self._pool.add_class(name))
-
-    def add_long(self, value: int) -> int:
-        return self._cached(("j", value), lambda: self._pool.add_long(value))
-
-    def add_utf8(self, text: str) -> int:
-        return self._cached(("u", text), lambda: self._pool.add_utf8(text))
