@@ -147,6 +147,7 @@ final class Registry {
             if (ThreadRoot.first == e.root) {
                 ThreadRoot.first = null;
             }
+            ThreadRoot.forget(e.root);
         }
     }
 
