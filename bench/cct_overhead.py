@@ -8,8 +8,15 @@ rewriting throughput. Each workload then runs plain, under JaCoCo's agent and
 on the three rewritten class paths, back to back in rounds
 (``lib/measure.py``: medians of clean runs, checksums compared with plain).
 
-    python bench/cct_overhead.py                    # xalan h2 lucene batik fop sunflow
+    python bench/cct_overhead.py                    # xalan h2 lucene batik fop sunflow rhino
     python bench/cct_overhead.py -n 2 h2 sunflow    # fewer rounds / workloads
+    python bench/cct_overhead.py --work W --baseline OLD   # also run OLD's rewritten jars ("before")
+
+Workloads of this repository's ``bench/workloads`` (rhino: an interpreter-style program whose
+classes override JDK methods and are called back from JDK collections) are installed beside the
+shared ones. ``--baseline`` takes the ``--work`` directory of an earlier run (another build of
+jprewrite) and measures its rewritten class paths as configurations ``old<mode>`` in the same
+rounds, so before and after are compared side by side.
 
 Prints per workload the CPU-time ratios to plain and their geometric means,
 peak RSS ratios, and the rewriting throughput. Goal (issue): CCT + default
@@ -32,8 +39,12 @@ import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared" / "bench"
-DEFAULT_WORKLOADS = ["xalan", "h2", "lucene", "batik", "fop", "sunflow"]
+SHARED = next(
+    (p for p in (REPO.parent / "shared" / "bench", Path("/work/shared/bench")) if (p / "build.sh").exists()),
+    REPO.parent / "shared" / "bench",
+)
+OWN_WORKLOADS = REPO / "bench" / "workloads"
+DEFAULT_WORKLOADS = ["xalan", "h2", "lucene", "batik", "fop", "sunflow", "rhino"]
 MODES = ["none", "default", "precise"]
 
 
@@ -48,6 +59,8 @@ def prepare_shared_bench(work: Path) -> Path:
     bench = work / "bench"
     if not bench.exists():
         shutil.copytree(SHARED, bench, ignore=shutil.ignore_patterns("build", "data", "results"))
+    for f in OWN_WORKLOADS.iterdir():
+        shutil.copy(f, bench / "workloads" / f.name)
     for p in bench.rglob("*"):
         p.chmod(0o755 if p.is_dir() or p.suffix in (".sh", ".py") else 0o644)
     sh(["bash", str(bench / "build.sh")])
@@ -82,6 +95,10 @@ def main() -> int:
     ap.add_argument("--max-rounds", type=int, default=6)
     ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
     ap.add_argument("--no-jacoco", action="store_true")
+    ap.add_argument("--modes", default=",".join(MODES), help="counting modes to measure (comma-separated)")
+    ap.add_argument("--reuse", action="store_true", help="keep the rewritten class paths of an earlier --work run")
+    ap.add_argument("--rewrite-only", action="store_true", help="rewrite the class paths, measure nothing")
+    ap.add_argument("--baseline", default=None, help="the --work directory of an earlier build, run side by side")
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="jpr-bench-"))
     bench = prepare_shared_bench(work)
@@ -91,9 +108,12 @@ def main() -> int:
     names = [Path(e).name for e in inputs]
     if len(set(names)) != len(names):
         sys.exit("two class-path entries share a file name; cannot use --output-dir")
+    modes = args.modes.split(",")
     throughput = {}
-    for mode in MODES:
+    for mode in modes:
         out = work / f"jpr-{mode}"
+        if args.reuse and (out / "paths").exists():
+            continue
         if out.exists():
             shutil.rmtree(out)
         t = time.monotonic()
@@ -118,13 +138,18 @@ def main() -> int:
             with zipfile.ZipFile(p) as z:
                 classes += sum(1 for n in z.namelist() if n.endswith(".class"))
 
+    if args.rewrite_only:
+        print(", ".join(f"{m} {classes / t:.0f} classes/s ({t:.0f} s)" for m, t in throughput.items()))
+        return 0
     env = dict(os.environ)
     configs = ["plain"] + ([] if args.no_jacoco else ["jacoco"])
-    for mode in MODES:
-        name = f"jpr{mode}"
-        configs.append(name)
-        env[f"BENCH_CP_{name.upper()}"] = str(work / f"jpr-{mode}" / "paths" / "<w>.jar")
-        env[f"BENCH_OPTS_{name.upper()}"] = f"-Djprewrite.output={work}/profile-{mode}-<w>.json"
+    runs_of = [("jpr", work)] + ([("old", Path(args.baseline))] if args.baseline else [])
+    for mode in modes:
+        for prefix, where in runs_of:
+            name = f"{prefix}{mode}"
+            configs.append(name)
+            env[f"BENCH_CP_{name.upper()}"] = str(where / f"jpr-{mode}" / "paths" / "<w>.jar")
+            env[f"BENCH_OPTS_{name.upper()}"] = f"-Djprewrite.output={work}/profile-{name}-<w>.json"
     raw = work / "runs.jsonl"
     if raw.exists():
         raw.unlink()

@@ -115,7 +115,7 @@ def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
             )
         )
         items += [
-            G.push_int(pool, mids.dispatchers),
+            G.push_int(pool, 2 * mids.dispatchers),  # two classes per dispatcher
             Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Class")),
             Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY)),
         ]
@@ -146,8 +146,9 @@ def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
 def _dispatcher_body(
     ctx: ClassContext, rt: RuntimeCalls, iface: str, name: str, descriptor: str, declaring: str, publishing: bool
 ) -> CodeBody:
-    """``static R m(I self, args…, Node, int)``, with an inline cache: the last receiver class
-    found capable skips the runtime's ClassValue lookup."""
+    """``static R m(I self, args…, Node, int)``, with an inline cache of two classes: the last
+    receiver classes found capable skip the runtime's ClassValue lookup (call sites that see two
+    implementations stay hits)."""
     pool, mids = rt.pool, ctx.mids
     md = parse_method_descriptor(descriptor)
     slot = 1
@@ -155,7 +156,7 @@ def _dispatcher_body(
     for p in md.params:
         args.append(Instruction(-1, G.load_opcode(p), slot))
         slot += type_size(p)
-    node, site = slot, slot + 1
+    node, site, cls = slot, slot + 1, slot + 2
     mid = mids.ref(declaring, name, descriptor, KIND_UNINSTRUMENTED)
     other, esi = Label("not_instrumented"), Label("esi")
     k = mids.dispatchers
@@ -163,19 +164,30 @@ def _dispatcher_body(
     seen = pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY)
     get_class = pool.add_methodref("java/lang/Object", "getClass", "()Ljava/lang/Class;")
     ret = G.return_opcode(md.return_type)
+
+    def seen_slot(i: int) -> list:
+        return [Instruction(-1, op.GETSTATIC, seen), G.push_int(pool, i)]
+
     items = [
         Instruction(-1, op.ALOAD, 0),
         Instruction(-1, op.INVOKEVIRTUAL, get_class),
-        Instruction(-1, op.GETSTATIC, seen),
-        G.push_int(pool, k),
+        Instruction(-1, op.ASTORE, cls),
+        *seen_slot(2 * k),
         Instruction(-1, op.AALOAD),
+        Instruction(-1, op.ALOAD, cls),
+        Instruction(-1, op.IF_ACMPEQ, esi),
+        *seen_slot(2 * k + 1),
+        Instruction(-1, op.AALOAD),
+        Instruction(-1, op.ALOAD, cls),
         Instruction(-1, op.IF_ACMPEQ, esi),
         *rt.esi_capable(0),
         Instruction(-1, op.IFEQ, other),
-        Instruction(-1, op.GETSTATIC, seen),
-        G.push_int(pool, k),
-        Instruction(-1, op.ALOAD, 0),
-        Instruction(-1, op.INVOKEVIRTUAL, get_class),
+        *seen_slot(2 * k + 1),  # the newest class first, the previous one second
+        *seen_slot(2 * k),
+        Instruction(-1, op.AALOAD),
+        Instruction(-1, op.AASTORE),
+        *seen_slot(2 * k),
+        Instruction(-1, op.ALOAD, cls),
         Instruction(-1, op.AASTORE),
         esi,
         *_capable_call(rt, iface, name, descriptor, publishing, args, node, site),
@@ -187,7 +199,7 @@ def _dispatcher_body(
         InvokeInterface(-1, pool.add_methodref(iface, name, descriptor, interface=True), 1 + md.param_slots),
         Instruction(-1, ret),
     ]
-    return CodeBody(items=items, max_locals=site + 1)
+    return CodeBody(items=items, max_locals=cls + 1)
 
 
 def _capable_call(

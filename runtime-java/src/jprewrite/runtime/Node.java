@@ -37,7 +37,10 @@ public class Node {
     final Node next;
     /** The most recently created child (the head of the child list). */
     Node first;
-    /** Child cache indexed by call site, sized {@code method.sites}; allocated on first use. */
+    /**
+     * Child cache, allocated on first use: two slots per call site ({@code method.sites} of them),
+     * then a pair shared by unknown sites and the children the sites' slots dropped.
+     */
     private Node[] cache;
     /**
      * The rare counters of this context (samples, allocations), or null until the first one (see
@@ -94,31 +97,57 @@ public class Node {
         if (site == ENTERED) {
             return this;
         }
-        Node n = first;
-        while (n != null && n.method != callee) {
-            n = n.next;
-        }
-        if (n == null) {
-            n = new Node(callee, this, root, first);
-            first = n; // publish only once fully constructed
-        }
-        if (site >= 0) {
-            Node[] c = cache;
-            if (c == null) {
-                int size = method.sites;
-                if (site < size) {
-                    c = new Node[2 * size];
-                    cache = c;
+        Node[] c = cache;
+        Node n = null;
+        if (c != null) {   // the shared pair at the end: unknown sites, and what the sites dropped
+            int v = c.length - 2;
+            n = c[v];
+            if (n == null || n.method != callee) {
+                n = c[v + 1];
+                if (n != null && n.method != callee) {
+                    n = null;
                 }
             }
-            int i = site << 1;
-            if (c != null && i < c.length) {
-                c[i + 1] = c[i];   // the previous callee moves to the second slot
-                c[i] = n;
+        }
+        if (n == null) {
+            n = first;
+            while (n != null && n.method != callee) {
+                n = n.next;
             }
+            if (n == null) {
+                n = new Node(callee, this, root, first);
+                first = n; // publish only once fully constructed
+            }
+        }
+        if (c == null && (site == -1 || site >= 0 && site < method.sites)) {
+            c = new Node[2 * method.sites + 2];
+            cache = c;
+        }
+        if (c != null) {
+            cacheChild(c, site, n);
         }
         n.calls++;
         return n;
+    }
+
+    /**
+     * Put {@code n} in the cache: in front of its call site's two slots, the child dropped from them
+     * going to the shared pair at the end (so sites with three or four callees, and entries from
+     * unknown sites, mostly hit there instead of walking the children).
+     */
+    private static void cacheChild(Node[] c, int site, Node n) {
+        int v = c.length - 2;
+        int i = site << 1;
+        Node dropped = n;
+        if (site >= 0 && i < v) {
+            dropped = c[i + 1];
+            c[i + 1] = c[i];   // the previous callee moves to the second slot
+            c[i] = n;
+        }
+        if (dropped != null && dropped != c[v]) {
+            c[v + 1] = c[v];
+            c[v] = dropped;
+        }
     }
 
     /** Enter the (uninstrumented) callee's node and publish it for callbacks. */

@@ -151,6 +151,7 @@ final class Registry {
                 if (ThreadRoot.first == e.root) {
                     ThreadRoot.first = null;
                 }
+                ThreadRoot.forget(e.root);
             }
             String name = e.name;
             if (!ENDED_BY_NAME.containsKey(name) && ENDED_BY_NAME.size() >= MAX_THREAD_NAMES) {

@@ -20,10 +20,7 @@ public final class ThreadRoot extends Node {
      */
     private static final java.util.WeakHashMap<Thread, ThreadRoot> BY_THREAD = new java.util.WeakHashMap<Thread, ThreadRoot>();
 
-    /**
-     * The first thread's root (usually {@code main}): a fast path for {@link #current()} that avoids
-     * the thread-local lookup in the common single-threaded case. Cleared when that thread ends.
-     */
+    /** The first registered thread's root (usually {@code main}); cleared when that thread ends. */
     static ThreadRoot first;
 
     /** Where callbacks from uninstrumented code attach; null means the root itself. */
@@ -53,15 +50,41 @@ public final class ThreadRoot extends Node {
         this.owner = new Registry.Entry(thread, this);
     }
 
+    /**
+     * Roots by thread id (modulo the length): a fast path for {@link #current()} in every thread, not
+     * only the first. Constructors and N2B wrappers find their thread's root here on every call;
+     * {@link #CURRENT}'s lookup cost as much as a quarter of the profiling overhead of programs that
+     * compute in worker threads. A slot is checked against its thread (ids of other threads with the
+     * same low bits, or a subclass overriding {@code getId()}, only cost the thread-local lookup).
+     */
+    private static final ThreadRoot[] BY_ID = new ThreadRoot[256];
+
     /** The calling thread's root, created and registered on first use. */
     public static ThreadRoot current() {
         Thread t = Thread.currentThread();
-        ThreadRoot r = first;
+        ThreadRoot r = BY_ID[(int) t.getId() & (BY_ID.length - 1)];
         if (r != null && r.owner.get() == t) {
             return r;
         }
-        r = CURRENT.get();
-        return r != null ? r : create(t);
+        return currentSlow(t);
+    }
+
+    private static ThreadRoot currentSlow(Thread t) {
+        ThreadRoot r = CURRENT.get();
+        if (r == null) {
+            r = create(t);
+        }
+        BY_ID[(int) t.getId() & (BY_ID.length - 1)] = r;
+        return r;
+    }
+
+    /** Drop {@code r} from the fast path (its thread has ended and its tree is folded). */
+    static void forget(ThreadRoot r) {
+        for (int i = 0; i < BY_ID.length; i++) {
+            if (BY_ID[i] == r) {
+                BY_ID[i] = null;
+            }
+        }
     }
 
     private static ThreadRoot create(Thread t) {
