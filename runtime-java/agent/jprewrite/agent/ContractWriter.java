@@ -31,7 +31,7 @@ import java.util.Set;
  * are instrumented; null makes every override check ask the runtime, which is always right);</li>
  * <li>the holder {@code C$$jpmids} (version 49, no frames needed): {@code $jp$mids} filled by
  * {@code MethodId.get}, and for interfaces the static dispatchers instrumented callers use:
- * ESI-capable receiver ({@code ThreadRoot.esiCapable}, behind a one-entry inline cache
+ * ESI-capable receiver ({@code ThreadRoot.esiCapable}, behind a two-class inline cache
  * {@code $jp$seen}) → the ESI method (publishing interfaces:
  * {@code caller.publishCall(site)} and the original method), else {@code caller.boundary(site,
  * mid(kind 2))} and the original method;</li>
