@@ -156,6 +156,23 @@ final class CodeBuilder {
         return local(ILOAD, slot, 1);
     }
 
+    CodeBuilder astore(int slot) {
+        if (slot <= 3) {
+            return op(0x4B + slot, -1);   // astore_0 ... astore_3
+        }
+        if (slot > 255) {
+            u1(WIDE);
+            u1(0x3A);
+            u2(slot);
+            adjust(-1);
+            return this;
+        }
+        u1(0x3A);
+        u1(slot);
+        adjust(-1);
+        return this;
+    }
+
     /** Loads a local of field type {@code t}. */
     CodeBuilder load(String t, int slot) {
         switch (t.charAt(0)) {

@@ -31,7 +31,7 @@ import java.util.Set;
  * are instrumented; null makes every override check ask the runtime, which is always right);</li>
  * <li>the holder {@code C$$jpmids} (version 49, no frames needed): {@code $jp$mids} filled by
  * {@code MethodId.get}, and for interfaces the static dispatchers instrumented callers use:
- * ESI-capable receiver ({@code ThreadRoot.esiCapable}, behind a one-entry inline cache
+ * ESI-capable receiver ({@code ThreadRoot.esiCapable}, behind a two-class inline cache
  * {@code $jp$seen}) → the ESI method (publishing interfaces:
  * {@code caller.publishCall(site)} and the original method), else {@code caller.boundary(site,
  * mid(kind 2))} and the original method;</li>
@@ -382,7 +382,7 @@ final class ContractWriter {
         if (!dispatchers.isEmpty()) {
             h.addField(ClassEditor.ACC_STATIC | ClassEditor.ACC_FINAL | ClassEditor.ACC_SYNTHETIC, SEEN_FIELD,
                     "[Ljava/lang/Class;", new ArrayList<>());
-            clinit.pushInt(dispatchers.size()).typeOp(CodeBuilder.ANEWARRAY, "java/lang/Class", 0);
+            clinit.pushInt(2 * dispatchers.size()).typeOp(CodeBuilder.ANEWARRAY, "java/lang/Class", 0);
             clinit.field(CodeBuilder.PUTSTATIC, holder, SEEN_FIELD, "[Ljava/lang/Class;");
         }
         clinit.pushInt(mids.size()).typeOp(CodeBuilder.ANEWARRAY, MID, 0);
@@ -413,8 +413,9 @@ final class ContractWriter {
      * {@code static R m(I self, args…, Node caller, int site)}: an ESI-capable receiver gets the ESI
      * method (a publishing interface: the caller's node and site published, then the original
      * method, whose N2B wrapper enters beneath them); any other receiver a boundary node and the
-     * original method. The last receiver class found capable is remembered in slot {@code seen} of
-     * {@code $jp$seen} (a one-entry inline cache in front of the runtime's ClassValue), as in cct.py.
+     * original method. The last two receiver classes found capable are remembered in slots
+     * {@code 2 seen} and {@code 2 seen + 1} of {@code $jp$seen} (an inline cache in front of the
+     * runtime's ClassValue), as in shape_holder.py.
      */
     private byte[] dispatcher(ClassEditor h, String mname, String desc, int seen) {
         int slots = CodeBuilder.parameterSlots(desc);
@@ -422,16 +423,23 @@ final class ContractWriter {
         int site = node + 1;
         int k = mid(name, mname, desc, KIND_UNINSTRUMENTED);
         String ret = CodeBuilder.returnType(desc);
-        CodeBuilder c = new CodeBuilder(h, site + 1);
+        int cls = site + 1;
+        CodeBuilder c = new CodeBuilder(h, cls + 1);
         int other = c.newLabel();
         int esi = c.newLabel();
+        String seenType = "[Ljava/lang/Class;";
         c.aload(0).invoke(CodeBuilder.INVOKEVIRTUAL, "java/lang/Object", "getClass", "()Ljava/lang/Class;", false);
-        c.field(CodeBuilder.GETSTATIC, holder, SEEN_FIELD, "[Ljava/lang/Class;").pushInt(seen).op(CodeBuilder.AALOAD, -1);
-        c.branch(CodeBuilder.IF_ACMPEQ, esi);
+        c.astore(cls);
+        c.field(CodeBuilder.GETSTATIC, holder, SEEN_FIELD, seenType).pushInt(2 * seen).op(CodeBuilder.AALOAD, -1);
+        c.aload(cls).branch(CodeBuilder.IF_ACMPEQ, esi);
+        c.field(CodeBuilder.GETSTATIC, holder, SEEN_FIELD, seenType).pushInt(2 * seen + 1).op(CodeBuilder.AALOAD, -1);
+        c.aload(cls).branch(CodeBuilder.IF_ACMPEQ, esi);
         c.aload(0).invoke(CodeBuilder.INVOKESTATIC, ROOT, "esiCapable", "(Ljava/lang/Object;)Z", false);
         c.branch(CodeBuilder.IFEQ, other);
-        c.field(CodeBuilder.GETSTATIC, holder, SEEN_FIELD, "[Ljava/lang/Class;").pushInt(seen);
-        c.aload(0).invoke(CodeBuilder.INVOKEVIRTUAL, "java/lang/Object", "getClass", "()Ljava/lang/Class;", false);
+        c.field(CodeBuilder.GETSTATIC, holder, SEEN_FIELD, seenType).pushInt(2 * seen + 1);   // newest first
+        c.field(CodeBuilder.GETSTATIC, holder, SEEN_FIELD, seenType).pushInt(2 * seen).op(CodeBuilder.AALOAD, -1);
+        c.op(CodeBuilder.AASTORE, -3);
+        c.field(CodeBuilder.GETSTATIC, holder, SEEN_FIELD, seenType).pushInt(2 * seen).aload(cls);
         c.op(CodeBuilder.AASTORE, -3);
         c.mark(esi, 0, null);
         if (publishing) {
