@@ -63,9 +63,11 @@ public class NodeSize {
         MethodId[] mids = new MethodId[8];
         for (int i = 0; i < 8; i++) mids[i] = new MethodId("C", "m" + i, "()V", 0, 0);
         Node[] nodes = new Node[n + 1];
-        nodes[0] = ThreadRoot.current().enter(-1, new MethodId("P", "p", "()V", 0, 0));
+        nodes[0] = ThreadRoot.current().enter(0, new MethodId("P", "p", "()V", 0, 0));
         long before = used();
-        for (int i = 1; i <= n; i++) nodes[i] = nodes[(i - 1) / 8].enter(-1, mids[(i - 1) % 8]);
+        // site 0 of methods without call sites: no child caches, only the contexts themselves
+        // (an unknown site, -1, would give every parent a cache of its own)
+        for (int i = 1; i <= n; i++) nodes[i] = nodes[(i - 1) / 8].enter(0, mids[(i - 1) % 8]);
         long after = used();
         System.out.println((double) (after - before) / n);
     }
