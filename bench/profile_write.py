@@ -10,15 +10,17 @@ working tree's. In each round, back to back:
 * ``before-none``    -- old runtime, ``output=none`` (the run without writing);
 * ``before-json``    -- old runtime, ``output=FILE.json``: the write time is the difference;
 * ``after-none``, ``after-json``, ``after-gz`` (``.json.gz``), ``after-merged-gz``
-  (``threads=merged-only``, ``.json.gz``) -- the new runtime, which also reports its own write
-  time and CPU time (``-Djprewrite.timing=true``).
+  (``threads=merged-only``, ``.json.gz``), ``after-jpprof`` (the compact format, ``.jpprof``),
+  ``after-jpprof-gz`` (``.jpprof.gz``) -- the new runtime, which also reports its own write time
+  and CPU time (``-Djprewrite.timing=true``).
 
 Every JVM runs at its default heap. Afterwards ``jprewrite report`` runs on the biggest profile
-written (wall, CPU, peak RSS). The machine is shared: compare runs of the same round, prefer CPU
+written and on each workload's ``.jpprof`` (wall, CPU, peak RSS). The machine is shared: compare runs of the same round, prefer CPU
 time, and read the ``foreign`` column (CPU seconds other processes used during the run).
 
     python bench/profile_write.py                      # kotlinc and scalac, 1 round
     python bench/profile_write.py -n 2 kotlinc --jars /tmp/rw --work /tmp/pw
+    python bench/profile_write.py kotlinc --configs plain,after-json,after-jpprof   # a subset
 
 Goals: kotlinc's profile written in <= 2 s and <= 150 MB; scalac's written at the default heap;
 ``report`` on the biggest profile <= 10 s and <= 2 GB; program output unchanged.
@@ -41,9 +43,20 @@ from cct_overhead import class_path, prepare_shared_bench  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = {
-    "kotlinc": ["plain", "before-none", "before-json", "after-none", "after-json", "after-gz", "after-merged-gz"],
-    "scalac": ["plain", "before-json", "after-json", "after-gz"],
+    "kotlinc": [
+        "plain",
+        "before-none",
+        "before-json",
+        "after-none",
+        "after-json",
+        "after-gz",
+        "after-merged-gz",
+        "after-jpprof",
+        "after-jpprof-gz",
+    ],
+    "scalac": ["plain", "before-json", "after-json", "after-gz", "after-jpprof"],
 }
+SUFFIX = {"json": ".json", "gz": ".json.gz", "merged-gz": ".json.gz", "jpprof": ".jpprof", "jpprof-gz": ".jpprof.gz"}
 
 
 def build_runtime(work: Path, revision: str | None) -> Path:
@@ -107,8 +120,7 @@ def config_opts(config: str, profile: Path) -> str:
         return " ".join([*opts, "-Djprewrite.output=none"])
     if name == "merged-gz":
         opts.append("-Djprewrite.threads=merged-only")
-    suffix = ".json" if name == "json" else ".json.gz"
-    return " ".join([*opts, f"-Djprewrite.output={profile}{suffix}"])
+    return " ".join([*opts, f"-Djprewrite.output={profile}{SUFFIX[name]}"])
 
 
 def measure_report(profile: Path) -> tuple[float, float, int, int]:
@@ -131,6 +143,7 @@ def main() -> int:
     ap.add_argument("--before", default="HEAD", help="git revision of the runtime before (default HEAD)")
     ap.add_argument("--jars", help="directory of jars already rewritten by jprewrite --output-dir")
     ap.add_argument("--work", help="scratch directory (default: a temporary one)")
+    ap.add_argument("--configs", help="comma-separated subset of the configurations (default: all)")
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="jpr-pw-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -142,12 +155,16 @@ def main() -> int:
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, load average {load[0]:.1f} {load[1]:.1f}")
     print("workload config             wall s   CPU s  foreign  RSS MB  profile MB  write s (CPU)  output")
     biggest: tuple[int, Path] | None = None
+    compact: dict[str, Path] = {}  # each workload's .jpprof, for report
+    only = set(args.configs.split(",")) if args.configs else None
     for _ in range(args.n):
         for w in args.workloads:
             plain_sum = None
             for config in CONFIGS[w]:
+                if only is not None and config not in only:
+                    continue
                 profile = work / f"{w}-{config}"
-                for old in work.glob(f"{w}-{config}.json*"):
+                for old in work.glob(f"{w}-{config}.*"):
                     old.unlink()
                 side = config.split("-")[0]
                 cp = (
@@ -156,7 +173,7 @@ def main() -> int:
                     else ":".join([str(runtimes[side])] + [str(jars / Path(e).name) for e in cps[w]])
                 )
                 r = run(bench, w, cp, config_opts(config, profile), work)
-                files = list(work.glob(f"{w}-{config}.json*"))
+                files = list(work.glob(f"{w}-{config}.json*")) + list(work.glob(f"{w}-{config}.jpprof*"))
                 size = sum(f.stat().st_size for f in files)
                 if files and (biggest is None or size > biggest[0]):
                     biggest = (size, files[0])
@@ -177,13 +194,15 @@ def main() -> int:
                     f"{size / 1e6:11.1f}  {write:13}  {same}{'; ' + '; '.join(problems)[:120] if problems else ''}",
                     flush=True,
                 )
+                if config == "after-jpprof" and files:
+                    compact[w] = files[0]
                 for f in files:
-                    if biggest is None or f != biggest[1]:
+                    if (biggest is None or f != biggest[1]) and f not in compact.values():
                         f.unlink()
-    if biggest is not None:
-        wall, cpu, rss, code = measure_report(biggest[1])
+    for f in dict.fromkeys(([biggest[1]] if biggest is not None else []) + list(compact.values())):
+        wall, cpu, rss, code = measure_report(f)
         print(
-            f"report {biggest[1].name} ({biggest[0] / 1e6:.0f} MB): {wall:.1f} s wall, {cpu:.1f} s CPU, "
+            f"report {f.name} ({f.stat().st_size / 1e6:.0f} MB): {wall:.1f} s wall, {cpu:.1f} s CPU, "
             f"{rss} MB peak RSS, exit {code}"
         )
     print(

@@ -15,6 +15,7 @@ import tempfile
 import time
 
 from ..errors import JprewriteError
+from ..profile.compact import is_compact_name, write_compact
 from ..profile.export import open_output
 from ..profile.merge import merge_profiles
 from ..profile.writer import write_profile
@@ -29,7 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__.split("\n\n")[0],
     )
     p.add_argument("profiles", nargs="+", metavar="PROFILE", help="profiles written by jprewrite (.gz too)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="the merged profile (.gz: gzipped)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="merged profile (.gz, .jpprof)")
     p.set_defaults(run=run)
 
 
@@ -43,8 +44,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         raise JprewriteError(f"cannot write: {e.strerror or e}", path=args.output) from None
     try:
-        with open_output(tmp, compress=args.output.endswith(".gz")) as out:
-            write_profile(profile, out)
+        compact = is_compact_name(args.output)  # .jpprof(.gz): the compact format
+        with open_output(tmp, binary=compact, compress=args.output.endswith(".gz")) as out:
+            (write_compact if compact else write_profile)(profile, out)
         os.replace(tmp, args.output)  # readers never see a half-written profile
     except OSError as e:
         raise JprewriteError(f"cannot write: {e.strerror or e}", path=args.output) from None

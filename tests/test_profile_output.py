@@ -285,7 +285,7 @@ def test_bytes_per_context(tmp_path) -> None:
             "-cp",
             f"{rt}:{tmp_path / 'cls'}",
             "jprewrite.runtime.NodeSize",
-            "400000",
+            "2000000",
         ],
         capture_output=True,
         text=True,
@@ -293,3 +293,176 @@ def test_bytes_per_context(tmp_path) -> None:
     )
     assert p.returncode == 0, p.stderr
     assert 60 <= float(p.stdout) <= 65, p.stdout
+
+
+# --------------------------------------------------------------------------- the compact format (.jpprof)
+
+
+def same_profile(a, b) -> None:
+    """Two profiles as node tables: the same trees (names, kinds, every counter), threads, header."""
+    assert a.header == b.header
+    assert sorted(a.thread_names) == sorted(b.thread_names)  # in the order the threads started: a race
+    trees_a = [("", a.merged)] + sorted(a.threads, key=lambda t: t[0])
+    trees_b = [("", b.merged)] + sorted(b.threads, key=lambda t: t[0])
+    assert [n for n, _ in trees_a] == [n for n, _ in trees_b]
+    for (name, ta), (_, tb) in zip(trees_a, trees_b):
+        if ta is None or tb is None:
+            assert ta is tb
+            continue
+        assert (ta is a.merged) == (tb is b.merged), name  # same_as_root both ways
+        assert list(ta.parent) == list(tb.parent), name
+        assert list(ta.end) == list(tb.end), name  # the compact file's subtree sizes
+        assert list(ta.inclusive("bytecodes")) == list(tb.inclusive("bytecodes")), name  # and its inclusive column
+        assert [ta.name(i) for i in range(len(ta))] == [tb.name(i) for i in range(len(tb))]
+        assert [ta.frames.kinds[f] for f in ta.frame] == [tb.frames.kinds[f] for f in tb.frame]
+        assert set(ta.values) == set(tb.values), name
+        for m in ta.values:
+            assert list(ta.values[m]) == list(tb.values[m]), (name, m)
+        assert [ta.allocations_of(i) for i in range(len(ta))] == [tb.allocations_of(i) for i in range(len(tb))]
+
+
+@pytest.mark.parametrize("workers,threads", [(4, "all"), (0, "all"), (3, "merged-only"), (2, "none")])
+def test_compact_output_loads_like_json(multi, tmp_path, workers, threads) -> None:
+    java(multi, tmp_path, workers, output="p.json", collapsed="c.txt", threads=threads)
+    java(multi, tmp_path, workers, output="p.jpprof", threads=threads)
+    data = (tmp_path / "p.jpprof").read_bytes()
+    assert data[:8] == b"JPPROF\x00\x01"
+    assert len(data) * 3 < (tmp_path / "p.json").stat().st_size
+    # the same program, run twice: the same trees (Multi is deterministic per thread name)
+    same_profile(load(str(tmp_path / "p.json")), load(str(tmp_path / "p.jpprof")))
+    # sniffed by the magic, not the name
+    (tmp_path / "renamed.json").write_bytes(data)
+    same_profile(load(str(tmp_path / "p.jpprof")), load(str(tmp_path / "renamed.json")))
+
+
+WRITE_BOTH = r"""
+package jprewrite.runtime;
+
+/** Run Multi, then write its profile twice from the same trees: as args[1], then as args[2]. */
+public class WriteBoth {
+    public static void main(String[] a) throws Exception {
+        Class.forName("Multi").getMethod("main", String[].class).invoke(null, (Object) new String[] {a[0]});
+        Sampler.stop();
+        Profiles.write(a[1]);
+        Profiles.write(a[2]);
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def sampled(tmp_path_factory) -> tuple[Path, Path]:
+    """Multi rewritten with every counter (hybrid: samples and fresh; allocations; weights), and WriteBoth."""
+    work = tmp_path_factory.mktemp("sampled")
+    (work / "src").mkdir()
+    (work / "src" / "Multi.java").write_text(MULTI)
+    subprocess.run([tool("javac"), "-d", str(work / "classes"), str(work / "src" / "Multi.java")], check=True)
+    (work / "weights.txt").write_text("default 1\ninvokestatic 5\n")
+    jar = work / "multi-rw.jar"
+    rewrite(
+        [make_jar(work / "classes", work / "multi.jar")],
+        jar,
+        "--mode",
+        "hybrid",
+        "--allocations",
+        "--weights",
+        str(work / "weights.txt"),
+    )
+    src = work / "src" / "WriteBoth.java"
+    src.write_text(WRITE_BOTH)
+    subprocess.run([tool("javac"), "-cp", str(jar), "-d", str(work / "both"), str(src)], check=True)
+    return jar, work / "both"
+
+
+def test_compact_carries_every_counter_and_the_sampling_block(sampled, tmp_path) -> None:
+    jar, both = sampled
+    cmd = [tool("java"), "-Djprewrite.output=none", "-Djprewrite.interval=0.1ms", "-cp", f"{jar}:{both}"]
+    p = subprocess.run(
+        [*cmd, "jprewrite.runtime.WriteBoth", "40", str(tmp_path / "a.json"), str(tmp_path / "a.jpprof")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    a, b = load(str(tmp_path / "a.json")), load(str(tmp_path / "a.jpprof"))
+    assert {"weighted", "allocations"} <= set(a.metrics), a.metrics
+    assert "samples" in a.metrics or a.header["sampling"]["samples"] == 0  # a loaded machine may take none
+    assert a.merged is not None and a.merged.allocs is not None
+    # the sampler's own CPU time goes on between the two writes; every other field is the same
+    for h in (a.header, b.header):
+        h["sampling"] = {k: v for k, v in h["sampling"].items() if "cpu" not in k}
+    same_profile(a, b)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "cut-in-header", "flipped", "bad-version", "trailing"])
+def test_compact_damaged_file_is_one_line(multi, tmp_path, capsys, damage) -> None:
+    java(multi, tmp_path, 2, output="p.jpprof")
+    data = (tmp_path / "p.jpprof").read_bytes()
+    bad = tmp_path / "bad.jpprof"
+    if damage == "truncated":
+        bad.write_bytes(data[: len(data) * 2 // 3])
+    elif damage == "cut-in-header":
+        bad.write_bytes(data[:20])
+    elif damage == "flipped":  # inside the first chunk's columns
+        mid = bytearray(data)
+        for i in range(len(data) // 3, len(data) // 3 + 16):
+            mid[i] ^= 0xFF
+        bad.write_bytes(bytes(mid))
+    elif damage == "bad-version":
+        bad.write_bytes(data[:7] + b"\x09" + data[8:])
+    else:
+        bad.write_bytes(data + b"more")
+    capsys.readouterr()
+    cmds = [["merge", str(bad), "-o", str(tmp_path / "m.json")]]
+    if damage != "trailing":  # report and export read the merged tree only, and stop after it
+        cmds += [["report", str(bad)], ["export", str(bad), "--format", "collapsed", "-o", str(tmp_path / "c.txt")]]
+    for cmd in cmds:
+        assert jprewrite_main(cmd) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("jprewrite: ") and "Traceback" not in err, err
+
+
+def test_compact_report_export_merge_and_append(multi, tmp_path, capsys) -> None:
+    java(multi, tmp_path, 3, output="p.json")
+    java(multi, tmp_path, 3, output="p.jpprof.gz")
+    assert (tmp_path / "p.jpprof.gz").read_bytes()[:2] == b"\x1f\x8b"
+    capsys.readouterr()
+    assert jprewrite_main(["report", str(tmp_path / "p.jpprof.gz"), "--color", "never"]) == 0
+    text = capsys.readouterr().out
+    assert "Multi.work" in text
+    assert jprewrite_main(["report", str(tmp_path / "p.json"), "--color", "never"]) == 0
+    assert capsys.readouterr().out == text
+    for fmt in ("collapsed", "speedscope"):
+        out_c, out_j = tmp_path / f"c.{fmt}", tmp_path / f"j.{fmt}"
+        assert jprewrite_main(["export", str(tmp_path / "p.jpprof.gz"), "--format", fmt, "-o", str(out_c)]) == 0
+        assert jprewrite_main(["export", str(tmp_path / "p.json"), "--format", fmt, "-o", str(out_j)]) == 0
+        if fmt == "collapsed":
+            assert out_c.read_bytes() == out_j.read_bytes()
+        else:  # names the source file, threads in the order they started
+            frames_c, frames_j = (json.loads(f.read_text())["shared"]["frames"] for f in (out_c, out_j))
+            assert sorted(map(str, frames_c)) == sorted(map(str, frames_j))
+    # merge reads and writes the format; the runtime appends to it
+    m = tmp_path / "m.jpprof"
+    assert jprewrite_main(["merge", str(tmp_path / "p.jpprof.gz"), str(tmp_path / "p.json"), "-o", str(m)]) == 0
+    assert m.read_bytes()[:7] == b"JPPROF\x00"
+    mj = tmp_path / "m.json"
+    assert jprewrite_main(["merge", str(tmp_path / "p.json"), str(tmp_path / "p.json"), "-o", str(mj)]) == 0
+    same_profile(load(str(m)), load(str(mj)))
+    java(multi, tmp_path, 3, output="m.jpprof", append="true")
+    appended = load(str(m))
+    assert appended.header["runs"] == 3
+    assert appended.merged is not None and load(str(mj)).merged is not None
+    single = load(str(tmp_path / "p.json"))
+    assert appended.merged.total("calls") == 3 * single.merged.total("calls")
+    assert appended.merged.total("bytecodes") == 3 * single.merged.total("bytecodes")
+
+
+def test_append_to_a_damaged_compact_profile_keeps_it(multi, tmp_path) -> None:
+    java(multi, tmp_path, 0, output="x.jpprof")
+    data = (tmp_path / "x.jpprof").read_bytes()
+    (tmp_path / "x.jpprof").write_bytes(data[: len(data) // 2])
+    p = java(multi, tmp_path, 0, output="x.jpprof", append="true")
+    assert (tmp_path / "x.jpprof").read_bytes() == data[: len(data) // 2]
+    assert "cannot append to" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    (aside,) = [f for f in tmp_path.iterdir() if re.fullmatch(r"x-\d+\.jpprof", f.name)]
+    assert load(str(aside)).thread_names == ["main"]

@@ -4,6 +4,7 @@ Layer 1 (imports nothing from jprewrite but ``errors``): the CLI's ``report``, `
 ``flamegraph`` and ``diff`` commands and the test-framework plugins build on it.
 """
 
+from .compact import write_compact
 from .model import KINDS, METRICS, Frames, Profile, Tree
 from .plain import from_dict, load_json, open_profile, resolve_threads
 from .reader import load
@@ -19,4 +20,5 @@ __all__ = [
     "load_json",
     "open_profile",
     "resolve_threads",
+    "write_compact",
 ]

@@ -13,6 +13,7 @@ rows, never recursion: profiles of deep recursions are tens of thousands of leve
 
 from __future__ import annotations
 
+import operator
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -140,6 +141,13 @@ class Tree:
             self._inclusive[metric] = inc
         return inc
 
+    def set_inclusive(self, metric: str, values: array) -> None:
+        """Inclusive values known from the file (the compact format stores inclusive bytecodes):
+        :meth:`inclusive` then needs no pass over millions of rows. Rows must match the tree."""
+        if len(values) != len(self.parent):
+            raise ValueError(f"{len(values)} inclusive values for {len(self.parent)} rows")
+        self._inclusive[metric] = values
+
     @property
     def end(self) -> array:
         """``end[i]``: the row after node ``i``'s subtree (its subtree is rows ``i .. end[i]-1``)."""
@@ -149,7 +157,7 @@ class Tree:
             par = self.parent
             for i in range(n - 1, 0, -1):
                 size[par[i]] += size[i]
-            self._end = array("i", (i + s for i, s in enumerate(size)))
+            self._end = array("i", map(operator.add, range(n), size))
         return self._end
 
     def children(self, i: int) -> Iterator[int]:

@@ -7,7 +7,9 @@ expression per node over a sliding buffer, so memory stays at the node tables pl
 megabytes of text however big the file is, and a 1 GB profile takes seconds, not the
 minutes and tens of gigabytes of ``json.load`` and dicts. Files in any other JSON layout
 (pretty-printed, keys reordered by another tool) are read with ``json.load`` instead:
-same result, ordinary cost. ``.gz`` files (gzip magic) are decompressed on the fly.
+same result, ordinary cost. ``.gz`` files (gzip magic) are decompressed on the fly, and files
+in the compact format (:mod:`.compact`, ``.jpprof``) are told by their magic number and read
+column by column.
 
 Every problem with the input is one :class:`~jprewrite.errors.JprewriteError` line naming
 the file and the byte offset (of the uncompressed text).
@@ -23,6 +25,7 @@ from collections.abc import Collection
 from typing import BinaryIO
 
 from ..errors import JprewriteError
+from .compact import MAGIC, is_compact, read_compact
 from .model import KINDS, Frames, Profile, Tree
 from .plain import from_dict, load_json, open_profile, store_fields
 
@@ -98,6 +101,16 @@ class _Buffer:
         return JprewriteError(what, path=self.path, offset=self.base + pos)
 
 
+def _head(f: BinaryIO, path: str) -> bytes:
+    """The first bytes of the (decompressed) profile, the stream rewound after them."""
+    try:
+        head = f.read(len(MAGIC))
+        f.seek(0)
+    except (EOFError, OSError, zlib.error) as e:
+        raise JprewriteError(f"cannot read the compressed profile: {e}", path=path) from None
+    return head
+
+
 def load(
     path: str, *, merged: bool = True, threads: bool | Collection[str] = True, prune: float | None = None
 ) -> Profile:
@@ -113,6 +126,13 @@ def load(
     Such trees say ``pruned``. Files in another layout are read whole.
     """
     with open_profile(path) as f:
+        if is_compact(_head(f, path)):  # the compact format (.jpprof), told by its magic number
+            compact, missing = read_compact(f, path, merged=merged, threads=threads)
+            if missing:  # a wanted thread is the merged tree, which was not read: read it
+                f.seek(0)
+                compact, _ = read_compact(f, path, merged=True, threads=threads)
+                compact.merged = None
+            return compact
         try:
             result = _Scan(_Buffer(f, path), merged, threads, prune).profile()
         except _Fallback:

@@ -15,7 +15,8 @@ import java.util.zip.GZIPInputStream;
 /**
  * An existing profile read back into {@link Node} trees, for {@code -Djprewrite.append=true}: the
  * profile of this run is then written as the sum of both. Reads any JSON layout of the profile
- * format (the runtime's, the Python tools', pretty-printed), plain or gzip; iterative, since trees
+ * format (the runtime's, the Python tools', pretty-printed), plain or gzip, and the compact format
+ * ({@link ProfileBinaryReader}, told by its magic, not the name); iterative, since trees
  * are deep. A context's {@code "method"} must come before its {@code "children"} (every writer of
  * the format does so). Every problem is an {@link IOException} naming the byte offset.
  */
@@ -72,6 +73,25 @@ final class ProfileParser {
             if (a == 0x1f && b == 0x8b) {
                 in = new GZIPInputStream(raw, 1 << 16);
             }
+            in = new java.io.BufferedInputStream(in, 1 << 16);
+            in.mark(8);
+            byte[] head = new byte[8];
+            int n = 0;
+            while (n < 8) {
+                int k = in.read(head, n, 8 - n);
+                if (k <= 0) {
+                    break;
+                }
+                n += k;
+            }
+            if (n == 8 && java.util.Arrays.equals(java.util.Arrays.copyOf(head, 7), ProfileBinary.MAGIC)) {
+                if (head[7] != ProfileBinary.VERSION) {
+                    throw new IOException("compact profile version " + head[7] + ", this runtime reads "
+                            + ProfileBinary.VERSION);
+                }
+                return ProfileBinaryReader.read(in);   // the compact format (.jpprof)
+            }
+            in.reset();
             return new ProfileParser(in).profile();
         } finally {
             in.close();

@@ -371,8 +371,10 @@ final class ProfileWriter {
             }
         }
         String ms = m.methodString();
+        int h = ms.hashCode();   // cached in the String: most names differ in their hash, no compare
         for (int i = 0; i < n; i++) {
-            if (buf[i].method.equals(ms)) {
+            String other = buf[i].method;
+            if (other.hashCode() == h && other.equals(ms)) {
                 return buf[i];
             }
         }
@@ -399,8 +401,8 @@ final class ProfileWriter {
         return g;
     }
 
-    /** What a sink writes for one context. */
-    private interface Sink {
+    /** What a sink writes for one context (JSON, collapsed stacks, {@link ProfileBinary}). */
+    interface Sink {
         /** The context {@code g} at {@code depth} (0: the root), with its own bytecodes and children count. */
         void open(Group g, long self, int children, int depth) throws IOException;
 
@@ -412,7 +414,7 @@ final class ProfileWriter {
     }
 
     /** Walk the merged tree of {@code roots}, depth first, children in output order. */
-    private void walk(List<Node> roots, Sink sink) throws IOException {
+    void walk(List<Node> roots, Sink sink) throws IOException {
         Group root = rootGroup(roots);
         int n = expand(root, 0);
         sink.open(root, self(root, 0, n), n, 0);
@@ -452,6 +454,11 @@ final class ProfileWriter {
     }
 
     // ------------------------------------------------------------------ JSON
+
+    /** The whole profile in the compact format ({@code .jpprof}, see {@link ProfileBinary}). */
+    void writeBinary(ByteOut out, int threadsMode) throws IOException {
+        ProfileBinary.write(this, sources, out, threadsMode);
+    }
 
     /** The whole profile as JSON (one context a line, see README "Profile format"). */
     void writeJson(ByteOut out, int threadsMode) throws IOException {
@@ -494,7 +501,7 @@ final class ProfileWriter {
         out.flush();
     }
 
-    private static boolean sameSet(List<Node> a, List<Node> b) {
+    static boolean sameSet(List<Node> a, List<Node> b) {
         if (a.size() != b.size()) {
             return false;
         }
@@ -703,6 +710,11 @@ final class ProfileWriter {
             frames.put(method, b);
         }
         return b;
+    }
+
+    /** Whether each context's group key is its inclusive bytecodes (a counted profile with bytecodes). */
+    boolean inclusiveBytecodes() {
+        return !samplesKey && anyBytecodes;
     }
 
     /** Nodes numbered by the first pass (for tests and statistics). */

@@ -22,7 +22,8 @@ import java.util.zip.GZIPOutputStream;
  * <p>A profile includes every thread: the threads that have ended, and the current counters of
  * the ones still running (read without stopping them, so a running thread's counters may be a
  * few increments behind). It is written straight from the threads' trees ({@link ProfileWriter});
- * a name ending in {@code .gz} is written gzip-compressed.
+ * a name ending in {@code .gz} is written gzip-compressed, one ending in {@code .jpprof} (or
+ * {@code .jpprof.gz}) in the compact format ({@link ProfileBinary}).
  */
 public final class Profiles {
     /** Default file name of the profile, in the working directory. */
@@ -47,7 +48,10 @@ public final class Profiles {
         }
     }
 
-    /** Write the profile as JSON to {@code path} (atomically: a temporary file, then a rename). */
+    /**
+     * Write the profile to {@code path}: JSON, or the compact format for a name ending in
+     * {@code .jpprof} (atomically: a temporary file, then a rename).
+     */
     public static void write(String path) throws IOException {
         writeFiles(path, null, false, threadsMode(), false);
     }
@@ -174,7 +178,7 @@ public final class Profiles {
             throws IOException {
         if (!append) {
             final ProfileWriter w = new ProfileWriter(s);
-            atomicWrite(file, jsonBody(w, threads));
+            atomicWrite(file, body(file, w, threads));
             return w;
         }
         File target = file.getAbsoluteFile();
@@ -195,7 +199,7 @@ public final class Profiles {
                     }
                 }
                 ProfileWriter w = new ProfileWriter(s);
-                atomicWrite(target, jsonBody(w, threads));
+                atomicWrite(target, body(target, w, threads));
                 return w;
             } finally {
                 lock.release();
@@ -218,11 +222,17 @@ public final class Profiles {
         return new IOException(e);
     }
 
-    private static Body jsonBody(final ProfileWriter w, final int threads) {
+    /** JSON, or the compact format for a name ending in {@code .jpprof} (or {@code .jpprof.gz}). */
+    private static Body body(File file, final ProfileWriter w, final int threads) {
+        final boolean binary = ProfileBinary.wanted(file.getName());
         return new Body() {
             @Override
             public void write(ByteOut out) throws IOException {
-                w.writeJson(out, threads);
+                if (binary) {
+                    w.writeBinary(out, threads);
+                } else {
+                    w.writeJson(out, threads);
+                }
             }
         };
     }
