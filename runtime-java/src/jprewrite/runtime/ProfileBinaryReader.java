@@ -149,13 +149,7 @@ final class ProfileBinaryReader {
     }
 
     private MethodId mid(String method, int kind) {
-        String key = kind + method;
-        MethodId m = mids.get(key);
-        if (m == null) {
-            m = new MethodId("", method, "", kind, 0);
-            mids.put(key, m);
-        }
-        return m;
+        return ProfileParser.interned(mids, method, kind);
     }
 
     /** A tree: its chunks up to {@code 'E'}. */

@@ -426,6 +426,14 @@ final class ProfileParser {
     }
 
     private MethodId mid(String method, int kind) {
+        return interned(mids, method, kind);
+    }
+
+    /**
+     * One MethodId per (method, kind) of a profile read back: the trees it is added to find a child
+     * by MethodId identity, so equal methods must share one object (both readers use it).
+     */
+    static MethodId interned(Map<String, MethodId> mids, String method, int kind) {
         String key = kind + method;
         MethodId m = mids.get(key);
         if (m == null) {
