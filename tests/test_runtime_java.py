@@ -24,7 +24,7 @@ from jprewrite.profile import resolve_threads
 from jprewrite.rewrite import runtime_build
 from jprewrite.rewrite.runtime_build import runtime_classes, runtime_source_dir
 
-from support.jdk import tool
+from support.jdk import javac_tree, tool
 
 CASES = Path(__file__).parent / "runtime_java_cases"
 ROOT = "<root>"
@@ -47,14 +47,7 @@ def runtime_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def cases_dir(tmp_path_factory, runtime_dir) -> Path:
     out = tmp_path_factory.mktemp("cases")
-    sources = sorted(str(p) for p in CASES.rglob("*.java"))
-    subprocess.run(
-        [tool("javac"), "-nowarn", "-g", "-cp", str(runtime_dir), "-d", str(out), *sources],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return out
+    return javac_tree(CASES, out, runtime_dir)
 
 
 class Run:

@@ -26,7 +26,7 @@ from jprewrite.agent.options import interval_ns, parse_options
 from jprewrite.errors import JprewriteError
 from jprewrite.rewrite.runtime_build import runtime_classes
 
-from support.jdk import tool
+from support.jdk import javac_tree, tool
 
 CASES = Path(__file__).parent / "sampling_cases"
 #: shares of CPU time within this many percentage points of 70/20/10
@@ -55,14 +55,7 @@ def agent() -> Path:
 @pytest.fixture(scope="session")
 def cases(tmp_path_factory, agent) -> Path:
     out = tmp_path_factory.mktemp("sampling-cases")
-    sources = sorted(str(p) for p in CASES.rglob("*.java"))
-    subprocess.run(
-        [tool("javac"), "-nowarn", "-g", "-cp", str(agent), "-d", str(out), *sources],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return out
+    return javac_tree(CASES, out, agent)
 
 
 class Java:

@@ -44,6 +44,14 @@ def javac(sources: dict[str, str], out: Path, *options: str) -> Path:
     return out
 
 
+def javac_tree(sources: Path, out: Path, classpath: Path) -> Path:
+    """Compile every ``.java`` file under ``sources`` (a case directory kept in the repository) with
+    debug information against ``classpath`` into ``out``; returns ``out``."""
+    files = sorted(str(p) for p in sources.rglob("*.java"))
+    run([tool("javac"), "-nowarn", "-g", "-cp", str(classpath), "-d", str(out), *files])
+    return out
+
+
 def class_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.class"))
 
