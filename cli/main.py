@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping
 from typing import NoReturn
 
-from .. import __version__
+from .. import __build__, __version__
 from ..errors import JprewriteError
 from . import (
     agent_command,
@@ -49,7 +49,7 @@ class CommandParser(_OneLineErrors):
 
 def build_parser() -> CommandParser:
     parser = CommandParser(prog="jprewrite", description="Exact and portable JVM profiling by class-file rewriting.")
-    parser.add_argument("--version", action="version", version=f"jprewrite {__version__}")
+    parser.add_argument("--version", action="version", version=f"jprewrite {__version__} ({__build__})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineErrors)
     parser.commands = sub.choices  # filled in as each command registers below
     rewrite_command.add_parser(sub)

@@ -571,7 +571,7 @@ def test_no_arguments_prints_usage():
 def test_version():
     r = jprewrite_cmd("--version")
     assert r.returncode == 0, r.stderr
-    assert r.stdout == f"jprewrite {jprewrite.__version__}\n"
+    assert r.stdout == f"jprewrite {jprewrite.__version__} ({jprewrite.__build__})\n"  # which build runs
 
 
 def test_check_without_inputs():

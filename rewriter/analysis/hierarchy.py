@@ -34,7 +34,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from ..classfile.model import (
     ACC_ABSTRACT,
@@ -268,7 +268,7 @@ class JdkSummaryCache:
     it is never an error for the user.
     """
 
-    FORMAT_VERSION = CACHE_FORMAT_VERSION
+    FORMAT_VERSION: ClassVar[int] = CACHE_FORMAT_VERSION
 
     def __init__(self, build_id: str, directory: str | os.PathLike[str] | None = None) -> None:
         self.build_id = build_id
@@ -402,6 +402,10 @@ class JdkSummaryCache:
 # ---------------------------------------------------------------------------
 # The hierarchy
 # ---------------------------------------------------------------------------
+
+
+class _MissingClass(Exception):
+    """Raised inside ``ClassHierarchy.resolve_field``'s search when a class it must search is missing."""
 
 
 class ClassHierarchy:
@@ -678,16 +682,13 @@ class ClassHierarchy:
         """
         seen: set[str] = set()
 
-        class _Missing(Exception):
-            pass
-
         def lookup(cname: str) -> MemberInfo | None:
             if cname in seen:  # already searched without success
                 return None
             seen.add(cname)
             info = self.info(cname)
             if info is None:
-                raise _Missing
+                raise _MissingClass
             f = info.declared_field(name, descriptor)
             if f is not None:
                 return f
@@ -699,7 +700,7 @@ class ClassHierarchy:
 
         try:
             return lookup(owner)
-        except _Missing:
+        except _MissingClass:
             return None
 
     def _polymorphic(self, cls: ClassInfo, name: str) -> MemberInfo | None:

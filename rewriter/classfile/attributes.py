@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Iterable
 from itertools import chain
-from typing import Any
+from typing import Any, ClassVar, Final
 
 from ..errors import ClassFormatError
 from .constants import ConstantPool
@@ -26,6 +26,9 @@ _U4 = struct.Struct(">I")
 _HI = struct.Struct(">HI")  # attribute_name_index, attribute_length
 _chain = chain.from_iterable
 _new = object.__new__
+# True when this module runs compiled by mypyc: its classes are then native, which object.__new__
+# cannot make (and for which calling the class is the fast way anyway)
+_COMPILED: Final = __file__.endswith((".so", ".pyd"))
 
 # Compiled ">{n}H" formats by n: tables and index lists are read and written with one
 # (un)pack each, and formatting the format string cost more than the unpacking.
@@ -58,7 +61,7 @@ class Attribute:
     """
 
     __slots__ = ("name_index",)
-    name: str = ""
+    name: ClassVar[str] = ""
 
     def __init__(self, name_index: int) -> None:
         self.name_index = name_index
@@ -184,6 +187,8 @@ class _U2Attribute(Attribute):
     ) -> _U2Attribute | None:
         if len(data) != 2:
             return None
+        if _COMPILED:
+            return cls(name_index, (data[0] << 8) | data[1])
         a = _new(cls)
         a.name_index = name_index
         a.index = (data[0] << 8) | data[1]
@@ -231,6 +236,8 @@ class _U2ListAttribute(Attribute):
         n = len(data)
         if n < 2 or n != 2 + 2 * ((data[0] << 8) | data[1]):
             return None
+        if _COMPILED:
+            return cls(name_index, list(_u2s((n - 2) >> 1).unpack_from(data, 2)))
         a = _new(cls)
         a.name_index = name_index
         a.indices = list(_u2s((n - 2) >> 1).unpack_from(data, 2))
@@ -276,7 +283,7 @@ class _TableAttribute(Attribute):
     """An attribute that is a u2-counted table of fixed-size rows of u2 fields."""
 
     __slots__ = ("rows",)
-    row_fields = 1
+    row_fields: ClassVar[int] = 1
 
     def __init__(self, name_index: int, rows: list[tuple[int, ...]]) -> None:
         self.name_index = name_index
@@ -307,6 +314,8 @@ class _TableAttribute(Attribute):
             return None
         count = (n - 2) >> 1
         it = iter((_U2S.get(count) or _u2s(count)).unpack_from(data, 2))
+        if _COMPILED:
+            return cls(name_index, list(zip(*(it,) * k)))
         a = _new(cls)
         a.name_index = name_index
         a.rows = list(zip(*(it,) * k))
@@ -327,7 +336,7 @@ class InnerClasses(_TableAttribute):
 
     __slots__ = ()
     name = "InnerClasses"
-    row_fields = 4
+    row_fields: ClassVar[int] = 4
 
 
 class LineNumberTable(_TableAttribute):
@@ -335,7 +344,7 @@ class LineNumberTable(_TableAttribute):
 
     __slots__ = ()
     name = "LineNumberTable"
-    row_fields = 2
+    row_fields: ClassVar[int] = 2
 
 
 class LocalVariableTable(_TableAttribute):
@@ -343,7 +352,7 @@ class LocalVariableTable(_TableAttribute):
 
     __slots__ = ()
     name = "LocalVariableTable"
-    row_fields = 5
+    row_fields: ClassVar[int] = 5
 
 
 class LocalVariableTypeTable(_TableAttribute):
@@ -351,7 +360,7 @@ class LocalVariableTypeTable(_TableAttribute):
 
     __slots__ = ()
     name = "LocalVariableTypeTable"
-    row_fields = 5
+    row_fields: ClassVar[int] = 5
 
 
 class MethodParameters(Attribute):
@@ -657,11 +666,14 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: 
                 f"({n - start} bytes left)",
                 offset=base_offset + pos if base_offset >= 0 else None,
             )
-        a = new(Raw)  # RawAttribute(name_index, body, offset), minus the __init__ call
-        a.name_index = name_index
-        a.data = data[start:end]
-        a.offset = base_offset + start if known else -1
-        append(a)
+        if _COMPILED:
+            append(Raw(name_index, data[start:end], base_offset + start if known else -1))
+        else:
+            a = new(Raw)  # RawAttribute(name_index, body, offset), minus the __init__ call
+            a.name_index = name_index
+            a.data = data[start:end]
+            a.offset = base_offset + start if known else -1
+            append(a)
         pos = end
     return attrs, pos
 

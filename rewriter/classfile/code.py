@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Final
 
 from ..errors import ClassFormatError
 from . import attributes as attrs
@@ -27,6 +28,9 @@ _U2 = struct.Struct(">H")
 _HANDLER = struct.Struct(">HHHH")
 _HHI = struct.Struct(">HHI")  # max_stack, max_locals, code_length
 _new = object.__new__
+# True when this module runs compiled by mypyc (then its classes are native: ``object.__new__`` cannot
+# make them, and calling the class is the fast way anyway)
+_COMPILED: Final = __file__.endswith((".so", ".pyd"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +48,14 @@ class CodeContext:
 # looks the slot up again every time; two contexts are made per method, so the full
 # decode builds them by calling the slots' own setters (the same stores, about twice
 # as fast). The result is an ordinary CodeContext.
-_CC_SLOTS = tuple(
-    CodeContext.__dict__[f].__set__ for f in ("class_name", "method_name", "descriptor", "is_static", "code_length")
+# (Compiled by mypyc, CodeContext is a native class: its constructor is a direct call, and the
+# slot setters do not exist.)
+_CC_SLOTS = (
+    ()
+    if _COMPILED
+    else tuple(
+        vars(CodeContext)[f].__set__ for f in ("class_name", "method_name", "descriptor", "is_static", "code_length")
+    )
 )
 
 
@@ -53,6 +63,8 @@ def code_context(
     class_name: str, method_name: str, descriptor: str, is_static: bool, code_length: int = -1
 ) -> CodeContext:
     """``CodeContext(...)``, faster."""
+    if _COMPILED:
+        return CodeContext(class_name, method_name, descriptor, is_static, code_length)
     c = _new(CodeContext)
     set_class, set_method, set_descriptor, set_static, set_length = _CC_SLOTS
     set_class(c, class_name)
@@ -166,6 +178,14 @@ class CodeAttribute(Attribute):
             return None
         if pos != n:
             return None
+        context = (
+            code_context(ctx.class_name, ctx.method_name, ctx.descriptor, ctx.is_static, length)
+            if isinstance(ctx, CodeContext)
+            else None
+        )
+        code_offset = offset + 8 if offset >= 0 else -1
+        if _COMPILED:
+            return cls(name_index, max_stack, max_locals, code, handlers, attributes, context, code_offset)
         a = _new(cls)
         a.name_index = name_index
         a.max_stack = max_stack
@@ -173,12 +193,8 @@ class CodeAttribute(Attribute):
         a.code = code
         a.handlers = handlers
         a.attributes = attributes
-        a.context = (
-            code_context(ctx.class_name, ctx.method_name, ctx.descriptor, ctx.is_static, length)
-            if isinstance(ctx, CodeContext)
-            else None
-        )
-        a.code_offset = offset + 8 if offset >= 0 else -1
+        a.context = context
+        a.code_offset = code_offset
         a._instructions = None
         return a
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Final
 
 from ..errors import ClassFormatError
 from . import mutf8
@@ -107,6 +107,10 @@ _MH_TARGETS = {
     9: (INTERFACE_METHODREF,),
 }
 
+# True when this module runs compiled by mypyc: its classes are then native, which object.__new__
+# cannot make (and for which calling the class is the fast way anyway)
+_COMPILED: Final = __file__.endswith((".so", ".pyd"))
+
 _U2 = struct.Struct(">H")
 _U2U2 = struct.Struct(">HH")
 _S4 = struct.Struct(">i")
@@ -119,7 +123,7 @@ class Constant:
     """One constant-pool entry. Subclasses are small value objects."""
 
     __slots__ = ()
-    tag: int = 0
+    tag: ClassVar[int] = 0
 
     def key(self) -> tuple:
         """Value identity used to find an existing equal entry."""
@@ -635,16 +639,26 @@ class ConstantPool:
             kind = kinds[tag]
             if kind == K_UTF8:
                 raw = data[pos + 3 : pos + 3 + ((data[pos + 1] << 8) | data[pos + 2])]
-                c = new(Utf8_)
-                c.raw = raw
                 # ASCII without NUL (nearly every name) decodes in C; the rest is checked.
-                c.decoded = raw.decode("ascii") if raw.isascii() and 0 not in raw else decode(raw)
+                text = raw.decode("ascii") if raw.isascii() and 0 not in raw else decode(raw)
+                if _COMPILED:
+                    c = Utf8_(text, raw=raw)
+                else:
+                    c = new(Utf8_)
+                    c.raw = raw
+                    c.decoded = text
             elif kind == K_TWO:
-                c = new(classes[tag])
-                c.first, c.second = u2u2(data, pos + 1)
+                if _COMPILED:
+                    c = classes[tag](*u2u2(data, pos + 1))
+                else:
+                    c = new(classes[tag])
+                    c.first, c.second = u2u2(data, pos + 1)
             elif kind == K_ONE:
-                c = new(classes[tag])
-                c.index = (data[pos + 1] << 8) | data[pos + 2]
+                if _COMPILED:
+                    c = classes[tag]((data[pos + 1] << 8) | data[pos + 2])
+                else:
+                    c = new(classes[tag])
+                    c.index = (data[pos + 1] << 8) | data[pos + 2]
             else:
                 c = self._materialize(i)
                 continue

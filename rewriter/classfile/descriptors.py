@@ -87,7 +87,7 @@ def _valid_binary_name(name: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def parse_method_descriptor(desc: str) -> MethodDescriptor:
+def parse_method_descriptor(desc: object) -> MethodDescriptor:  # (not a str: ClassFormatError)
     """Split ``(params)ret`` into parameter and return descriptors; raise ClassFormatError if malformed.
 
     The JVMS limit of 255 parameter slots is not enforced here (it is a

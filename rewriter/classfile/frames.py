@@ -27,7 +27,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Final, Protocol
 
 from ..errors import ClassFormatError
 from .descriptors import parse_method_descriptor
@@ -158,9 +158,9 @@ class Uninitialized(VType):
 
     __slots__ = ("offset",)
     tag = ITEM_UNINITIALIZED
-    offset: int
+    offset: Any  # an int; in editable code (jprewrite.editor) the `new` instruction itself
 
-    def __init__(self, offset: int) -> None:
+    def __init__(self, offset: Any) -> None:
         object.__setattr__(self, "offset", offset)
 
     def __eq__(self, other: object) -> bool:
@@ -286,6 +286,9 @@ def initial_locals(class_name: str, method_name: str, descriptor: str, is_static
 
 # ------------------------------------------------------------------ decoding
 _U2 = struct.Struct(">H")
+# True when this module runs compiled by mypyc: Frame is then a native class, which object.__new__
+# cannot make (and for which calling the class is the fast way anyway)
+_COMPILED: Final = __file__.endswith((".so", ".pyd"))
 
 
 def _read_types(
@@ -401,12 +404,15 @@ def decode_stack_map_table(
                 raise ClassFormatError(
                     f"frame at offset {offset} is past the end of the code (length {clen})", offset=start
                 )
-            frame = new(Frame_)  # Frame(offset, locals_, stack, kind) without the __init__ call
-            frame.offset = offset
-            frame.locals = locals_
-            frame.stack = stack
-            frame.kind = kind
-            frames.append(frame)
+            if _COMPILED:
+                frames.append(Frame_(offset, locals_, stack, kind))
+            else:
+                frame = new(Frame_)  # Frame(offset, locals_, stack, kind) without the __init__ call
+                frame.offset = offset
+                frame.locals = locals_
+                frame.stack = stack
+                frame.kind = kind
+                frames.append(frame)
             prev = offset
     except (IndexError, struct.error):
         raise ClassFormatError(f"StackMapTable truncated ({len(data)} bytes)", offset=start) from None

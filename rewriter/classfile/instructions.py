@@ -43,7 +43,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
-from typing import Any
+from typing import Any, ClassVar, Final
 
 from ..errors import ClassFormatError
 from .opcodes import (
@@ -105,7 +105,7 @@ class Instruction:
     """
 
     __slots__ = ("offset", "opcode", "operand", "wide")
-    _FIELDS: tuple[str, ...] = ("offset", "opcode", "operand", "wide")
+    _FIELDS: ClassVar[tuple[str, ...]] = ("offset", "opcode", "operand", "wide")
 
     def __init__(self, offset: int, opcode: int, operand: Any = None, wide: bool = False) -> None:
         self.offset = offset
@@ -140,7 +140,7 @@ class Iinc(Instruction):
     """``iinc index, increment``: ``operand`` is the local index, ``increment`` is signed."""
 
     __slots__ = ("increment",)
-    _FIELDS = Instruction._FIELDS + ("increment",)
+    _FIELDS: ClassVar[tuple[str, ...]] = Instruction._FIELDS + ("increment",)
 
     def __init__(self, offset: int, index: int, increment: int, wide: bool = False) -> None:
         self.offset = offset
@@ -157,7 +157,7 @@ class InvokeInterface(Instruction):
     """``invokeinterface #index, count``; ``reserved`` is the trailing byte (0 per JVMS)."""
 
     __slots__ = ("count", "reserved")
-    _FIELDS = Instruction._FIELDS + ("count", "reserved")
+    _FIELDS: ClassVar[tuple[str, ...]] = Instruction._FIELDS + ("count", "reserved")
 
     def __init__(self, offset: int, index: int, count: int, reserved: int = 0) -> None:
         self.offset = offset
@@ -176,7 +176,7 @@ class InvokeDynamic(Instruction):
     """``invokedynamic #index``; ``reserved`` is the trailing u2 (0 per JVMS)."""
 
     __slots__ = ("reserved",)
-    _FIELDS = Instruction._FIELDS + ("reserved",)
+    _FIELDS: ClassVar[tuple[str, ...]] = Instruction._FIELDS + ("reserved",)
 
     def __init__(self, offset: int, index: int, reserved: int = 0) -> None:
         self.offset = offset
@@ -194,7 +194,7 @@ class MultiANewArray(Instruction):
     """``multianewarray #index, dims``."""
 
     __slots__ = ("dims",)
-    _FIELDS = Instruction._FIELDS + ("dims",)
+    _FIELDS: ClassVar[tuple[str, ...]] = Instruction._FIELDS + ("dims",)
 
     def __init__(self, offset: int, index: int, dims: int) -> None:
         self.offset = offset
@@ -217,7 +217,7 @@ class TableSwitch(Instruction):
     """
 
     __slots__ = ("default", "low", "targets", "padding")
-    _FIELDS = Instruction._FIELDS + ("default", "low", "targets", "padding")
+    _FIELDS: ClassVar[tuple[str, ...]] = Instruction._FIELDS + ("default", "low", "targets", "padding")
 
     def __init__(self, offset: int, default: Any, low: int, targets: list[Any], padding: bytes | None = None) -> None:
         self.offset = offset
@@ -245,7 +245,7 @@ class LookupSwitch(Instruction):
     """
 
     __slots__ = ("default", "keys", "targets", "padding")
-    _FIELDS = Instruction._FIELDS + ("default", "keys", "targets", "padding")
+    _FIELDS: ClassVar[tuple[str, ...]] = Instruction._FIELDS + ("default", "keys", "targets", "padding")
 
     def __init__(
         self, offset: int, default: Any, keys: list[int], targets: list[Any], padding: bytes | None = None
@@ -314,6 +314,8 @@ _DECODE_SHAPE = tuple(
 )
 
 _S2 = struct.Struct(">h")
+# True when this module runs compiled by mypyc (see decode_instructions)
+_COMPILED: Final = __file__.endswith((".so", ".pyd"))
 _S4 = struct.Struct(">i")
 _III = struct.Struct(">iii")
 _II = struct.Struct(">ii")
@@ -334,69 +336,41 @@ def decode_instructions(code: bytes) -> list[Instruction]:
     append = out.append
     shapes = _DECODE_SHAPE
     Insn = Instruction
-    # object.__new__ plus slot stores is ~25% cheaper than calling __init__; worth it
-    # for the three shapes that make up ~85% of all instructions.
+    # object.__new__ plus slot stores is ~25% cheaper than calling __init__ when interpreted;
+    # worth it for the shapes that make up ~85% of all instructions. (Compiled by mypyc,
+    # Instruction is a native class: calling it is the fast way, and the only one.)
     new = object.__new__
+    compiled = _COMPILED
     NONE, U1, U2, BRANCH, BYTE, SHORT = _D_NONE, _D_U1, _D_U2, _D_BRANCH, _D_BYTE, _D_SHORT
     lengths = LENGTHS
     jumps: list[Instruction] = []  # instructions whose targets must be checked at the end
     pos = 0
+    operand: int | None
     try:
         while pos < n:
             op = code[pos]
             shape = shapes[op]
             if shape == NONE:
-                insn = new(Insn)
-                insn.offset = pos
-                insn.opcode = op
-                insn.operand = None
-                insn.wide = False
-                append(insn)
-                pos += 1
+                operand = None
+                size = 1
             elif shape == U2:
-                insn = new(Insn)
-                insn.offset = pos
-                insn.opcode = op
-                insn.operand = (code[pos + 1] << 8) | code[pos + 2]
-                insn.wide = False
-                append(insn)
-                pos += 3
+                operand = (code[pos + 1] << 8) | code[pos + 2]
+                size = 3
             elif shape == U1:
-                insn = new(Insn)
-                insn.offset = pos
-                insn.opcode = op
-                insn.operand = code[pos + 1]
-                insn.wide = False
-                append(insn)
-                pos += 2
+                operand = code[pos + 1]
+                size = 2
             elif shape == BRANCH:
                 delta = (code[pos + 1] << 8) | code[pos + 2]
-                insn = new(Insn)
-                insn.offset = pos
-                insn.opcode = op
-                insn.operand = pos + delta - 0x10000 if delta & 0x8000 else pos + delta
-                insn.wide = False
-                append(insn)
-                jumps.append(insn)
-                pos += 3
+                operand = pos + delta - 0x10000 if delta & 0x8000 else pos + delta
+                size = 3
             elif shape == BYTE:
                 v = code[pos + 1]
-                insn = new(Insn)
-                insn.offset = pos
-                insn.opcode = op
-                insn.operand = v - 256 if v > 127 else v
-                insn.wide = False
-                append(insn)
-                pos += 2
+                operand = v - 256 if v > 127 else v
+                size = 2
             elif shape == SHORT:
                 v = (code[pos + 1] << 8) | code[pos + 2]
-                insn = new(Insn)
-                insn.offset = pos
-                insn.opcode = op
-                insn.operand = v - 0x10000 if v & 0x8000 else v
-                insn.wide = False
-                append(insn)
-                pos += 3
+                operand = v - 0x10000 if v & 0x8000 else v
+                size = 3
             else:
                 insn = _decode_other(code, pos, op)
                 append(insn)
@@ -404,6 +378,19 @@ def decode_instructions(code: bytes) -> list[Instruction]:
                     jumps.append(insn)
                 # fixed-size opcodes from the table; switches and wide forms (0 there) computed
                 pos += lengths[op] or instruction_length(insn, pos)
+                continue
+            if compiled:
+                insn = Insn(pos, op, operand, False)
+            else:
+                insn = new(Insn)
+                insn.offset = pos
+                insn.opcode = op
+                insn.operand = operand
+                insn.wide = False
+            append(insn)
+            if shape == BRANCH:
+                jumps.append(insn)
+            pos += size
     except (IndexError, struct.error):
         raise ClassFormatError(
             f"truncated {opcode_name(code[pos])} instruction at the end of the code (length {n})", offset=pos

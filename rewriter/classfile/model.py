@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 import weakref
 from operator import attrgetter
+from typing import ClassVar, Final, TypeVar
 
 from ..errors import ClassFormatError, JprewriteError, UnsupportedVersionError
 from . import attributes as attrs
@@ -48,6 +49,17 @@ ACC_MODULE = 0x8000
 
 _HEADER = struct.Struct(">IHH")
 _MEMBER = struct.Struct(">HHH")
+# True when this module runs compiled by mypyc: Member is then a native class, which object.__new__
+# cannot make (and for which calling the class is the fast way anyway)
+_COMPILED: Final = __file__.endswith((".so", ".pyd"))
+_C = TypeVar("_C", bound=type)
+
+
+def _python_class(cls: _C) -> _C:
+    """Keep ``cls`` an ordinary Python class when mypyc compiles this module (mypyc makes a class
+    with any other decorator one): mypyc's native classes cannot be weakly referenced, and
+    :class:`ClassCore` refers to its ClassFile weakly."""
+    return cls
 
 
 class ClassCore:
@@ -98,7 +110,7 @@ class Member:
     """
 
     __slots__ = ("access", "name_index", "descriptor_index", "attributes", "core")
-    context: str = ""
+    context: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -206,6 +218,7 @@ def _core_field(name: str, doc: str) -> property:
     return property(get, set, doc=doc)
 
 
+@_python_class
 class ClassFile:
     """One class file. Indices refer to ``pool``; helpers give names.
 
@@ -377,6 +390,9 @@ def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type[Member],
                 f"{kind.__name__.lower()} descriptor index #{desc_index} is not a Utf8", offset=pos + 4
             )
         attributes, pos = read_attribute_list(data, pos + 6, pool)
+        if _COMPILED:
+            members.append(kind(access, name_index, desc_index, attributes, core))
+            continue
         m: Member = new(kind)  # what kind(access, name_index, desc_index, attributes, owner) does
         m.access = access
         m.name_index = name_index

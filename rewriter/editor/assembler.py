@@ -20,7 +20,6 @@ catch to keep the original method.
 from __future__ import annotations
 
 import struct
-import weakref
 from collections.abc import Callable
 
 from ..classfile import attributes as A
@@ -300,17 +299,21 @@ _CONTROL: tuple[int, ...] = tuple(
 )
 
 
-_EFFECTS: weakref.WeakKeyDictionary[ConstantPool, dict] = weakref.WeakKeyDictionary()
+# id(pool) -> (the pool, its cache); the pool is held so that its id is not reused (not weakly:
+# compiled by mypyc, the pool cannot be weakly referenced), and the few most recent are kept
+_EFFECTS: dict[int, tuple[ConstantPool, dict]] = {}
 
 
 def _effects_cache(pool: ConstantPool) -> dict:
     """Stack effects of pool-dependent instructions, kept per pool: every method of a class asks
     about the same few hundred field and method references, and each answer parses a descriptor.
     (Pools only grow while a class is edited, so an index keeps its meaning.)"""
-    cache = _EFFECTS.get(pool)
-    if cache is None:
-        cache = _EFFECTS[pool] = {}
-    return cache
+    entry = _EFFECTS.get(id(pool))
+    if entry is None:
+        if len(_EFFECTS) >= 8:
+            _EFFECTS.clear()
+        entry = _EFFECTS[id(pool)] = (pool, {})
+    return entry[1]
 
 
 def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:

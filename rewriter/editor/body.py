@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ..classfile import opcodes as op
 from ..classfile.attributes import TypeAnnotation
@@ -39,7 +40,7 @@ class Label:
     """A position in a code body. Identity matters, not value; ``offset`` is set by the assembler."""
 
     __slots__ = ("offset", "name")
-    _counter = 0
+    _counter: ClassVar[int] = 0
 
     def __init__(self, name: str | None = None) -> None:
         self.offset = -1

@@ -97,7 +97,7 @@ def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType, move
     Worked on per slot (a long/double is its type followed by a filler) and packed back into
     one entry per verification type. ``moved``: where a long/double at ``slot - 1`` goes.
     """
-    FILL = None
+    FILL: object = None
     slots: list = []
     for t in locals_:
         slots.append(t)

@@ -8,6 +8,7 @@ node's child cache. What each action emits is the contract's "Call sites" list
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor, type_size
@@ -38,7 +39,7 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
     """
     pool, plan, rt = ctx.pool, ctx.plan, ctx.rt
     if insn.opcode == op.INVOKEDYNAMIC:
-        const = pool[insn.operand]
+        const: Any = pool[insn.operand]  # (an InvokeDynamic)
         name, desc = pool.name_and_type(const.name_and_type_index)
         mid = ctx.mids.ref("invokedynamic", name, desc, KIND_JDK)
         ctx.report.call_sites[CallAction.BOUNDARY.value] += 1

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property
+from typing import Final, cast
 
 from ..analysis.hierarchy import ClassHierarchy
+from ..classfile.constants import ConstantPool
 from ..classfile.model import ACC_FINAL, ClassFile, Method
 from .method_ids import MidTable
 from .options import InstrumentOptions
@@ -23,6 +24,9 @@ from .pool_cache import CachingPool
 from .runtime_api import RuntimeCalls
 
 __all__ = ["AlreadyInstrumented", "ClassReport", "ClassKind", "ClassStrategy", "ClassContext"]
+
+# True when this module runs compiled by mypyc (see ClassContext.create)
+_COMPILED: Final = __file__.endswith((".so", ".pyd"))
 
 
 class AlreadyInstrumented(Exception):
@@ -102,7 +106,8 @@ class ClassContext:
     plan: CctPlan
     options: InstrumentOptions
     strategy: ClassStrategy
-    pool: CachingPool
+    #: the class's pool; interpreted, wrapped in a :class:`CachingPool` (which answers like one)
+    pool: ConstantPool
     mids: MidTable
     rt: RuntimeCalls
     report: ClassReport = field(default_factory=ClassReport)
@@ -111,10 +116,17 @@ class ClassContext:
     #: dispatchers this class's call sites use, in its own holder: (interface named at the call
     #: site, name, descriptor) -> (declaring interface, publishing)
     caller_dispatchers: dict[tuple[str, str, str], tuple[str, bool]] = field(default_factory=dict)
+    #: the class's internal name (asked for at every call site and block: kept)
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.cf.name
 
     @classmethod
     def create(cls, cf: ClassFile, plan: CctPlan, options: InstrumentOptions, contract_only: bool) -> ClassContext:
-        pool = CachingPool(cf.pool)
+        # compiled by mypyc, calls on the pool itself are direct calls already; the wrapper would
+        # turn them back into Python calls
+        pool = cf.pool if _COMPILED else cast(ConstantPool, CachingPool(cf.pool))
         mids = MidTable(cf, pool)
         return cls(
             cf, plan, options, choose_strategy(cf, plan, contract_only), pool, mids, RuntimeCalls(pool, mids.load)
@@ -123,11 +135,6 @@ class ClassContext:
     @property
     def hierarchy(self) -> ClassHierarchy:
         return self.plan.hierarchy
-
-    @cached_property
-    def name(self) -> str:
-        """The class's internal name (asked for at every call site and block: kept)."""
-        return self.cf.name
 
     def where(self, m: Method) -> str:
         """``com.acme.Foo.m(desc)``: how reports name a method."""

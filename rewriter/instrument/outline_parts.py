@@ -118,8 +118,8 @@ def cut_regions(
         part, seq = cutter.cut(region, f"{name_prefix}{first_index + k}")
         parts.append(part)
         calls.append(seq)
-    for region, seq in reversed(list(zip(regions, calls))):
-        body.items[region.start : region.end] = seq
+    for k in range(len(regions) - 1, -1, -1):
+        body.items[regions[k].start : regions[k].end] = calls[k]
     return parts
 
 
