@@ -315,19 +315,45 @@ def frame_after_provider(
     (``i`` is an item index). Uses :func:`flow_to`; if straight-line flow cannot reach ``i``, falls
     back to full inference (existing frames fixed; needs ``hierarchy``).
     """
-    inferred: list = []
+    return _FrameAfter(body, pool, this_class, method_name, descriptor, is_static, hierarchy)
 
-    def state_before(i: int) -> State:
+
+class _FrameAfter:
+    """:func:`frame_after_provider`'s callable. (An object, not two closures calling each other:
+    compiled by mypyc, such closures and their shared environment form a reference cycle that
+    kept every body alive until the cyclic garbage collector ran.)"""
+
+    def __init__(
+        self, body, pool, this_class: str, method_name: str, descriptor: str, is_static: bool, hierarchy
+    ) -> None:
+        self.body = body
+        self.pool = pool
+        self.this_class = this_class
+        self.method_name = method_name
+        self.descriptor = descriptor
+        self.is_static = is_static
+        self.hierarchy = hierarchy
+        self.inferred: list = []
+
+    def state_before(self, i: int) -> State:
+        body, pool, this_class = self.body, self.pool, self.this_class
         try:
-            return flow_to(body, i, pool, this_class, descriptor, is_static, method_name)
+            return flow_to(body, i, pool, this_class, self.descriptor, self.is_static, self.method_name)
         except FrameUnknown:
-            if not inferred:
-                inferred.append(
+            if not self.inferred:
+                self.inferred.append(
                     infer_states(
-                        body, pool, hierarchy, this_class, method_name, descriptor, is_static, fixed=body.frames
+                        body,
+                        pool,
+                        self.hierarchy,
+                        this_class,
+                        self.method_name,
+                        self.descriptor,
+                        self.is_static,
+                        fixed=body.frames,
                     )
                 )
-            cfg, states = inferred[0]
+            cfg, states = self.inferred[0]
             k = i
             while k >= 0 and k not in cfg.leaders:
                 k -= 1
@@ -340,9 +366,7 @@ def frame_after_provider(
                     st = execute(st, item, pool, this_class, new_label=item)
             return st
 
-    def frame_after(i: int) -> Frame:
-        insn = body.items[i]
-        st = state_before(i)
-        return frame_from_state(execute(st, insn, pool, this_class, new_label=insn))
-
-    return frame_after
+    def __call__(self, i: int) -> Frame:
+        insn = self.body.items[i]
+        st = self.state_before(i)
+        return frame_from_state(execute(st, insn, self.pool, self.this_class, new_label=insn))
