@@ -102,7 +102,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import not_
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
@@ -125,7 +125,7 @@ __all__ = [
 ]
 
 Mode = Literal["default", "precise"]
-MODES = ("default", "precise")
+MODES: Final = ("default", "precise")
 
 # opcode -> what it does to blocks (tables of 256, indexed by opcode)
 _END, _BRANCH, _SWITCH, _LDC = 1, 2, 3, 4
@@ -147,8 +147,8 @@ def _ends_table(precise: bool) -> bytes:
     return bytes(t)
 
 
-_ENDS_DEFAULT = _ends_table(False)
-_ENDS_PRECISE = _ends_table(True)
+_ENDS_DEFAULT: Final = _ends_table(False)
+_ENDS_PRECISE: Final = _ends_table(True)
 
 
 def may_throw(insn, pool: ConstantPool | None = None) -> bool:

@@ -21,9 +21,9 @@ from typing import Any, ClassVar, Final
 from ..errors import ClassFormatError
 from .constants import ConstantPool
 
-_U2 = struct.Struct(">H")
-_U4 = struct.Struct(">I")
-_HI = struct.Struct(">HI")  # attribute_name_index, attribute_length
+_U2: Final = struct.Struct(">H")
+_U4: Final = struct.Struct(">I")
+_HI: Final = struct.Struct(">HI")  # attribute_name_index, attribute_length
 _chain = chain.from_iterable
 _new = object.__new__
 # True when this module runs compiled by mypyc: its classes are then native, which object.__new__
@@ -32,7 +32,7 @@ _COMPILED: Final = __file__.endswith((".so", ".pyd"))
 
 # Compiled ">{n}H" formats by n: tables and index lists are read and written with one
 # (un)pack each, and formatting the format string cost more than the unpacking.
-_U2S: dict[int, struct.Struct] = {}
+_U2S: Final[dict[int, struct.Struct]] = {}
 
 
 def _u2s(count: int) -> struct.Struct:
@@ -46,11 +46,11 @@ def _u2s(count: int) -> struct.Struct:
 
 
 # Where an attribute may appear.
-CLASS = "class"
-FIELD = "field"
-METHOD = "method"
-CODE = "code"
-RECORD_COMPONENT = "record component"
+CLASS: Final = "class"
+FIELD: Final = "field"
+METHOD: Final = "method"
+CODE: Final = "code"
+RECORD_COMPONENT: Final = "record component"
 
 
 class Attribute:
@@ -524,7 +524,7 @@ class TypeAnnotation:
 
 
 # target_type -> sizes (in bytes) of the target_info fields (localvar handled apart).
-_TARGET_LAYOUT: dict[int, tuple[int, ...]] = {
+_TARGET_LAYOUT: Final[dict[int, tuple[int, ...]]] = {
     0x00: (1,),
     0x01: (1,),
     0x10: (2,),
@@ -708,12 +708,12 @@ Decoder = Callable[[int, Reader, ConstantPool, object], Attribute]
 
 # name -> (contexts where decoded, decoder). Code and StackMapTable are registered by code.py.
 # Change it through register() only: decode_attribute reads the per-context copy below.
-DECODERS: dict[str, tuple[frozenset[str], Decoder]] = {}
+DECODERS: Final[dict[str, tuple[frozenset[str], Decoder]]] = {}
 # The same, by context: context -> {name: (fast body decoder or None, decoder)}, so that
 # decode_attribute (run for every attribute of a fully decoded class) does one lookup
 # per attribute. Kept in step with DECODERS by register().
-_DECODERS_IN: dict[str, dict[str, tuple[Callable | None, Decoder]]] = {}
-_NOTHING: dict[str, tuple[Callable | None, Decoder]] = {}
+_DECODERS_IN: Final[dict[str, dict[str, tuple[Callable | None, Decoder]]]] = {}
+_NOTHING: Final[dict[str, tuple[Callable | None, Decoder]]] = {}
 
 
 def _defined_in(cls: type, attribute: str) -> type | None:
@@ -736,7 +736,7 @@ def register(name: str, contexts: Iterable[str], decoder: Decoder) -> None:
         _DECODERS_IN.setdefault(context, {})[name] = (fast, decoder)
 
 
-_BUILT_IN: list[tuple[Any, tuple[str, ...]]] = [  # (attribute class, where it is decoded)
+_BUILT_IN: Final[list[tuple[Any, tuple[str, ...]]]] = [  # (attribute class, where it is decoded)
     (ConstantValue, (FIELD,)),
     (Signature, (CLASS, FIELD, METHOD, RECORD_COMPONENT)),
     (SourceFile, (CLASS,)),

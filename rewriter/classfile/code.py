@@ -24,9 +24,9 @@ from .constants import ConstantPool
 from .frames import Frame, decode_stack_map_table, encode_stack_map_table, initial_locals
 from .instructions import Instruction, decode_instructions, encode_instructions
 
-_U2 = struct.Struct(">H")
-_HANDLER = struct.Struct(">HHHH")
-_HHI = struct.Struct(">HHI")  # max_stack, max_locals, code_length
+_U2: Final = struct.Struct(">H")
+_HANDLER: Final = struct.Struct(">HHHH")
+_HHI: Final = struct.Struct(">HHI")  # max_stack, max_locals, code_length
 _new = object.__new__
 # True when this module runs compiled by mypyc (then its classes are native: ``object.__new__`` cannot
 # make them, and calling the class is the fast way anyway)
@@ -50,7 +50,7 @@ class CodeContext:
 # as fast). The result is an ordinary CodeContext.
 # (Compiled by mypyc, CodeContext is a native class: its constructor is a direct call, and the
 # slot setters do not exist.)
-_CC_SLOTS = (
+_CC_SLOTS: Final = (
     ()
     if _COMPILED
     else tuple(

@@ -24,25 +24,25 @@ from ..errors import ClassFormatError
 from . import mutf8
 
 # Tags (JVMS Table 4.4-B)
-UTF8 = 1
-INTEGER = 3
-FLOAT = 4
-LONG = 5
-DOUBLE = 6
-CLASS = 7
-STRING = 8
-FIELDREF = 9
-METHODREF = 10
-INTERFACE_METHODREF = 11
-NAME_AND_TYPE = 12
-METHOD_HANDLE = 15
-METHOD_TYPE = 16
-DYNAMIC = 17
-INVOKE_DYNAMIC = 18
-MODULE = 19
-PACKAGE = 20
+UTF8: Final = 1
+INTEGER: Final = 3
+FLOAT: Final = 4
+LONG: Final = 5
+DOUBLE: Final = 6
+CLASS: Final = 7
+STRING: Final = 8
+FIELDREF: Final = 9
+METHODREF: Final = 10
+INTERFACE_METHODREF: Final = 11
+NAME_AND_TYPE: Final = 12
+METHOD_HANDLE: Final = 15
+METHOD_TYPE: Final = 16
+DYNAMIC: Final = 17
+INVOKE_DYNAMIC: Final = 18
+MODULE: Final = 19
+PACKAGE: Final = 20
 
-TAG_NAMES = {
+TAG_NAMES: Final = {
     UTF8: "Utf8",
     INTEGER: "Integer",
     FLOAT: "Float",
@@ -63,7 +63,7 @@ TAG_NAMES = {
 }
 
 # Size of the fixed part after the tag byte (Utf8 is 2 + length).
-_FIXED_SIZE = {
+_FIXED_SIZE: Final = {
     INTEGER: 4,
     FLOAT: 4,
     LONG: 8,
@@ -83,7 +83,7 @@ _FIXED_SIZE = {
 }
 
 # Which tags each reference-holding tag may point to, per field, for validation.
-_REF_RULES: dict[int, tuple[tuple[int, ...], ...]] = {
+_REF_RULES: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
     CLASS: ((UTF8,),),
     STRING: ((UTF8,),),
     FIELDREF: ((CLASS,), (NAME_AND_TYPE,)),
@@ -95,7 +95,7 @@ _REF_RULES: dict[int, tuple[tuple[int, ...], ...]] = {
     PACKAGE: ((UTF8,),),
 }
 
-_MH_TARGETS = {
+_MH_TARGETS: Final = {
     1: (FIELDREF,),
     2: (FIELDREF,),
     3: (FIELDREF,),
@@ -111,12 +111,12 @@ _MH_TARGETS = {
 # cannot make (and for which calling the class is the fast way anyway)
 _COMPILED: Final = __file__.endswith((".so", ".pyd"))
 
-_U2 = struct.Struct(">H")
-_U2U2 = struct.Struct(">HH")
-_S4 = struct.Struct(">i")
-_U4 = struct.Struct(">I")
-_S8 = struct.Struct(">q")
-_U8 = struct.Struct(">Q")
+_U2: Final = struct.Struct(">H")
+_U2U2: Final = struct.Struct(">HH")
+_S4: Final = struct.Struct(">i")
+_U4: Final = struct.Struct(">I")
+_S8: Final = struct.Struct(">q")
+_U8: Final = struct.Struct(">Q")
 
 
 class Constant:
@@ -396,14 +396,14 @@ class MethodHandle(Constant):
         return b"\x0f" + bytes((self.kind,)) + _U2.pack(self.index)
 
 
-_ONE_REF_CLASSES: dict[int, type[_OneRef]] = {
+_ONE_REF_CLASSES: Final[dict[int, type[_OneRef]]] = {
     CLASS: ClassRef,
     STRING: String,
     METHOD_TYPE: MethodType,
     MODULE: Module,
     PACKAGE: Package,
 }
-_TWO_REF_CLASSES: dict[int, type[_TwoRef]] = {
+_TWO_REF_CLASSES: Final[dict[int, type[_TwoRef]]] = {
     FIELDREF: Fieldref,
     METHODREF: Methodref,
     INTERFACE_METHODREF: InterfaceMethodref,
@@ -415,8 +415,8 @@ _TWO_REF_CLASSES: dict[int, type[_TwoRef]] = {
 # Per-tag tables for the bulk decoder and the validator (indexed by the tag byte, so the
 # hot loops do one list index instead of dict lookups or chains of comparisons).
 _K_OTHER, _K_UTF8, _K_ONE_REF, _K_TWO_REF = range(4)
-_KIND_BY_TAG: list[int] = [_K_OTHER] * 256
-_CLASS_BY_TAG: list[Any] = [None] * 256  # (a _OneRef or _TwoRef subclass, or None)
+_KIND_BY_TAG: Final[list[int]] = [_K_OTHER] * 256
+_CLASS_BY_TAG: Final[list[Any]] = [None] * 256  # (a _OneRef or _TwoRef subclass, or None)
 _KIND_BY_TAG[UTF8] = _K_UTF8
 for _tag, _one in _ONE_REF_CLASSES.items():
     _KIND_BY_TAG[_tag] = _K_ONE_REF
@@ -425,14 +425,14 @@ for _tag, _two in _TWO_REF_CLASSES.items():
     _KIND_BY_TAG[_tag] = _K_TWO_REF
     _CLASS_BY_TAG[_tag] = _two
 # Size after the tag byte, -1 for unknown tags (Utf8: the length field only).
-_SIZE_BY_TAG: list[int] = [-1] * 256
+_SIZE_BY_TAG: Final[list[int]] = [-1] * 256
 for _tag, _size in _FIXED_SIZE.items():
     _SIZE_BY_TAG[_tag] = _size
 _SIZE_BY_TAG[UTF8] = 2
 # The tag a reference must point to, per field, when each field allows exactly one
 # (every reference-holding tag but MethodHandle); 0 = no such field.
-_WANT1: list[int] = [0] * 256
-_WANT2: list[int] = [0] * 256
+_WANT1: Final[list[int]] = [0] * 256
+_WANT2: Final[list[int]] = [0] * 256
 for _tag, _fields in _REF_RULES.items():
     _WANT1[_tag] = _fields[0][0]
     if len(_fields) == 2:

@@ -14,7 +14,7 @@ descriptors are parsed again and again across a program.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from ..errors import ClassFormatError
 
@@ -31,12 +31,12 @@ __all__ = [
 ]
 
 #: JVMS 4.3.2: an array type descriptor has at most 255 dimensions.
-MAX_ARRAY_DIMENSIONS = 255
+MAX_ARRAY_DIMENSIONS: Final = 255
 
-_BASE_TYPES = frozenset("BCDFIJSZ")
+_BASE_TYPES: Final = frozenset("BCDFIJSZ")
 # Characters an unqualified name may not contain (JVMS 4.2.2); '/' separates the parts
 # of a binary class name and may not start, end or double up.
-_BAD_NAME_CHARS = frozenset(".;[")
+_BAD_NAME_CHARS: Final = frozenset(".;[")
 
 
 class MethodDescriptor(NamedTuple):

@@ -61,13 +61,13 @@ ITEM_TOP, ITEM_INTEGER, ITEM_FLOAT, ITEM_DOUBLE, ITEM_LONG, ITEM_NULL = 0, 1, 2,
 ITEM_UNINITIALIZED_THIS, ITEM_OBJECT, ITEM_UNINITIALIZED = 6, 7, 8
 
 # frame_type values (ranges for the delta-carrying ones)
-SAME_FRAME_MAX = 63  # 0..63: same_frame, delta = frame_type
-SAME_LOCALS_1_STACK_ITEM = 64  # 64..127: delta = frame_type - 64
-SAME_LOCALS_1_STACK_ITEM_EXTENDED = 247
-CHOP_FRAME = 248  # 248..250: chop 251 - frame_type locals
-SAME_FRAME_EXTENDED = 251
-APPEND_FRAME = 252  # 252..254: append frame_type - 251 locals
-FULL_FRAME = 255
+SAME_FRAME_MAX: Final = 63  # 0..63: same_frame, delta = frame_type
+SAME_LOCALS_1_STACK_ITEM: Final = 64  # 64..127: delta = frame_type - 64
+SAME_LOCALS_1_STACK_ITEM_EXTENDED: Final = 247
+CHOP_FRAME: Final = 248  # 248..250: chop 251 - frame_type locals
+SAME_FRAME_EXTENDED: Final = 251
+APPEND_FRAME: Final = 252  # 252..254: append frame_type - 251 locals
+FULL_FRAME: Final = 255
 
 
 class ClassPool(Protocol):
@@ -117,7 +117,7 @@ Double = _Simple(ITEM_DOUBLE, "Double")
 Long = _Simple(ITEM_LONG, "Long")
 Null = _Simple(ITEM_NULL, "Null")
 UninitializedThis = _Simple(ITEM_UNINITIALIZED_THIS, "UninitializedThis")
-_SIMPLE: tuple[VType, ...] = (Top, Integer, Float, Double, Long, Null, UninitializedThis)
+_SIMPLE: Final[tuple[VType, ...]] = (Top, Integer, Float, Double, Long, Null, UninitializedThis)
 
 
 class Object(VType):
@@ -285,7 +285,7 @@ def initial_locals(class_name: str, method_name: str, descriptor: str, is_static
 
 
 # ------------------------------------------------------------------ decoding
-_U2 = struct.Struct(">H")
+_U2: Final = struct.Struct(">H")
 # True when this module runs compiled by mypyc: Frame is then a native class, which object.__new__
 # cannot make (and for which calling the class is the fast way anyway)
 _COMPILED: Final = __file__.endswith((".so", ".pyd"))

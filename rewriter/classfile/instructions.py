@@ -296,7 +296,7 @@ def instruction_length(insn: Instruction, offset: int | None = None) -> int:
 # bipush and sipush (~3% of instructions) have shapes of their own: through
 # _decode_other they cost five times as much as the others.
 _D_NONE, _D_U1, _D_U2, _D_BRANCH, _D_BYTE, _D_SHORT, _D_OTHER = range(7)
-_DECODE_SHAPE = tuple(
+_DECODE_SHAPE: Final = tuple(
     _D_NONE
     if f == FMT_NONE
     else _D_U1
@@ -313,13 +313,13 @@ _DECODE_SHAPE = tuple(
     for f in FORMATS
 )
 
-_S2 = struct.Struct(">h")
+_S2: Final = struct.Struct(">h")
 # True when this module runs compiled by mypyc (see decode_instructions)
 _COMPILED: Final = __file__.endswith((".so", ".pyd"))
-_S4 = struct.Struct(">i")
-_III = struct.Struct(">iii")
-_II = struct.Struct(">ii")
-_HH = struct.Struct(">HH")
+_S4: Final = struct.Struct(">i")
+_III: Final = struct.Struct(">iii")
+_II: Final = struct.Struct(">ii")
+_HH: Final = struct.Struct(">HH")
 _Hh = struct.Struct(">Hh")
 
 
@@ -485,7 +485,7 @@ def _check_targets(insns: Sequence[Instruction], jumps: list[Instruction], code_
 
 # ---------------------------------------------------------------- encoding
 _E_NONE, _E_LOCAL, _E_CP2, _E_U1, _E_BRANCH, _E_BYTE, _E_SHORT, _E_OTHER = range(8)
-_ENCODE_SHAPE = tuple(
+_ENCODE_SHAPE: Final = tuple(
     _E_NONE
     if f == FMT_NONE
     else _E_LOCAL
@@ -504,16 +504,16 @@ _ENCODE_SHAPE = tuple(
     for f in FORMATS
 )
 
-_BB = struct.Struct(">BB")
+_BB: Final = struct.Struct(">BB")
 _Bh = struct.Struct(">Bh")
 _Bb = struct.Struct(">Bb")
 _Bi = struct.Struct(">Bi")
-_BBH = struct.Struct(">BBH")
+_BBH: Final = struct.Struct(">BBH")
 _BBHh = struct.Struct(">BBHh")
 _BBb = struct.Struct(">BBb")
-_BHBB = struct.Struct(">BHBB")
-_BHH = struct.Struct(">BHH")
-_BHB = struct.Struct(">BHB")
+_BHBB: Final = struct.Struct(">BHBB")
+_BHH: Final = struct.Struct(">BHH")
+_BHB: Final = struct.Struct(">BHB")
 
 
 def encode_instructions(insns: Iterable[Instruction]) -> bytes:

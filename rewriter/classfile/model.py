@@ -21,34 +21,34 @@ from .attributes import Attribute, encode_attribute_list, read_attribute_list
 from .code import CodeAttribute, CodeContext, code_context  # (also registers the Code and StackMapTable decoders)
 from .constants import ConstantPool
 
-MAGIC = 0xCAFEBABE
-MIN_MAJOR = 45
+MAGIC: Final = 0xCAFEBABE
+MIN_MAJOR: Final = 45
 # The newest class-file version this jprewrite was written against (Java 25 = 69).
-MAX_MAJOR = 69
+MAX_MAJOR: Final = 69
 
 # Access flags (JVMS Tables 4.1-B, 4.5-A, 4.6-A)
-ACC_PUBLIC = 0x0001
-ACC_PRIVATE = 0x0002
-ACC_PROTECTED = 0x0004
-ACC_STATIC = 0x0008
-ACC_FINAL = 0x0010
-ACC_SUPER = 0x0020
-ACC_SYNCHRONIZED = 0x0020
-ACC_VOLATILE = 0x0040
-ACC_BRIDGE = 0x0040
-ACC_TRANSIENT = 0x0080
-ACC_VARARGS = 0x0080
-ACC_NATIVE = 0x0100
-ACC_INTERFACE = 0x0200
-ACC_ABSTRACT = 0x0400
-ACC_STRICT = 0x0800
-ACC_SYNTHETIC = 0x1000
-ACC_ANNOTATION = 0x2000
-ACC_ENUM = 0x4000
-ACC_MODULE = 0x8000
+ACC_PUBLIC: Final = 0x0001
+ACC_PRIVATE: Final = 0x0002
+ACC_PROTECTED: Final = 0x0004
+ACC_STATIC: Final = 0x0008
+ACC_FINAL: Final = 0x0010
+ACC_SUPER: Final = 0x0020
+ACC_SYNCHRONIZED: Final = 0x0020
+ACC_VOLATILE: Final = 0x0040
+ACC_BRIDGE: Final = 0x0040
+ACC_TRANSIENT: Final = 0x0080
+ACC_VARARGS: Final = 0x0080
+ACC_NATIVE: Final = 0x0100
+ACC_INTERFACE: Final = 0x0200
+ACC_ABSTRACT: Final = 0x0400
+ACC_STRICT: Final = 0x0800
+ACC_SYNTHETIC: Final = 0x1000
+ACC_ANNOTATION: Final = 0x2000
+ACC_ENUM: Final = 0x4000
+ACC_MODULE: Final = 0x8000
 
-_HEADER = struct.Struct(">IHH")
-_MEMBER = struct.Struct(">HHH")
+_HEADER: Final = struct.Struct(">IHH")
+_MEMBER: Final = struct.Struct(">HHH")
 # True when this module runs compiled by mypyc: Member is then a native class, which object.__new__
 # cannot make (and for which calling the class is the fast way anyway)
 _COMPILED: Final = __file__.endswith((".so", ".pyd"))

@@ -17,238 +17,240 @@ its own dispatch table, it derives it from these at import time.
 
 from __future__ import annotations
 
+from typing import Final
+
 from . import constants as _cp
 from .frames import Double, Float, Integer, Long, Null, Object, VType
 
 # ----------------------------------------------------------------- opcodes
-NOP = 0
-ACONST_NULL = 1
-ICONST_M1 = 2
-ICONST_0 = 3
-ICONST_1 = 4
-ICONST_2 = 5
-ICONST_3 = 6
-ICONST_4 = 7
-ICONST_5 = 8
-LCONST_0 = 9
-LCONST_1 = 10
-FCONST_0 = 11
-FCONST_1 = 12
-FCONST_2 = 13
-DCONST_0 = 14
-DCONST_1 = 15
-BIPUSH = 16
-SIPUSH = 17
-LDC = 18
-LDC_W = 19
-LDC2_W = 20
-ILOAD = 21
-LLOAD = 22
-FLOAD = 23
-DLOAD = 24
-ALOAD = 25
-ILOAD_0 = 26
-ILOAD_1 = 27
-ILOAD_2 = 28
-ILOAD_3 = 29
-LLOAD_0 = 30
-LLOAD_1 = 31
-LLOAD_2 = 32
-LLOAD_3 = 33
-FLOAD_0 = 34
-FLOAD_1 = 35
-FLOAD_2 = 36
-FLOAD_3 = 37
-DLOAD_0 = 38
-DLOAD_1 = 39
-DLOAD_2 = 40
-DLOAD_3 = 41
-ALOAD_0 = 42
-ALOAD_1 = 43
-ALOAD_2 = 44
-ALOAD_3 = 45
-IALOAD = 46
-LALOAD = 47
-FALOAD = 48
-DALOAD = 49
-AALOAD = 50
-BALOAD = 51
-CALOAD = 52
-SALOAD = 53
-ISTORE = 54
-LSTORE = 55
-FSTORE = 56
-DSTORE = 57
-ASTORE = 58
-ISTORE_0 = 59
-ISTORE_1 = 60
-ISTORE_2 = 61
-ISTORE_3 = 62
-LSTORE_0 = 63
-LSTORE_1 = 64
-LSTORE_2 = 65
-LSTORE_3 = 66
-FSTORE_0 = 67
-FSTORE_1 = 68
-FSTORE_2 = 69
-FSTORE_3 = 70
-DSTORE_0 = 71
-DSTORE_1 = 72
-DSTORE_2 = 73
-DSTORE_3 = 74
-ASTORE_0 = 75
-ASTORE_1 = 76
-ASTORE_2 = 77
-ASTORE_3 = 78
-IASTORE = 79
-LASTORE = 80
-FASTORE = 81
-DASTORE = 82
-AASTORE = 83
-BASTORE = 84
-CASTORE = 85
-SASTORE = 86
-POP = 87
-POP2 = 88
-DUP = 89
-DUP_X1 = 90
-DUP_X2 = 91
-DUP2 = 92
-DUP2_X1 = 93
-DUP2_X2 = 94
-SWAP = 95
-IADD = 96
-LADD = 97
-FADD = 98
-DADD = 99
-ISUB = 100
-LSUB = 101
-FSUB = 102
-DSUB = 103
-IMUL = 104
-LMUL = 105
-FMUL = 106
-DMUL = 107
-IDIV = 108
-LDIV = 109
-FDIV = 110
-DDIV = 111
-IREM = 112
-LREM = 113
-FREM = 114
-DREM = 115
-INEG = 116
-LNEG = 117
-FNEG = 118
-DNEG = 119
-ISHL = 120
-LSHL = 121
-ISHR = 122
-LSHR = 123
-IUSHR = 124
-LUSHR = 125
-IAND = 126
-LAND = 127
-IOR = 128
-LOR = 129
-IXOR = 130
-LXOR = 131
-IINC = 132
-I2L = 133
-I2F = 134
-I2D = 135
-L2I = 136
-L2F = 137
-L2D = 138
-F2I = 139
-F2L = 140
-F2D = 141
-D2I = 142
-D2L = 143
-D2F = 144
-I2B = 145
-I2C = 146
-I2S = 147
-LCMP = 148
-FCMPL = 149
-FCMPG = 150
-DCMPL = 151
-DCMPG = 152
-IFEQ = 153
-IFNE = 154
-IFLT = 155
-IFGE = 156
-IFGT = 157
-IFLE = 158
-IF_ICMPEQ = 159
-IF_ICMPNE = 160
-IF_ICMPLT = 161
-IF_ICMPGE = 162
-IF_ICMPGT = 163
-IF_ICMPLE = 164
-IF_ACMPEQ = 165
-IF_ACMPNE = 166
-GOTO = 167
-JSR = 168
-RET = 169
-TABLESWITCH = 170
-LOOKUPSWITCH = 171
-IRETURN = 172
-LRETURN = 173
-FRETURN = 174
-DRETURN = 175
-ARETURN = 176
-RETURN = 177
-GETSTATIC = 178
-PUTSTATIC = 179
-GETFIELD = 180
-PUTFIELD = 181
-INVOKEVIRTUAL = 182
-INVOKESPECIAL = 183
-INVOKESTATIC = 184
-INVOKEINTERFACE = 185
-INVOKEDYNAMIC = 186
-NEW = 187
-NEWARRAY = 188
-ANEWARRAY = 189
-ARRAYLENGTH = 190
-ATHROW = 191
-CHECKCAST = 192
-INSTANCEOF = 193
-MONITORENTER = 194
-MONITOREXIT = 195
-WIDE = 196
-MULTIANEWARRAY = 197
-IFNULL = 198
-IFNONNULL = 199
-GOTO_W = 200
-JSR_W = 201
-BREAKPOINT = 202
-IMPDEP1 = 254
-IMPDEP2 = 255
+NOP: Final = 0
+ACONST_NULL: Final = 1
+ICONST_M1: Final = 2
+ICONST_0: Final = 3
+ICONST_1: Final = 4
+ICONST_2: Final = 5
+ICONST_3: Final = 6
+ICONST_4: Final = 7
+ICONST_5: Final = 8
+LCONST_0: Final = 9
+LCONST_1: Final = 10
+FCONST_0: Final = 11
+FCONST_1: Final = 12
+FCONST_2: Final = 13
+DCONST_0: Final = 14
+DCONST_1: Final = 15
+BIPUSH: Final = 16
+SIPUSH: Final = 17
+LDC: Final = 18
+LDC_W: Final = 19
+LDC2_W: Final = 20
+ILOAD: Final = 21
+LLOAD: Final = 22
+FLOAD: Final = 23
+DLOAD: Final = 24
+ALOAD: Final = 25
+ILOAD_0: Final = 26
+ILOAD_1: Final = 27
+ILOAD_2: Final = 28
+ILOAD_3: Final = 29
+LLOAD_0: Final = 30
+LLOAD_1: Final = 31
+LLOAD_2: Final = 32
+LLOAD_3: Final = 33
+FLOAD_0: Final = 34
+FLOAD_1: Final = 35
+FLOAD_2: Final = 36
+FLOAD_3: Final = 37
+DLOAD_0: Final = 38
+DLOAD_1: Final = 39
+DLOAD_2: Final = 40
+DLOAD_3: Final = 41
+ALOAD_0: Final = 42
+ALOAD_1: Final = 43
+ALOAD_2: Final = 44
+ALOAD_3: Final = 45
+IALOAD: Final = 46
+LALOAD: Final = 47
+FALOAD: Final = 48
+DALOAD: Final = 49
+AALOAD: Final = 50
+BALOAD: Final = 51
+CALOAD: Final = 52
+SALOAD: Final = 53
+ISTORE: Final = 54
+LSTORE: Final = 55
+FSTORE: Final = 56
+DSTORE: Final = 57
+ASTORE: Final = 58
+ISTORE_0: Final = 59
+ISTORE_1: Final = 60
+ISTORE_2: Final = 61
+ISTORE_3: Final = 62
+LSTORE_0: Final = 63
+LSTORE_1: Final = 64
+LSTORE_2: Final = 65
+LSTORE_3: Final = 66
+FSTORE_0: Final = 67
+FSTORE_1: Final = 68
+FSTORE_2: Final = 69
+FSTORE_3: Final = 70
+DSTORE_0: Final = 71
+DSTORE_1: Final = 72
+DSTORE_2: Final = 73
+DSTORE_3: Final = 74
+ASTORE_0: Final = 75
+ASTORE_1: Final = 76
+ASTORE_2: Final = 77
+ASTORE_3: Final = 78
+IASTORE: Final = 79
+LASTORE: Final = 80
+FASTORE: Final = 81
+DASTORE: Final = 82
+AASTORE: Final = 83
+BASTORE: Final = 84
+CASTORE: Final = 85
+SASTORE: Final = 86
+POP: Final = 87
+POP2: Final = 88
+DUP: Final = 89
+DUP_X1: Final = 90
+DUP_X2: Final = 91
+DUP2: Final = 92
+DUP2_X1: Final = 93
+DUP2_X2: Final = 94
+SWAP: Final = 95
+IADD: Final = 96
+LADD: Final = 97
+FADD: Final = 98
+DADD: Final = 99
+ISUB: Final = 100
+LSUB: Final = 101
+FSUB: Final = 102
+DSUB: Final = 103
+IMUL: Final = 104
+LMUL: Final = 105
+FMUL: Final = 106
+DMUL: Final = 107
+IDIV: Final = 108
+LDIV: Final = 109
+FDIV: Final = 110
+DDIV: Final = 111
+IREM: Final = 112
+LREM: Final = 113
+FREM: Final = 114
+DREM: Final = 115
+INEG: Final = 116
+LNEG: Final = 117
+FNEG: Final = 118
+DNEG: Final = 119
+ISHL: Final = 120
+LSHL: Final = 121
+ISHR: Final = 122
+LSHR: Final = 123
+IUSHR: Final = 124
+LUSHR: Final = 125
+IAND: Final = 126
+LAND: Final = 127
+IOR: Final = 128
+LOR: Final = 129
+IXOR: Final = 130
+LXOR: Final = 131
+IINC: Final = 132
+I2L: Final = 133
+I2F: Final = 134
+I2D: Final = 135
+L2I: Final = 136
+L2F: Final = 137
+L2D: Final = 138
+F2I: Final = 139
+F2L: Final = 140
+F2D: Final = 141
+D2I: Final = 142
+D2L: Final = 143
+D2F: Final = 144
+I2B: Final = 145
+I2C: Final = 146
+I2S: Final = 147
+LCMP: Final = 148
+FCMPL: Final = 149
+FCMPG: Final = 150
+DCMPL: Final = 151
+DCMPG: Final = 152
+IFEQ: Final = 153
+IFNE: Final = 154
+IFLT: Final = 155
+IFGE: Final = 156
+IFGT: Final = 157
+IFLE: Final = 158
+IF_ICMPEQ: Final = 159
+IF_ICMPNE: Final = 160
+IF_ICMPLT: Final = 161
+IF_ICMPGE: Final = 162
+IF_ICMPGT: Final = 163
+IF_ICMPLE: Final = 164
+IF_ACMPEQ: Final = 165
+IF_ACMPNE: Final = 166
+GOTO: Final = 167
+JSR: Final = 168
+RET: Final = 169
+TABLESWITCH: Final = 170
+LOOKUPSWITCH: Final = 171
+IRETURN: Final = 172
+LRETURN: Final = 173
+FRETURN: Final = 174
+DRETURN: Final = 175
+ARETURN: Final = 176
+RETURN: Final = 177
+GETSTATIC: Final = 178
+PUTSTATIC: Final = 179
+GETFIELD: Final = 180
+PUTFIELD: Final = 181
+INVOKEVIRTUAL: Final = 182
+INVOKESPECIAL: Final = 183
+INVOKESTATIC: Final = 184
+INVOKEINTERFACE: Final = 185
+INVOKEDYNAMIC: Final = 186
+NEW: Final = 187
+NEWARRAY: Final = 188
+ANEWARRAY: Final = 189
+ARRAYLENGTH: Final = 190
+ATHROW: Final = 191
+CHECKCAST: Final = 192
+INSTANCEOF: Final = 193
+MONITORENTER: Final = 194
+MONITOREXIT: Final = 195
+WIDE: Final = 196
+MULTIANEWARRAY: Final = 197
+IFNULL: Final = 198
+IFNONNULL: Final = 199
+GOTO_W: Final = 200
+JSR_W: Final = 201
+BREAKPOINT: Final = 202
+IMPDEP1: Final = 254
+IMPDEP2: Final = 255
 
 # ------------------------------------------------------------ operand formats
 # The shape of the bytes after the opcode. ``wide`` changes the shape of the
 # FMT_LOCAL and FMT_IINC opcodes only (see WIDENABLE).
-FMT_INVALID = 0  #: not an assigned opcode
-FMT_NONE = 1  #: no operands
-FMT_LOCAL = 2  #: u1 local-variable index (u2 under wide); also ``ret``
-FMT_IINC = 3  #: u1 local index, s1 increment (u2, s2 under wide)
-FMT_BYTE = 4  #: bipush: s1 immediate
-FMT_SHORT = 5  #: sipush: s2 immediate
-FMT_CP1 = 6  #: ldc: u1 constant-pool index
-FMT_CP2 = 7  #: u2 constant-pool index (ldc_w, field/method refs, new, ...)
-FMT_NEWARRAY = 8  #: newarray: u1 array type code (T_BOOLEAN=4 ... T_LONG=11)
-FMT_BRANCH = 9  #: s2 branch offset (if*, goto, jsr)
-FMT_BRANCH_W = 10  #: s4 branch offset (goto_w, jsr_w)
-FMT_TABLESWITCH = 11  #: padding, default, low, high, offsets
-FMT_LOOKUPSWITCH = 12  #: padding, default, npairs, (key, offset) pairs
-FMT_INVOKEINTERFACE = 13  #: u2 cp index, u1 count, u1 zero
-FMT_INVOKEDYNAMIC = 14  #: u2 cp index, u2 zero
-FMT_MULTIANEWARRAY = 15  #: u2 cp index, u1 dimensions
-FMT_WIDE = 16  #: the wide prefix itself
+FMT_INVALID: Final = 0  #: not an assigned opcode
+FMT_NONE: Final = 1  #: no operands
+FMT_LOCAL: Final = 2  #: u1 local-variable index (u2 under wide); also ``ret``
+FMT_IINC: Final = 3  #: u1 local index, s1 increment (u2, s2 under wide)
+FMT_BYTE: Final = 4  #: bipush: s1 immediate
+FMT_SHORT: Final = 5  #: sipush: s2 immediate
+FMT_CP1: Final = 6  #: ldc: u1 constant-pool index
+FMT_CP2: Final = 7  #: u2 constant-pool index (ldc_w, field/method refs, new, ...)
+FMT_NEWARRAY: Final = 8  #: newarray: u1 array type code (T_BOOLEAN=4 ... T_LONG=11)
+FMT_BRANCH: Final = 9  #: s2 branch offset (if*, goto, jsr)
+FMT_BRANCH_W: Final = 10  #: s4 branch offset (goto_w, jsr_w)
+FMT_TABLESWITCH: Final = 11  #: padding, default, low, high, offsets
+FMT_LOOKUPSWITCH: Final = 12  #: padding, default, npairs, (key, offset) pairs
+FMT_INVOKEINTERFACE: Final = 13  #: u2 cp index, u1 count, u1 zero
+FMT_INVOKEDYNAMIC: Final = 14  #: u2 cp index, u2 zero
+FMT_MULTIANEWARRAY: Final = 15  #: u2 cp index, u1 dimensions
+FMT_WIDE: Final = 16  #: the wide prefix itself
 
-FORMAT_NAMES: tuple[str, ...] = (
+FORMAT_NAMES: Final[tuple[str, ...]] = (
     "invalid",
     "none",
     "local",
@@ -322,11 +324,11 @@ FORMATS: tuple[int, ...]
 OPCODE_NAMES, FORMATS = _build_tables()
 
 #: Mnemonic -> opcode byte.
-OPCODES_BY_NAME: dict[str, int] = {n: op for op, n in enumerate(OPCODE_NAMES) if n is not None}
+OPCODES_BY_NAME: Final[dict[str, int]] = {n: op for op, n in enumerate(OPCODE_NAMES) if n is not None}
 
 #: Length in bytes (opcode included) of each fixed-size, non-wide instruction;
 #: 0 for switches, ``wide`` and unassigned opcodes, whose length depends on context.
-LENGTHS: tuple[int, ...] = tuple(
+LENGTHS: Final[tuple[int, ...]] = tuple(
     {
         FMT_NONE: 1,
         FMT_LOCAL: 2,
@@ -346,20 +348,20 @@ LENGTHS: tuple[int, ...] = tuple(
 )
 
 #: Opcodes that may follow ``wide`` (JVMS 6.5.wide).
-WIDENABLE: frozenset[int] = frozenset(op for op in range(256) if FORMATS[op] in (FMT_LOCAL, FMT_IINC))
+WIDENABLE: Final[frozenset[int]] = frozenset(op for op in range(256) if FORMATS[op] in (FMT_LOCAL, FMT_IINC))
 
 
 # newarray type codes (JVMS Table 6.5.newarray-A)
-T_BOOLEAN = 4
-T_CHAR = 5
-T_FLOAT = 6
-T_DOUBLE = 7
-T_BYTE = 8
-T_SHORT = 9
-T_INT = 10
-T_LONG = 11
+T_BOOLEAN: Final = 4
+T_CHAR: Final = 5
+T_FLOAT: Final = 6
+T_DOUBLE: Final = 7
+T_BYTE: Final = 8
+T_SHORT: Final = 9
+T_INT: Final = 10
+T_LONG: Final = 11
 #: newarray type code -> Java type name, as javap prints it.
-NEWARRAY_TYPE_NAMES: dict[int, str] = {
+NEWARRAY_TYPE_NAMES: Final[dict[int, str]] = {
     T_BOOLEAN: "boolean",
     T_CHAR: "char",
     T_FLOAT: "float",
@@ -382,32 +384,34 @@ def opcode_name(opcode: int) -> str:
 # loads, stores, goto, jsr and ldc; the sets still list every form, for concrete code.
 
 #: ``goto`` and ``goto_w``.
-GOTO_OPCODES: frozenset[int] = frozenset((GOTO, GOTO_W))
+GOTO_OPCODES: Final[frozenset[int]] = frozenset((GOTO, GOTO_W))
 #: ``jsr`` and ``jsr_w``: calls of a JVM subroutine (class files before version 50).
-JSR_OPCODES: frozenset[int] = frozenset((JSR, JSR_W))
+JSR_OPCODES: Final[frozenset[int]] = frozenset((JSR, JSR_W))
 #: ``jsr``, ``jsr_w`` and ``ret``: a return address cannot be written in a frame.
-SUBROUTINE_OPCODES: frozenset[int] = JSR_OPCODES | {RET}
+SUBROUTINE_OPCODES: Final[frozenset[int]] = JSR_OPCODES | {RET}
 #: The two-way branches ``if*`` (a taken edge and a fall-through).
-CONDITIONAL_BRANCH_OPCODES: frozenset[int] = frozenset((*range(IFEQ, IF_ACMPNE + 1), IFNULL, IFNONNULL))
+CONDITIONAL_BRANCH_OPCODES: Final[frozenset[int]] = frozenset((*range(IFEQ, IF_ACMPNE + 1), IFNULL, IFNONNULL))
 #: Opcodes whose operand is a branch target (2- or 4-byte offset), jsr included.
-BRANCH_OPCODES: frozenset[int] = frozenset(op for op in range(256) if FORMATS[op] in (FMT_BRANCH, FMT_BRANCH_W))
-SWITCH_OPCODES: frozenset[int] = frozenset((TABLESWITCH, LOOKUPSWITCH))
+BRANCH_OPCODES: Final[frozenset[int]] = frozenset(op for op in range(256) if FORMATS[op] in (FMT_BRANCH, FMT_BRANCH_W))
+SWITCH_OPCODES: Final[frozenset[int]] = frozenset((TABLESWITCH, LOOKUPSWITCH))
 #: Instructions whose operands name code positions: branches, jsr and switches.
-JUMP_OPCODES: frozenset[int] = BRANCH_OPCODES | SWITCH_OPCODES
+JUMP_OPCODES: Final[frozenset[int]] = BRANCH_OPCODES | SWITCH_OPCODES
 #: ``ireturn`` ... ``return``.
-RETURN_OPCODES: frozenset[int] = frozenset(range(IRETURN, RETURN + 1))
+RETURN_OPCODES: Final[frozenset[int]] = frozenset(range(IRETURN, RETURN + 1))
 #: Instructions after which control never falls through to the next one ("ends the flow"):
 #: goto, switches, returns, athrow, ret. (``jsr`` does come back, after ``ret``.)
-UNCONDITIONAL_OPCODES: frozenset[int] = GOTO_OPCODES | SWITCH_OPCODES | RETURN_OPCODES | {ATHROW, RET}
+UNCONDITIONAL_OPCODES: Final[frozenset[int]] = GOTO_OPCODES | SWITCH_OPCODES | RETURN_OPCODES | {ATHROW, RET}
 #: Instructions that may transfer control elsewhere than to the next instruction: every
 #: branch (jsr included), switch, return, athrow and ret. They end a basic block.
-CONTROL_OPCODES: frozenset[int] = BRANCH_OPCODES | SWITCH_OPCODES | RETURN_OPCODES | {ATHROW, RET}
+CONTROL_OPCODES: Final[frozenset[int]] = BRANCH_OPCODES | SWITCH_OPCODES | RETURN_OPCODES | {ATHROW, RET}
 #: The method invocations, ``invokedynamic`` included (its call site invokes a method).
-INVOKE_OPCODES: frozenset[int] = frozenset((INVOKEVIRTUAL, INVOKESPECIAL, INVOKESTATIC, INVOKEINTERFACE, INVOKEDYNAMIC))
+INVOKE_OPCODES: Final[frozenset[int]] = frozenset(
+    (INVOKEVIRTUAL, INVOKESPECIAL, INVOKESTATIC, INVOKEINTERFACE, INVOKEDYNAMIC)
+)
 #: Field access: ``getstatic``, ``putstatic``, ``getfield``, ``putfield``.
-FIELD_OPCODES: frozenset[int] = frozenset((GETSTATIC, PUTSTATIC, GETFIELD, PUTFIELD))
+FIELD_OPCODES: Final[frozenset[int]] = frozenset((GETSTATIC, PUTSTATIC, GETFIELD, PUTFIELD))
 #: ``ldc``, ``ldc_w``, ``ldc2_w``.
-LDC_OPCODES: frozenset[int] = frozenset((LDC, LDC_W, LDC2_W))
+LDC_OPCODES: Final[frozenset[int]] = frozenset((LDC, LDC_W, LDC2_W))
 
 #: Instructions that may throw an exception, from JVMS 6.5 (their "Linking Exceptions" and
 #: "Run-time Exceptions" paragraphs). A precise basic block ends after each of them.
@@ -440,7 +444,7 @@ LDC_OPCODES: frozenset[int] = frozenset((LDC, LDC_W, LDC2_W))
 #: specification: constants, local loads and stores, ``iinc``, stack and arithmetic
 #: instructions other than the four integer divisions, conversions, comparisons, branches,
 #: switches, ``jsr``, ``ret``, ``nop``.
-MAY_THROW_OPCODES: frozenset[int] = frozenset(
+MAY_THROW_OPCODES: Final[frozenset[int]] = frozenset(
     [
         *range(IALOAD, SALOAD + 1),
         *range(IASTORE, SASTORE + 1),
@@ -468,11 +472,11 @@ MAY_THROW_OPCODES: frozenset[int] = frozenset(
 )
 #: Constant-pool tags whose ``ldc`` never throws (JVMS 5.4.3: nothing to resolve that can
 #: fail; a String literal only allocates).
-SAFE_LDC_TAGS: frozenset[int] = frozenset((_cp.INTEGER, _cp.FLOAT, _cp.LONG, _cp.DOUBLE, _cp.STRING))
+SAFE_LDC_TAGS: Final[frozenset[int]] = frozenset((_cp.INTEGER, _cp.FLOAT, _cp.LONG, _cp.DOUBLE, _cp.STRING))
 
 #: Conditional branch -> the branch taken exactly when it is not (what the assembler jumps
 #: over a ``goto_w`` with when a branch has to be widened).
-INVERSE_BRANCHES: dict[int, int] = {
+INVERSE_BRANCHES: Final[dict[int, int]] = {
     IFEQ: IFNE,
     IFNE: IFEQ,
     IFLT: IFGE,
@@ -493,30 +497,30 @@ INVERSE_BRANCHES: dict[int, int] = {
 
 # ------------------------------------------------------------------ locals
 #: The general (operand-carrying) loads ``iload`` ... ``aload``.
-LOAD_OPCODES: frozenset[int] = frozenset(range(ILOAD, ALOAD + 1))
+LOAD_OPCODES: Final[frozenset[int]] = frozenset(range(ILOAD, ALOAD + 1))
 #: The general stores ``istore`` ... ``astore``.
-STORE_OPCODES: frozenset[int] = frozenset(range(ISTORE, ASTORE + 1))
+STORE_OPCODES: Final[frozenset[int]] = frozenset(range(ISTORE, ASTORE + 1))
 #: The instructions that name a local in their operand and that ``wide`` may widen, ``iinc``
 #: aside: the general loads and stores, and ``ret``.
-LOCAL_SLOT_OPCODES: frozenset[int] = LOAD_OPCODES | STORE_OPCODES | {RET}
+LOCAL_SLOT_OPCODES: Final[frozenset[int]] = LOAD_OPCODES | STORE_OPCODES | {RET}
 #: Shortcut form (``iload_0`` ... ``astore_3``) -> (general opcode, slot).
-SHORT_FORMS: dict[int, tuple[int, int]] = {
+SHORT_FORMS: Final[dict[int, tuple[int, int]]] = {
     first + 4 * kind + slot: (base + kind, slot)
     for base, first in ((ILOAD, ILOAD_0), (ISTORE, ISTORE_0))
     for kind in range(5)
     for slot in range(4)
 }
 #: General load/store -> its slot-0 shortcut (``aload`` -> ``aload_0``; add the slot, 0-3).
-SHORT_FORM_BASE: dict[int, int] = {general: short for short, (general, slot) in SHORT_FORMS.items() if slot == 0}
+SHORT_FORM_BASE: Final[dict[int, int]] = {general: short for short, (general, slot) in SHORT_FORMS.items() if slot == 0}
 #: Every store into a local, shortcut forms included (``iinc`` aside: it keeps the type).
-ANY_STORE_OPCODES: frozenset[int] = STORE_OPCODES | frozenset(
+ANY_STORE_OPCODES: Final[frozenset[int]] = STORE_OPCODES | frozenset(
     short for short, (general, _) in SHORT_FORMS.items() if general in STORE_OPCODES
 )
 #: Loads and stores of a long or double: they touch two local slots.
-TWO_SLOT_LOCAL_OPCODES: frozenset[int] = frozenset((LLOAD, DLOAD, LSTORE, DSTORE))
+TWO_SLOT_LOCAL_OPCODES: Final[frozenset[int]] = frozenset((LLOAD, DLOAD, LSTORE, DSTORE))
 #: General primitive load/store -> the verification type it moves (``aload``/``astore`` move
 #: whatever reference the local or the stack holds, so they are not here).
-LOCAL_TYPES: dict[int, VType] = {
+LOCAL_TYPES: Final[dict[int, VType]] = {
     ILOAD: Integer,
     LLOAD: Long,
     FLOAD: Float,
@@ -531,7 +535,7 @@ LOCAL_TYPES: dict[int, VType] = {
 #: One letter per value in :data:`SIGNATURES`: I, J, F, D the primitive (int covers boolean,
 #: byte, char and short on the stack), A a reference, N null, R a return address (jsr),
 #: T a value whose type the instruction's operand names (a field, a constant).
-VALUE_TYPES: dict[str, VType] = {"I": Integer, "J": Long, "F": Float, "D": Double, "N": Null}
+VALUE_TYPES: Final[dict[str, VType]] = {"I": Integer, "J": Long, "F": Float, "D": Double, "N": Null}
 
 
 def _signatures() -> dict[int, tuple[str, str]]:
@@ -608,10 +612,10 @@ def _signatures() -> dict[int, tuple[str, str]]:
 #: list of values is here; not: the invocations and ``multianewarray`` (the operand decides
 #: how many), the ``pop``/``dup``/``swap`` family (they work on slots, whatever the types:
 #: see :data:`DUP_FORMS`), ``wide``, ``breakpoint`` and ``impdep1/2``.
-SIGNATURES: dict[int, tuple[str, str]] = _signatures()
+SIGNATURES: Final[dict[int, tuple[str, str]]] = _signatures()
 
 #: ``dup`` family -> (slots copied from the top, slots they are copied below).
-DUP_FORMS: dict[int, tuple[int, int]] = {
+DUP_FORMS: Final[dict[int, tuple[int, int]]] = {
     DUP: (1, 0),
     DUP_X1: (1, 1),
     DUP_X2: (1, 2),
@@ -638,10 +642,10 @@ def _stack_effects() -> tuple[tuple[int, int] | None, ...]:
 #: opcode -> (operand-stack slots popped, slots pushed) where that does not depend on the
 #: operand (long and double take two slots), else None: ``ldc``, field access, invocations,
 #: ``multianewarray``, ``wide`` and the unassigned opcodes.
-STACK_EFFECTS: tuple[tuple[int, int] | None, ...] = _stack_effects()
+STACK_EFFECTS: Final[tuple[tuple[int, int] | None, ...]] = _stack_effects()
 
 #: ``newarray`` type code -> the array's descriptor.
-NEWARRAY_DESCRIPTORS: dict[int, str] = {
+NEWARRAY_DESCRIPTORS: Final[dict[int, str]] = {
     T_BOOLEAN: "[Z",
     T_CHAR: "[C",
     T_FLOAT: "[F",
@@ -653,7 +657,7 @@ NEWARRAY_DESCRIPTORS: dict[int, str] = {
 }
 #: Constant-pool tag -> what ``ldc`` of such a constant pushes (a dynamic constant pushes
 #: the type of its descriptor, so it is not here).
-LDC_TYPES: dict[int, VType] = {
+LDC_TYPES: Final[dict[int, VType]] = {
     _cp.INTEGER: Integer,
     _cp.FLOAT: Float,
     _cp.LONG: Long,

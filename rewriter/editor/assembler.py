@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from typing import Final
 
 from ..classfile import attributes as A
 from ..classfile import opcodes as op
@@ -32,7 +33,7 @@ from ..errors import ClassFormatError, JprewriteError
 from .body import CodeBody, Label
 from .stack import stack_effect
 
-MAX_CODE_LENGTH = 65535
+MAX_CODE_LENGTH: Final = 65535
 
 
 class CodeTooLargeError(JprewriteError):
@@ -47,7 +48,7 @@ FrameAfter = Callable[[int], Frame]
 
 _Bh = struct.Struct(">Bh")
 _Bi = struct.Struct(">Bi")
-_BBH = struct.Struct(">BBH")
+_BBH: Final = struct.Struct(">BBH")
 _BBb = struct.Struct(">BBb")
 _BBHh = struct.Struct(">BBHh")
 
@@ -56,7 +57,7 @@ _BBHh = struct.Struct(">BBHh")
 # instructions, iinc, ldc and branches get their form from their operands (and from layout),
 # switches their padding from their position.
 _K_FIXED, _K_LOCAL, _K_IINC, _K_LDC, _K_BRANCH, _K_SWITCH, _K_BAD = range(7)
-_KIND: tuple[int, ...] = tuple(
+_KIND: Final[tuple[int, ...]] = tuple(
     _K_LOCAL
     if o in op.LOCAL_SLOT_OPCODES
     else _K_IINC
@@ -72,7 +73,7 @@ _KIND: tuple[int, ...] = tuple(
     else _K_BAD
     for o in range(256)
 )
-_LONG_GOTOS = frozenset((op.GOTO, op.JSR, op.GOTO_W, op.JSR_W))
+_LONG_GOTOS: Final = frozenset((op.GOTO, op.JSR, op.GOTO_W, op.JSR_W))
 
 
 def _size(insn: Instruction, pos: int, long: bool) -> int:
@@ -154,7 +155,7 @@ def _layout(body: CodeBody, limit: bool) -> tuple[list[int], set[int], int]:
             return positions, long, pos
 
 
-_ENCODE_ERRORS = (struct.error, TypeError, AttributeError, IndexError, ValueError)
+_ENCODE_ERRORS: Final = (struct.error, TypeError, AttributeError, IndexError, ValueError)
 
 
 def _encode(
@@ -283,7 +284,7 @@ def _encode_rare(buf: bytearray, item: Instruction, pos: int, top: int, targets:
 
 # What an opcode does to the flow, for compute_max_stack: one table lookup per instruction.
 _C_NEXT, _C_BRANCH, _C_GOTO, _C_JSR, _C_SWITCH, _C_END = range(6)
-_CONTROL: tuple[int, ...] = tuple(
+_CONTROL: Final[tuple[int, ...]] = tuple(
     _C_GOTO
     if o in op.GOTO_OPCODES
     else _C_JSR
@@ -301,7 +302,7 @@ _CONTROL: tuple[int, ...] = tuple(
 
 # id(pool) -> (the pool, its cache); the pool is held so that its id is not reused (not weakly:
 # compiled by mypyc, the pool cannot be weakly referenced), and the few most recent are kept
-_EFFECTS: dict[int, tuple[ConstantPool, dict]] = {}
+_EFFECTS: Final[dict[int, tuple[ConstantPool, dict]]] = {}
 
 
 def _effects_cache(pool: ConstantPool) -> dict:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from ..classfile import opcodes as op
 from ..classfile.attributes import TypeAnnotation
@@ -168,7 +168,7 @@ class CodeBody:
         self.max_locals += by
 
 
-_SLOT_OPCODES = op.LOCAL_SLOT_OPCODES | {op.IINC}  # instructions whose operand is a local slot
+_SLOT_OPCODES: Final = op.LOCAL_SLOT_OPCODES | {op.IINC}  # instructions whose operand is a local slot
 
 
 # ------------------------------------------------------------------ symbolic copies

@@ -8,6 +8,8 @@ cannot rebuild: unknown nested attributes are carried as they are.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..classfile import attributes as A
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute, StackMapTable
@@ -19,7 +21,7 @@ from .body import CodeAnnotationRef, CodeBody, Handler, Label, LocalVariable, fr
 
 # Opcodes whose symbolic form is a new object (short forms, branches, switches, ldc_w): every
 # other instruction is taken over as it is, without a call to symbolic_copy.
-_COPIED: tuple[bool, ...] = tuple(
+_COPIED: Final[tuple[bool, ...]] = tuple(
     o in op.SHORT_FORMS or o in op.BRANCH_OPCODES or o in op.SWITCH_OPCODES or o == op.LDC_W for o in range(256)
 )
 

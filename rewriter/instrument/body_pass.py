@@ -9,6 +9,7 @@ order).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from ..analysis import blocks as B
 from ..classfile import opcodes as op
@@ -26,9 +27,9 @@ from .yieldpoints import yieldpoint_blocks, yieldpoint_code
 
 __all__ = ["BodyResult", "instrument_body"]
 
-_ARRAY_TYPES = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
+_ARRAY_TYPES: Final = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
 #: the opcodes :func:`_before` may put code before (the others skip the call)
-_BEFORE = frozenset((op.NEW, op.GETSTATIC, op.PUTSTATIC, op.NEWARRAY, op.ANEWARRAY, op.MULTIANEWARRAY))
+_BEFORE: Final = frozenset((op.NEW, op.GETSTATIC, op.PUTSTATIC, op.NEWARRAY, op.ANEWARRAY, op.MULTIANEWARRAY))
 
 
 @dataclass

@@ -12,6 +12,7 @@ assembler may widen a branch that no longer reaches (the frame after it comes fr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from ..analysis.frames import complete_frames, frame_after_provider
 from ..analysis.typeflow import FrameUnknown, flow_to, frame_from_state
@@ -23,7 +24,7 @@ from .context import ClassContext
 
 __all__ = ["FrameNeeds", "assemble", "add_method"]
 
-THROWABLE = Object("java/lang/Throwable")
+THROWABLE: Final = Object("java/lang/Throwable")
 
 
 @dataclass

@@ -6,6 +6,8 @@ local and continue its call-site numbering; they have no node of their own.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..classfile.model import ACC_PRIVATE, ACC_STATIC, ACC_SYNTHETIC, Method
 from .body_pass import instrument_body
 from .context import ClassContext
@@ -15,7 +17,7 @@ from .outline import OutlinedPart
 __all__ = ["SPLIT_BUDGETS", "write_parts"]
 
 #: region sizes (original code bytes) tried in turn when a method must be split to fit in 64 KB
-SPLIT_BUDGETS = (24_000, 12_000, 6_000, 3_000)
+SPLIT_BUDGETS: Final = (24_000, 12_000, 6_000, 3_000)
 
 
 def write_parts(ctx: ClassContext, parts: list[OutlinedPart], node: int) -> list[Method]:

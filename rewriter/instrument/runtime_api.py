@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from ..classfile import opcodes as op
 from ..classfile.instructions import Instruction
@@ -24,8 +25,8 @@ from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING
 
 __all__ = ["RuntimeMember", "RUNTIME_API", "LocalSite", "RuntimeCalls", "contract_table"]
 
-_OBJ = "Ljava/lang/Object;"
-_STR = "Ljava/lang/String;"
+_OBJ: Final = "Ljava/lang/Object;"
+_STR: Final = "Ljava/lang/String;"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,44 +52,44 @@ def _f(owner: str, name: str, desc: str, role: str, static: bool = False) -> Run
 # One member per entry, each with its role: kept as a table by hand (a formatter would split the
 # entries into look-alike blocks of five lines).
 # fmt: off
-NODE_ENTER = _m(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC, False,
+NODE_ENTER: Final = _m(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC, False,
                 "find-or-create the child for (site, callee), calls++, return it")
-NODE_BOUNDARY = _m(NODE, "boundary", "(I" + MID_DESC + ")V", False,
+NODE_BOUNDARY: Final = _m(NODE, "boundary", "(I" + MID_DESC + ")V", False,
                    "enter the callee's node and publish it (uninstrumented callee)")
-NODE_PUBLISH = _m(NODE, "publish", "()V", False, "`root.published = this` (a `<clinit>` may run next)")
-NODE_PUBLISH_CALL = _m(NODE, "publishCall", "(I)V", False,
+NODE_PUBLISH: Final = _m(NODE, "publish", "()V", False, "`root.published = this` (a `<clinit>` may run next)")
+NODE_PUBLISH_CALL: Final = _m(NODE, "publishCall", "(I)V", False,
                        "publish this node and a call site (the callee enters beneath them)")
-NODE_ALLOCATE = _m(NODE, "allocate", "(" + _STR + ")V", False, "count an allocation of a type (--allocations)")
-NODE_BYTECODES = _f(NODE, "bytecodes", "J", "bytecodes executed in this context")
-NODE_WEIGHTED = _f(NODE, "weighted", "J", "weighted bytecodes (--weights)")
-NODE_ROOT = _f(NODE, "root", ROOT_DESC, "the thread's root")
-ROOT_PUBLISHED = _f(ROOT, "published", NODE_DESC, "where callbacks from uninstrumented code attach")
-ROOT_ACTIVATION = _f(ROOT, "activation", "I", "JP's activation counter (--activation)")
-ROOT_N2B_ENTER = _m(ROOT, "n2bEnter", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
+NODE_ALLOCATE: Final = _m(NODE, "allocate", "(" + _STR + ")V", False, "count an allocation of a type (--allocations)")
+NODE_BYTECODES: Final = _f(NODE, "bytecodes", "J", "bytecodes executed in this context")
+NODE_WEIGHTED: Final = _f(NODE, "weighted", "J", "weighted bytecodes (--weights)")
+NODE_ROOT: Final = _f(NODE, "root", ROOT_DESC, "the thread's root")
+ROOT_PUBLISHED: Final = _f(ROOT, "published", NODE_DESC, "where callbacks from uninstrumented code attach")
+ROOT_ACTIVATION: Final = _f(ROOT, "activation", "I", "JP's activation counter (--activation)")
+ROOT_N2B_ENTER: Final = _m(ROOT, "n2bEnter", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
                     "an N2B wrapper's entry: the callee's own node")
-ROOT_N2B_PARENT = _m(ROOT, "n2bParent", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
+ROOT_N2B_PARENT: Final = _m(ROOT, "n2bParent", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
                      "the parent of an OSI `<clinit>`'s node")
-ROOT_CTOR_ENTER = _m(ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC, True,
+ROOT_CTOR_ENTER: Final = _m(ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC, True,
                      "an OSI constructor's node, beneath the published node and site")
-ROOT_ESI_CAPABLE = _m(ROOT, "esiCapable", "(" + _OBJ + ")Z", True,
+ROOT_ESI_CAPABLE: Final = _m(ROOT, "esiCapable", "(" + _OBJ + ")Z", True,
                       "may an interface dispatcher pass the node to this receiver?")
-ROOT_PENDING = _m(ROOT, "pending", "(" + NODE_DESC + "I" + MID_DESC + _OBJ + ")V", True,
+ROOT_PENDING: Final = _m(ROOT, "pending", "(" + NODE_DESC + "I" + MID_DESC + _OBJ + ")V", True,
                   "open a pending call (dispatch may select an instrumented override)")
-ROOT_END_PENDING = _m(ROOT, "endPending", "(" + NODE_DESC + "I" + MID_DESC + ")V", True, "close a pending call")
-ROOT_REDIRECT = _m(ROOT, "redirect", "(" + _OBJ + NODE_DESC + "I" + MID_DESC + ")" + NODE_DESC, True,
+ROOT_END_PENDING: Final = _m(ROOT, "endPending", "(" + NODE_DESC + "I" + MID_DESC + ")V", True, "close a pending call")
+ROOT_REDIRECT: Final = _m(ROOT, "redirect", "(" + _OBJ + NODE_DESC + "I" + MID_DESC + ")" + NODE_DESC, True,
                    "the override check: a boundary node when an uninstrumented override must run")
-ROOT_TRIGGER_REPORT = _m(ROOT, "triggerReport", "(" + NODE_DESC + ")V", False,
+ROOT_TRIGGER_REPORT: Final = _m(ROOT, "triggerReport", "(" + NODE_DESC + ")V", False,
                          "JP's periodic activation of the profiling agent")
-MID_GET = _m(MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True,
+MID_GET: Final = _m(MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True,
              "the MethodId of (class, name, descriptor, kind, sites)")
-SAMPLING_REQUESTED = _f(SAMPLING, "requested", "I", "non-zero while a sampling round has tickets out (volatile)",
+SAMPLING_REQUESTED: Final = _f(SAMPLING, "requested", "I", "non-zero while a sampling round has tickets out (volatile)",
                         static=True)
-SAMPLING_YIELDPOINT_NODE = _m(SAMPLING, "yieldpoint", "(" + NODE_DESC + ")V", True,
+SAMPLING_YIELDPOINT_NODE: Final = _m(SAMPLING, "yieldpoint", "(" + NODE_DESC + ")V", True,
                               "hybrid mode: take a sample on the current CCT node")
-SAMPLING_YIELDPOINT = _m(SAMPLING, "yieldpoint", "()V", True, "sample mode: the thread samples its own stack")
+SAMPLING_YIELDPOINT: Final = _m(SAMPLING, "yieldpoint", "()V", True, "sample mode: the thread samples its own stack")
 # fmt: on
 
-RUNTIME_API: tuple[RuntimeMember, ...] = (
+RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     NODE_ENTER,
     NODE_BOUNDARY,
     NODE_PUBLISH,

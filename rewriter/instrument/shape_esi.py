@@ -14,6 +14,8 @@ behind a delegating ESI (:mod:`.shape_delegating`).
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.frames import Integer, Object
@@ -36,7 +38,7 @@ from .support import ESI_FLAGS, KIND_INSTRUMENTED, NODE, esi_descriptor, esi_nam
 
 __all__ = ["add_esi_and_n2b"]
 
-_TOO_LARGE = (
+_TOO_LARGE: Final = (
     "too large once instrumented (64 KB) and no region could be split off; kept as it was, "
     "reached through a delegating ESI (not counted)"
 )

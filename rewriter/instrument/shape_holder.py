@@ -20,6 +20,8 @@ rewritten by older builds.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.instructions import Instruction, InvokeInterface
@@ -53,7 +55,7 @@ from .support import (
 
 __all__ = ["build_holder"]
 
-_CLASS_ARRAY = "[Ljava/lang/Class;"
+_CLASS_ARRAY: Final = "[Ljava/lang/Class;"
 
 
 def build_holder(ctx: ClassContext) -> tuple[str, bytes]:

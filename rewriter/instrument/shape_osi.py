@@ -15,6 +15,8 @@ prologue kept in the method itself.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..classfile import opcodes as op
 from ..classfile.frames import Frame, Object, Top
 from ..classfile.instructions import Instruction
@@ -31,7 +33,7 @@ from .support import KIND_INSTRUMENTED, NODE
 
 __all__ = ["instrument_in_place"]
 
-_TOO_LARGE = "too large once instrumented (64 KB) and no region could be split off; kept as it was"
+_TOO_LARGE: Final = "too large once instrumented (64 KB) and no region could be split off; kept as it was"
 
 
 def instrument_in_place(ctx: ClassContext, m: Method) -> None:

@@ -9,6 +9,8 @@ of its own.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..classfile.model import ACC_BRIDGE, ACC_SYNTHETIC
 
 __all__ = [
@@ -41,37 +43,37 @@ __all__ = [
     "dispatcher_descriptor",
 ]
 
-RUNTIME_PACKAGE = "jprewrite/runtime/"
-NODE = "jprewrite/runtime/Node"
-NODE_DESC = "L" + NODE + ";"
-ROOT = "jprewrite/runtime/ThreadRoot"
-ROOT_DESC = "L" + ROOT + ";"
-SAMPLING = "jprewrite/runtime/Sampling"
-MID = "jprewrite/runtime/MethodId"
-MID_DESC = "L" + MID + ";"
-MIDS_ARRAY = "[" + MID_DESC
+RUNTIME_PACKAGE: Final = "jprewrite/runtime/"
+NODE: Final = "jprewrite/runtime/Node"
+NODE_DESC: Final = "L" + NODE + ";"
+ROOT: Final = "jprewrite/runtime/ThreadRoot"
+ROOT_DESC: Final = "L" + ROOT + ";"
+SAMPLING: Final = "jprewrite/runtime/Sampling"
+MID: Final = "jprewrite/runtime/MethodId"
+MID_DESC: Final = "L" + MID + ";"
+MIDS_ARRAY: Final = "[" + MID_DESC
 
 #: the synthetic class beside each rewritten class: its MethodIds, its interface dispatchers
-HOLDER_SUFFIX = "$$jpmids"
-MIDS_FIELD = "$jp$mids"  #: ``static final MethodId[]`` of the holder
-SEEN_FIELD = "$jp$seen"  #: ``static final Class[]``: the dispatchers' inline caches
-MIDS_PER_CHUNK = 600  #: MethodIds filled per holder method (keeps each far below 64 KB)
+HOLDER_SUFFIX: Final = "$$jpmids"
+MIDS_FIELD: Final = "$jp$mids"  #: ``static final MethodId[]`` of the holder
+SEEN_FIELD: Final = "$jp$seen"  #: ``static final Class[]``: the dispatchers' inline caches
+MIDS_PER_CHUNK: Final = 600  #: MethodIds filled per holder method (keeps each far below 64 KB)
 
 #: ``public synthetic Class $jprewrite$class()``: the class literal, for the fast override check
-CLASS_METHOD = "$jprewrite$class"
-CLASS_METHOD_DESC = "()Ljava/lang/Class;"
+CLASS_METHOD: Final = "$jprewrite$class"
+CLASS_METHOD_DESC: Final = "()Ljava/lang/Class;"
 #: a private static synthetic boolean in every rewritten class: how the runtime recognises one
-MARKER_FIELD = "$jprewrite$instrumented"
+MARKER_FIELD: Final = "$jprewrite$instrumented"
 
 #: Flags of every method the rewriting adds to a class. Bridge as well as synthetic: reflection-driven
 #: runtimes skip bridge methods when they list a class's methods (Groovy's CachedClass, which
 #: would otherwise count ``doCall(Object, Node, int)`` as a closure signature; Spring, Jackson and
 #: JUnit do the same). The JVM gives ACC_BRIDGE no meaning.
-ESI_FLAGS = ACC_SYNTHETIC | ACC_BRIDGE
-ESI_NAME_SUFFIX = "$jp"
+ESI_FLAGS: Final = ACC_SYNTHETIC | ACC_BRIDGE
+ESI_NAME_SUFFIX: Final = "$jp"
 
-ENTERED = -2  #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
-UNKNOWN_SITE = -1  #: a site the callee cannot use (a super call: no override check)
+ENTERED: Final = -2  #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)
+UNKNOWN_SITE: Final = -1  #: a site the callee cannot use (a super call: no override check)
 
 #: MethodId kinds (``MethodId.get``'s ``kind``)
 KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3

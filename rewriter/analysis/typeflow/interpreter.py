@@ -10,6 +10,8 @@ classes) comes from the constant pool.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ...classfile import constants as C
 from ...classfile import opcodes as op
 from ...classfile.descriptors import array_of, parse_method_descriptor
@@ -33,7 +35,7 @@ __all__ = ["step", "execute", "component_type"]
 # fixed type on the operand stack, from opcodes.SIGNATURES. Left to step()'s branches: stores
 # (they write a local), jsr/ret (refused), and whatever reads its operand ("T": ldc, fields) or
 # pushes a reference whose type the stack, a local or the operand decides ("A", "R").
-_SIMPLE: dict[int, tuple[int, VType | None]] = {
+_SIMPLE: Final[dict[int, tuple[int, VType | None]]] = {
     o: (len(pops), op.VALUE_TYPES[pushes] if pushes else None)
     for o, (pops, pushes) in op.SIGNATURES.items()
     if "T" not in pops
@@ -316,7 +318,7 @@ def _handlers() -> tuple:
     return tuple(table)
 
 
-_HANDLERS = _handlers()
+_HANDLERS: Final = _handlers()
 
 
 def _ldc_type(pool, index: int) -> VType:

@@ -9,6 +9,7 @@ package docstring for its slot-level representation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from ...classfile.frames import Double, Frame, Long, Top, VType, initial_frame_locals
 from ...classfile.instructions import Instruction
@@ -28,8 +29,8 @@ __all__ = [
     "is_label",
 ]
 
-OBJECT = "java/lang/Object"
-THROWABLE = "java/lang/Throwable"
+OBJECT: Final = "java/lang/Object"
+THROWABLE: Final = "java/lang/Throwable"
 
 
 # ----------------------------------------------------------------------- errors
