@@ -106,6 +106,7 @@ from typing import Any, Final, Literal
 
 from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
+from ..classfile.instructions import Instruction
 from ..editor.body import CodeBody, Label
 
 __all__ = [
@@ -128,7 +129,10 @@ Mode = Literal["default", "precise"]
 MODES: Final = ("default", "precise")
 
 # opcode -> what it does to blocks (tables of 256, indexed by opcode)
-_END, _BRANCH, _SWITCH, _LDC = 1, 2, 3, 4
+_END: Final = 1
+_BRANCH: Final = 2
+_SWITCH: Final = 3
+_LDC: Final = 4
 
 
 def _ends_table(precise: bool) -> bytes:
@@ -203,6 +207,37 @@ class Block:
     is_handler: bool = False  #: starts an exception handler
     is_subroutine: bool = False  #: the target of a ``jsr`` (a JVM subroutine entry)
 
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(
+        self,
+        index: int,
+        start: int,
+        end: int,
+        label: Label,
+        size: int,
+        first: int,
+        successors: list[int] | None = None,
+        predecessors: list[int] | None = None,
+        exception_successors: list[int] | None = None,
+        exception_predecessors: list[int] | None = None,
+        is_entry: bool = False,
+        is_handler: bool = False,
+        is_subroutine: bool = False,
+    ) -> None:
+        self.index = index
+        self.start = start
+        self.end = end
+        self.label = label
+        self.size = size
+        self.first = first
+        self.successors = [] if successors is None else successors
+        self.predecessors = [] if predecessors is None else predecessors
+        self.exception_successors = [] if exception_successors is None else exception_successors
+        self.exception_predecessors = [] if exception_predecessors is None else exception_predecessors
+        self.is_entry = is_entry
+        self.is_handler = is_handler
+        self.is_subroutine = is_subroutine
+
     @property
     def last(self) -> int:
         """Item index of the last instruction."""
@@ -246,7 +281,7 @@ def basic_blocks(body: CodeBody, mode: Mode = "default", *, pool: ConstantPool |
     positions = range(len(items))
     label_items = list(compress(positions, is_label))
     insn_item = list(compress(positions, map(not_, is_label)))  # ordinal -> item index
-    insns: list[Any] = [items[i] for i in insn_item]
+    insns: list[Instruction] = [items[i] for i in insn_item]  # (typed: native attribute reads, compiled)
     label_ord: dict[Any, int] = {items[i]: i - j for j, i in enumerate(label_items)}
     n = len(insns)
     if n == 0:
@@ -274,9 +309,9 @@ def basic_blocks(body: CodeBody, mode: Mode = "default", *, pool: ConstantPool |
             leader[ordinal(insns[k].operand, "branch target")] = 1
         elif kind == _SWITCH:
             leader[k + 1] = 1
-            insn = insns[k]
-            leader[ordinal(insn.default, "switch default")] = 1
-            for t in insn.targets:
+            switch: Any = insns[k]
+            leader[ordinal(switch.default, "switch default")] = 1
+            for t in switch.targets:
                 leader[ordinal(t, "switch target")] = 1
         elif may_throw(insns[k], pool):  # _LDC, precise mode
             leader[k + 1] = 1
@@ -349,7 +384,7 @@ def basic_blocks(body: CodeBody, mode: Mode = "default", *, pool: ConstantPool |
         elif o in switches:
             succ = []
             seen = set()
-            for t in (insn.default, *insn.targets):
+            for t in (insn.default, *insn.targets):  # type: ignore[attr-defined]
                 tb = block_of[label_ord[t]]
                 if tb not in seen:
                     seen.add(tb)

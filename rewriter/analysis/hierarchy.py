@@ -91,6 +91,13 @@ class MemberInfo:
     descriptor: str
     access: int
 
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(self, owner: str, name: str, descriptor: str, access: int) -> None:
+        object.__setattr__(self, "owner", owner)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "descriptor", descriptor)
+        object.__setattr__(self, "access", access)
+
     @property
     def is_static(self) -> bool:
         return bool(self.access & ACC_STATIC)

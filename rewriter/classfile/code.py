@@ -43,6 +43,16 @@ class CodeContext:
     is_static: bool
     code_length: int = -1
 
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(
+        self, class_name: str, method_name: str, descriptor: str, is_static: bool, code_length: int = -1
+    ) -> None:
+        object.__setattr__(self, "class_name", class_name)
+        object.__setattr__(self, "method_name", method_name)
+        object.__setattr__(self, "descriptor", descriptor)
+        object.__setattr__(self, "is_static", is_static)
+        object.__setattr__(self, "code_length", code_length)
+
 
 # A frozen dataclass's __init__ stores each field through object.__setattr__, which
 # looks the slot up again every time; two contexts are made per method, so the full
@@ -83,6 +93,13 @@ class ExceptionHandler:
     end_pc: int
     handler_pc: int
     catch_type: int
+
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(self, start_pc: int, end_pc: int, handler_pc: int, catch_type: int) -> None:
+        self.start_pc = start_pc
+        self.end_pc = end_pc
+        self.handler_pc = handler_pc
+        self.catch_type = catch_type
 
 
 class CodeAttribute(Attribute):

@@ -414,7 +414,10 @@ _TWO_REF_CLASSES: Final[dict[int, type[_TwoRef]]] = {
 
 # Per-tag tables for the bulk decoder and the validator (indexed by the tag byte, so the
 # hot loops do one list index instead of dict lookups or chains of comparisons).
-_K_OTHER, _K_UTF8, _K_ONE_REF, _K_TWO_REF = range(4)
+_K_OTHER: Final = 0
+_K_UTF8: Final = 1
+_K_ONE_REF: Final = 2
+_K_TWO_REF: Final = 3
 _KIND_BY_TAG: Final[list[int]] = [_K_OTHER] * 256
 _CLASS_BY_TAG: Final[list[Any]] = [None] * 256  # (a _OneRef or _TwoRef subclass, or None)
 _KIND_BY_TAG[UTF8] = _K_UTF8

@@ -57,8 +57,15 @@ __all__ = [
 ]
 
 # verification_type_info tags (JVMS 4.7.4)
-ITEM_TOP, ITEM_INTEGER, ITEM_FLOAT, ITEM_DOUBLE, ITEM_LONG, ITEM_NULL = 0, 1, 2, 3, 4, 5
-ITEM_UNINITIALIZED_THIS, ITEM_OBJECT, ITEM_UNINITIALIZED = 6, 7, 8
+ITEM_TOP: Final = 0
+ITEM_INTEGER: Final = 1
+ITEM_FLOAT: Final = 2
+ITEM_DOUBLE: Final = 3
+ITEM_LONG: Final = 4
+ITEM_NULL: Final = 5
+ITEM_UNINITIALIZED_THIS: Final = 6
+ITEM_OBJECT: Final = 7
+ITEM_UNINITIALIZED: Final = 8
 
 # frame_type values (ranges for the delta-carrying ones)
 SAME_FRAME_MAX: Final = 63  # 0..63: same_frame, delta = frame_type

@@ -295,7 +295,13 @@ def instruction_length(insn: Instruction, offset: int | None = None) -> int:
 # the hot loop tests as few cases as possible, most frequent first.
 # bipush and sipush (~3% of instructions) have shapes of their own: through
 # _decode_other they cost five times as much as the others.
-_D_NONE, _D_U1, _D_U2, _D_BRANCH, _D_BYTE, _D_SHORT, _D_OTHER = range(7)
+_D_NONE: Final = 0
+_D_U1: Final = 1
+_D_U2: Final = 2
+_D_BRANCH: Final = 3
+_D_BYTE: Final = 4
+_D_SHORT: Final = 5
+_D_OTHER: Final = 6
 _DECODE_SHAPE: Final = tuple(
     _D_NONE
     if f == FMT_NONE
@@ -320,7 +326,7 @@ _S4: Final = struct.Struct(">i")
 _III: Final = struct.Struct(">iii")
 _II: Final = struct.Struct(">ii")
 _HH: Final = struct.Struct(">HH")
-_Hh = struct.Struct(">Hh")
+_Hh: Final = struct.Struct(">Hh")
 
 
 def decode_instructions(code: bytes) -> list[Instruction]:
@@ -484,7 +490,14 @@ def _check_targets(insns: Sequence[Instruction], jumps: list[Instruction], code_
 
 
 # ---------------------------------------------------------------- encoding
-_E_NONE, _E_LOCAL, _E_CP2, _E_U1, _E_BRANCH, _E_BYTE, _E_SHORT, _E_OTHER = range(8)
+_E_NONE: Final = 0
+_E_LOCAL: Final = 1
+_E_CP2: Final = 2
+_E_U1: Final = 3
+_E_BRANCH: Final = 4
+_E_BYTE: Final = 5
+_E_SHORT: Final = 6
+_E_OTHER: Final = 7
 _ENCODE_SHAPE: Final = tuple(
     _E_NONE
     if f == FMT_NONE
@@ -505,12 +518,12 @@ _ENCODE_SHAPE: Final = tuple(
 )
 
 _BB: Final = struct.Struct(">BB")
-_Bh = struct.Struct(">Bh")
-_Bb = struct.Struct(">Bb")
-_Bi = struct.Struct(">Bi")
+_Bh: Final = struct.Struct(">Bh")
+_Bb: Final = struct.Struct(">Bb")
+_Bi: Final = struct.Struct(">Bi")
 _BBH: Final = struct.Struct(">BBH")
-_BBHh = struct.Struct(">BBHh")
-_BBb = struct.Struct(">BBb")
+_BBHh: Final = struct.Struct(">BBHh")
+_BBb: Final = struct.Struct(">BBb")
 _BHBB: Final = struct.Struct(">BHBB")
 _BHH: Final = struct.Struct(">BHH")
 _BHB: Final = struct.Struct(">BHB")

@@ -317,11 +317,11 @@ def _build_tables() -> tuple[tuple[str | None, ...], tuple[int, ...]]:
     return tuple(names), tuple(fmt)
 
 
+_TABLES = _build_tables()
 #: Mnemonic of each opcode byte (``None`` if unassigned).
-OPCODE_NAMES: tuple[str | None, ...]
+OPCODE_NAMES: Final[tuple[str | None, ...]] = _TABLES[0]
 #: Operand format (FMT_*) of each opcode byte.
-FORMATS: tuple[int, ...]
-OPCODE_NAMES, FORMATS = _build_tables()
+FORMATS: Final[tuple[int, ...]] = _TABLES[1]
 
 #: Mnemonic -> opcode byte.
 OPCODES_BY_NAME: Final[dict[str, int]] = {n: op for op, n in enumerate(OPCODE_NAMES) if n is not None}

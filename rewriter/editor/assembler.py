@@ -46,17 +46,23 @@ class AssemblyError(JprewriteError):
 
 FrameAfter = Callable[[int], Frame]
 
-_Bh = struct.Struct(">Bh")
-_Bi = struct.Struct(">Bi")
+_Bh: Final = struct.Struct(">Bh")
+_Bi: Final = struct.Struct(">Bi")
 _BBH: Final = struct.Struct(">BBH")
-_BBb = struct.Struct(">BBb")
-_BBHh = struct.Struct(">BBHh")
+_BBb: Final = struct.Struct(">BBb")
+_BBHh: Final = struct.Struct(">BBHh")
 
 
 # How the assembler sizes and writes each opcode: most have one fixed form; local-variable
 # instructions, iinc, ldc and branches get their form from their operands (and from layout),
 # switches their padding from their position.
-_K_FIXED, _K_LOCAL, _K_IINC, _K_LDC, _K_BRANCH, _K_SWITCH, _K_BAD = range(7)
+_K_FIXED: Final = 0
+_K_LOCAL: Final = 1
+_K_IINC: Final = 2
+_K_LDC: Final = 3
+_K_BRANCH: Final = 4
+_K_SWITCH: Final = 5
+_K_BAD: Final = 6
 _KIND: Final[tuple[int, ...]] = tuple(
     _K_LOCAL
     if o in op.LOCAL_SLOT_OPCODES
@@ -118,6 +124,9 @@ def _layout(body: CodeBody, limit: bool) -> tuple[list[int], set[int], int]:
     fixed, local, branch = _K_FIXED, _K_LOCAL, _K_BRANCH
     ret = op.RET
     positions = [0] * len(items)
+    # (the annotated locals let mypyc, when it compiles this module, keep them as machine integers)
+    pos: int
+    slot: int
     while True:
         pos = 0
         branches: list[int] = []
@@ -143,7 +152,7 @@ def _layout(body: CodeBody, limit: bool) -> tuple[list[int], set[int], int]:
         for i in branches:
             if i in long:
                 continue
-            target = items[i].operand  # type: ignore[union-attr]
+            target: object = items[i].operand  # type: ignore[union-attr]
             if not isinstance(target, Label) or target.offset < 0:
                 raise AssemblyError(f"branch {items[i]!r} targets a label that is not in the code")
             if not -32768 <= target.offset - positions[i] <= 32767:
@@ -159,7 +168,12 @@ _ENCODE_ERRORS: Final = (struct.error, TypeError, AttributeError, IndexError, Va
 
 
 def _encode(
-    body: CodeBody, positions: list[int], long: set[int], size: int, insns: list, label_at: dict[int, int]
+    body: CodeBody,
+    positions: list[int],
+    long: set[int],
+    size: int,
+    insns: list[Instruction],
+    label_at: dict[int, int],
 ) -> tuple[bytes, int]:
     """The code array of the laid-out body, and max_locals (computed on the way).
 
@@ -184,6 +198,12 @@ def _encode(
     targets: list[int] = []  # every jump target offset, checked at the end
     item: Instruction | Label | None = None
     pos = 0
+    # (typed for mypyc, as in _layout; a wrong operand type raises TypeError there, reported below)
+    v: int
+    slot: int
+    end: int
+    target: int
+    label: Label
     try:
         add_insn = insns.append
         for i, item in enumerate(body.items):
@@ -221,7 +241,8 @@ def _encode(
                     append(o)
                     append(slot)
             elif kind == branch:
-                target = item.operand.offset
+                label = item.operand
+                target = label.offset
                 targets.append(target)
                 if i not in long:
                     buf += pack_Bh(o, target - pos)
@@ -283,7 +304,12 @@ def _encode_rare(buf: bytearray, item: Instruction, pos: int, top: int, targets:
 
 
 # What an opcode does to the flow, for compute_max_stack: one table lookup per instruction.
-_C_NEXT, _C_BRANCH, _C_GOTO, _C_JSR, _C_SWITCH, _C_END = range(6)
+_C_NEXT: Final = 0
+_C_BRANCH: Final = 1
+_C_GOTO: Final = 2
+_C_JSR: Final = 3
+_C_SWITCH: Final = 4
+_C_END: Final = 5
 _CONTROL: Final[tuple[int, ...]] = tuple(
     _C_GOTO
     if o in op.GOTO_OPCODES
@@ -302,10 +328,10 @@ _CONTROL: Final[tuple[int, ...]] = tuple(
 
 # id(pool) -> (the pool, its cache); the pool is held so that its id is not reused (not weakly:
 # compiled by mypyc, the pool cannot be weakly referenced), and the few most recent are kept
-_EFFECTS: Final[dict[int, tuple[ConstantPool, dict]]] = {}
+_EFFECTS: Final[dict[int, tuple[ConstantPool, dict[tuple, tuple[int, int]]]]] = {}
 
 
-def _effects_cache(pool: ConstantPool) -> dict:
+def _effects_cache(pool: ConstantPool) -> dict[tuple, tuple[int, int]]:
     """Stack effects of pool-dependent instructions, kept per pool: every method of a class asks
     about the same few hundred field and method references, and each answer parses a descriptor.
     (Pools only grow while a class is edited, so an index keeps its meaning.)"""
@@ -327,7 +353,7 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     ``max_stack`` although no path from the entry reaches it.
     """
     # the instructions alone, and for each label the index of the instruction it stands before
-    insns: list = []
+    insns: list[Instruction] = []
     label_at: dict[int, int] = {}
     for item in body.items:
         if isinstance(item, Label):
@@ -337,7 +363,7 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     return _max_stack(body, pool, insns, label_at)
 
 
-def _max_stack(body: CodeBody, pool: ConstantPool, insns: list, label_at: dict[int, int]) -> int:
+def _max_stack(body: CodeBody, pool: ConstantPool, insns: list[Instruction], label_at: dict[int, int]) -> int:
     """:func:`compute_max_stack` over the body's instructions ``insns``; ``label_at``: each label's
     instruction index (as :func:`_encode` gives them)."""
     n = len(insns)
@@ -355,6 +381,7 @@ def _max_stack(body: CodeBody, pool: ConstantPool, insns: list, label_at: dict[i
     best = 0
     control = _CONTROL
     multianewarray = op.MULTIANEWARRAY
+    eff: tuple[int, int] | None
     while work:
         i, depth = work.pop()
         if i >= n or depth_at[i] >= depth:
@@ -368,7 +395,7 @@ def _max_stack(body: CodeBody, pool: ConstantPool, insns: list, label_at: dict[i
             o = insn.opcode
             eff = fixed[o]
             if eff is None:
-                key = (o, insn.operand if o != multianewarray else (insn.operand, insn.dims))
+                key = (o, insn.operand if o != multianewarray else (insn.operand, insn.dims))  # type: ignore[attr-defined]
                 eff = effects.get(key)
                 if eff is None:
                     eff = effects[key] = stack_effect(insn, pool)
@@ -378,7 +405,7 @@ def _max_stack(body: CodeBody, pool: ConstantPool, insns: list, label_at: dict[i
             c = control[o]
             if c:
                 if c == _C_SWITCH:
-                    for t in (insn.default, *insn.targets):
+                    for t in (insn.default, *insn.targets):  # type: ignore[attr-defined]
                         work.append((label_at[id(t)], after))
                     break
                 if c != _C_END:
@@ -418,7 +445,7 @@ def assemble(
     when a conditional branch had to be widened).
     """
     positions, long, size = _layout(body, True)
-    insns: list = []
+    insns: list[Instruction] = []
     label_at: dict[int, int] = {}
     code, max_locals = _encode(body, positions, long, size, insns, label_at)
     if len(code) > MAX_CODE_LENGTH:

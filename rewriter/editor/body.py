@@ -28,25 +28,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar, Final
+from itertools import count
+from typing import Final
 
 from ..classfile import opcodes as op
 from ..classfile.attributes import TypeAnnotation
 from ..classfile.frames import Frame, Uninitialized
 from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
 
+_LABEL_NUMBERS: Final = count(1)  # names of labels made without one: L1, L2...
+
 
 class Label:
     """A position in a code body. Identity matters, not value; ``offset`` is set by the assembler."""
 
     __slots__ = ("offset", "name")
-    _counter: ClassVar[int] = 0
 
     def __init__(self, name: str | None = None) -> None:
         self.offset = -1
         if name is None:
-            Label._counter += 1
-            name = f"L{Label._counter}"
+            name = f"L{next(_LABEL_NUMBERS)}"
         self.name = name
 
     def __repr__(self) -> str:
@@ -65,6 +66,13 @@ class Handler:
     handler: Label
     catch_type: int
 
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(self, start: Label, end: Label, handler: Label, catch_type: int) -> None:
+        self.start = start
+        self.end = end
+        self.handler = handler
+        self.catch_type = catch_type
+
 
 @dataclass(slots=True)
 class LocalVariable:
@@ -75,6 +83,14 @@ class LocalVariable:
     name_index: int
     descriptor_index: int  # descriptor (LVT) or signature (LVTT)
     slot: int
+
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(self, start: Label, end: Label, name_index: int, descriptor_index: int, slot: int) -> None:
+        self.start = start
+        self.end = end
+        self.name_index = name_index
+        self.descriptor_index = descriptor_index
+        self.slot = slot
 
 
 @dataclass(slots=True)
@@ -122,6 +138,35 @@ class CodeBody:
     max_stack: int = 0
     has_stack_map: bool = False  # the disassembled method had a StackMapTable
     attribute_order: list = field(default_factory=list)  # nested attribute names, original order
+
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(
+        self,
+        items: list[Item],
+        handlers: list[Handler] | None = None,
+        lines: list[tuple[Label, int]] | None = None,
+        local_variables: list[LocalVariable] | None = None,
+        local_variable_types: list[LocalVariable] | None = None,
+        frames: dict[Label, Frame] | None = None,
+        code_annotations: list[CodeAnnotationRef] | None = None,
+        other_attributes: list | None = None,
+        max_locals: int = 0,
+        max_stack: int = 0,
+        has_stack_map: bool = False,
+        attribute_order: list | None = None,
+    ) -> None:
+        self.items = items
+        self.handlers = [] if handlers is None else handlers
+        self.lines = [] if lines is None else lines
+        self.local_variables = [] if local_variables is None else local_variables
+        self.local_variable_types = [] if local_variable_types is None else local_variable_types
+        self.frames = {} if frames is None else frames
+        self.code_annotations = [] if code_annotations is None else code_annotations
+        self.other_attributes = [] if other_attributes is None else other_attributes
+        self.max_locals = max_locals
+        self.max_stack = max_stack
+        self.has_stack_map = has_stack_map
+        self.attribute_order = [] if attribute_order is None else attribute_order
 
     # ------------------------------------------------------------ navigation
     def instructions(self) -> Iterator[Instruction]:

@@ -35,7 +35,7 @@ def disassemble(method: Method) -> CodeBody:
 
 
 def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
-    insns = code.instructions()
+    insns: list[Instruction] = code.instructions()
     length = len(code.code)
     starts = {insn.offset for insn in insns}
     labels: dict[int, Label] = {}

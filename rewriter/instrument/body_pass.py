@@ -56,6 +56,30 @@ class _Pass:
     dead_returns: set[int] = field(default_factory=set)
     extra_locals: int = 0
 
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(
+        self,
+        ctx: ClassContext,
+        method: Method,
+        body: CodeBody,
+        node: int,
+        added: set[int] | frozenset,
+        part_calls: dict[int, int] | None,
+    ) -> None:
+        self.ctx = ctx
+        self.method = method
+        self.body = body
+        self.node = node
+        self.added = added
+        self.part_calls = part_calls
+        self.needs = FrameNeeds()
+        self.out = []
+        self.tail = []
+        self.first_handlers = []
+        self.last_handlers = []
+        self.dead_returns = set()
+        self.extra_locals = 0
+
 
 def instrument_body(
     ctx: ClassContext,
@@ -128,7 +152,7 @@ def instrument_body(
     return BodyResult(p.dead_returns, p.needs)
 
 
-def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list, bytearray]:
+def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list[B.Block], bytearray]:
     """The live blocks that get counters (none without counting or activation), and a dead-item map."""
     opts = ctx.options
     counting = opts.counting != "none" or opts.weights is not None
@@ -144,7 +168,7 @@ def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list, bytearray]:
     return [b for b in blocks if b.index in live], dead
 
 
-def _counters(p: _Pass, blk, bytecodes_ref: int, weighted_ref: int) -> list:
+def _counters(p: _Pass, blk: B.Block, bytecodes_ref: int, weighted_ref: int) -> list:
     """``node.bytecodes += size`` (and ``weighted``) at the start of block ``blk``."""
     opts, items, added = p.ctx.options, p.body.items, p.added
     out: list = []

@@ -31,6 +31,13 @@ class SiteCode:
     post: list = field(default_factory=list)
     pending: list | None = None
 
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(self, pre: list, call: Instruction, post: list | None = None, pending: list | None = None) -> None:
+        self.pre = pre
+        self.call = call
+        self.post = [] if post is None else post
+        self.pending = pending
+
 
 def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, temps: int) -> SiteCode:
     """The code for invoke ``insn``, call site number ``site``, the node in local ``node``.

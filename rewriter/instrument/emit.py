@@ -35,6 +35,13 @@ class FrameNeeds:
     #: (label at the protected call, handler label): the handler sees the locals at the label
     handlers: list[tuple[Label, Label]] = field(default_factory=list)
 
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(
+        self, known: dict[Label, Frame] | None = None, handlers: list[tuple[Label, Label]] | None = None
+    ) -> None:
+        self.known = {} if known is None else known
+        self.handlers = [] if handlers is None else handlers
+
     def update(self, other: FrameNeeds) -> None:
         self.known.update(other.known)
         self.handlers += other.handlers

@@ -79,6 +79,17 @@ class CallSite:
     kind: int  #: MID kind for boundary nodes
     resolved: bool = True  #: False when the reference did not resolve (owner is then the referenced class)
 
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(
+        self, action: CallAction, owner: str, name: str, descriptor: str, kind: int, resolved: bool = True
+    ) -> None:
+        object.__setattr__(self, "action", action)
+        object.__setattr__(self, "owner", owner)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "descriptor", descriptor)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "resolved", resolved)
+
 
 class ClassPatterns:
     """``--includes``/``--excludes``: class-name globs (``com.acme.*``, ``*Test``) on binary names."""

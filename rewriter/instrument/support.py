@@ -76,7 +76,10 @@ ENTERED: Final = -2  #: the site an N2B passes: the node it hands over is the ca
 UNKNOWN_SITE: Final = -1  #: a site the callee cannot use (a super call: no override check)
 
 #: MethodId kinds (``MethodId.get``'s ``kind``)
-KIND_INSTRUMENTED, KIND_JDK, KIND_UNINSTRUMENTED, KIND_NATIVE = 0, 1, 2, 3
+KIND_INSTRUMENTED: Final = 0
+KIND_JDK: Final = 1
+KIND_UNINSTRUMENTED: Final = 2
+KIND_NATIVE: Final = 3
 
 
 def esi_name(name: str) -> str:

@@ -63,6 +63,11 @@ class State:
     locals: list
     stack: list = field(default_factory=list)
 
+    # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
+    def __init__(self, locals: list, stack: list | None = None) -> None:
+        self.locals = locals
+        self.stack = [] if stack is None else stack
+
     def copy(self) -> State:
         return State(list(self.locals), list(self.stack))
 
