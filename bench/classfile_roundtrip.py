@@ -15,6 +15,10 @@ as the ASM tool does), single-threaded, classes held in memory:
 ASM runs through the shared InstrBench tool (../shared/bench/src/tools) against Debian's
 libasm-java. Repeats alternate ASM and jprewrite so that machine noise hits both; the table
 shows medians and the ratios jprewrite/ASM (goal for full: within 5x of ASM's warm time).
+
+jprewrite's loops run in a child process per measurement, once with the installed build (compiled
+by mypyc when setup.py could) and, with ``--pure``, once more as pure Python (``JPREWRITE_PURE=1``;
+one process holds only one of the two builds).
 """
 
 from __future__ import annotations
@@ -33,10 +37,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+import jprewrite  # noqa: E402
 from jprewrite.archive.jdk_image import JdkImage, find_java_home  # noqa: E402
 from jprewrite.classfile.model import read_class  # noqa: E402
 
-SHARED_TOOLS = ROOT.parent / "shared" / "bench" / "src" / "tools" / "InstrBench.java"
+SHARED = next((d for d in (ROOT.parent / "shared", Path("/work/shared")) if d.is_dir()), ROOT.parent / "shared")
+SHARED_TOOLS = SHARED / "bench" / "src" / "tools" / "InstrBench.java"
 J = Path("/usr/share/java")
 ASM_CP = [J / "asm.jar", J / "asm-commons.jar", J / "asm-tree.jar", J / "asm-analysis.jar", J / "org.jacoco.core.jar"]
 
@@ -105,6 +111,16 @@ def run_python(classes: list[tuple[str, bytes]], full: bool) -> float:
     return elapsed
 
 
+def run_child(mode: str, pure: bool) -> float:
+    """:func:`run_python` (``mode`` full or lazy) in a fresh process, as pure Python if ``pure``."""
+    env = {k: v for k, v in os.environ.items() if k != "JPREWRITE_PURE"}
+    if pure:
+        env["JPREWRITE_PURE"] = "1"
+    cmd = [sys.executable, __file__, "--child", mode, "--gc", "off" if GC_OFF else "on"]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    return float(r.stdout.split()[-1])
+
+
 def split_full(classes: list[tuple[str, bytes]]) -> dict[str, float]:
     """Where the full round trip spends its time: parse, decode, encode."""
     t = {"read": 0.0, "decode": 0.0, "encode": 0.0}
@@ -127,6 +143,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--passes", type=int, default=8, help="ASM passes per JVM (warm = median of 3..N)")
     ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--pure", action="store_true", help="measure the pure-Python build (JPREWRITE_PURE=1) too")
+    ap.add_argument("--child", choices=("full", "lazy"), help=argparse.SUPPRESS)
     ap.add_argument(
         "--gc",
         choices=("on", "off"),
@@ -139,23 +157,33 @@ def main() -> int:
     global GC_OFF
     GC_OFF = args.gc == "off"
     classes = java_base_classes()
+    if args.child:
+        print(f"{run_python(classes, full=args.child == 'full'):.4f}")
+        return 0
     total_bytes = sum(len(d) for _, d in classes)
     jar = args.out / "java.base.jar"
     write_jar(classes, jar)
     tools = build_instr_bench(args.out)
     print(
         f"java.base: {len(classes)} classes, {total_bytes / 1e6:.1f} MB; Python {sys.version.split()[0]}, "
-        f"{os.cpu_count()} CPUs; {args.repeats} repeats; cyclic GC {args.gc}",
+        f"{os.cpu_count()} CPUs; {args.repeats} repeats; cyclic GC {args.gc}; jprewrite: {jprewrite.__build__}",
         flush=True,
     )
 
     results: dict[str, list[float]] = {"asm copy": [], "asm copycp": [], "jprewrite full": [], "jprewrite lazy": []}
+    if args.pure:
+        results.update({"pure full": [], "pure lazy": []})
     for r in range(args.repeats):
         results["asm copy"].append(run_asm("copy", args.passes, jar, tools)["warm_s"])
-        results["jprewrite full"].append(run_python(classes, full=True))
+        results["jprewrite full"].append(run_child("full", pure=False))
+        if args.pure:
+            results["pure full"].append(run_child("full", pure=True))
         results["asm copycp"].append(run_asm("copycp", args.passes, jar, tools)["warm_s"])
-        results["jprewrite lazy"].append(run_python(classes, full=False))
-        print(f"  repeat {r + 1}: " + ", ".join(f"{k} {v[-1]:.3f}s" for k, v in results.items()), flush=True)
+        results["jprewrite lazy"].append(run_child("lazy", pure=False))
+        if args.pure:
+            results["pure lazy"].append(run_child("lazy", pure=True))
+        load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"  repeat {r + 1}: " + ", ".join(f"{k} {v[-1]:.3f}s" for k, v in results.items()) + f"; load {load}")
 
     med = {k: statistics.median(v) for k, v in results.items()}
     print()
@@ -166,6 +194,12 @@ def main() -> int:
     print(f"ratio full / ASM copy (goal <= 5):  {med['jprewrite full'] / med['asm copy']:.1f}x")
     print(f"ratio lazy / ASM copycp:            {med['jprewrite lazy'] / med['asm copycp']:.1f}x")
     print(f"ratio lazy / ASM copy:              {med['jprewrite lazy'] / med['asm copy']:.1f}x")
+    if args.pure:
+        print(f"ratio pure full / ASM copy:         {med['pure full'] / med['asm copy']:.1f}x")
+        print(
+            f"compiled vs pure: full {med['pure full'] / med['jprewrite full']:.2f}x faster, "
+            f"lazy {med['pure lazy'] / med['jprewrite lazy']:.2f}x faster"
+        )
     split = split_full(classes)
     tot = sum(split.values())
     print("full round trip split: " + ", ".join(f"{k} {v:.2f}s ({100 * v / tot:.0f}%)" for k, v in split.items()))

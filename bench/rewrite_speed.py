@@ -20,6 +20,10 @@ What is measured (issue 15: >= 500 classes/s, default counting, one core, cold p
 * **phases** (once, a separate process, same command in-process): CPU time split by phase with
   exclusive timers wrapped around the rewriter's entry points (see ``PHASES``); the wrappers
   cost a few percent, so the split is a share, the throughput comes from the plain repeats.
+  The timers wrap Python functions, so the phases run the pure-Python build (``JPREWRITE_PURE=1``):
+  compiled modules call each other natively, past any wrapper.
+* ``--pure-baseline``: each repeat also runs the same installation as pure Python
+  (``JPREWRITE_PURE=1``), for the compiled build (setup.py, mypyc) against its fallback.
 
 Repeats alternate jprewrite and the JVM tools so that machine noise hits both; medians.
 The machine's load average is printed: other jobs slow both sides.
@@ -112,20 +116,32 @@ def child_cpu(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float,
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), r
 
 
-def jprewrite_env(pythonpath: str | None = None) -> dict[str, str]:
+def jprewrite_env(pythonpath: str | None = None, pure: bool = False) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("JPREWRITE_VERIFY", None)
+    env.pop("JPREWRITE_PURE", None)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
+    if pure:
+        env["JPREWRITE_PURE"] = "1"
     return env
 
 
-def run_jprewrite(jars: list[Path], counting: str, scratch: Path, pythonpath: str | None = None) -> float:
+def build_of(pure: bool = False) -> str:
+    """``jprewrite.__build__`` of a fresh process (compiled by mypyc, or pure Python)."""
+    code = "import jprewrite; print(jprewrite.__build__)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=jprewrite_env(pure=pure))
+    return r.stdout.strip() or r.stderr.strip()
+
+
+def run_jprewrite(
+    jars: list[Path], counting: str, scratch: Path, pythonpath: str | None = None, pure: bool = False
+) -> float:
     out = Path(tempfile.mkdtemp(prefix="rw-", dir=scratch))
     cmd = [sys.executable, "-m", "jprewrite.cli.main", "rewrite", *map(str, jars), "--output-dir", str(out)]
     cmd += ["--jobs", "1", "--quiet", "--counting", counting]
     try:
-        cpu, _ = child_cpu(cmd, jprewrite_env(pythonpath))
+        cpu, _ = child_cpu(cmd, jprewrite_env(pythonpath, pure))
     finally:
         subprocess.run(["rm", "-rf", str(out)], check=False)
     return cpu
@@ -226,7 +242,7 @@ def run_phases(jars: list[Path], counting: str, scratch: Path) -> dict:
     cmd = [sys.executable, __file__, "--child-phases", "--counting", counting, "--jars", ",".join(map(str, jars))]
     cmd += ["--scratch", str(out)]
     try:
-        _, r = child_cpu(cmd, jprewrite_env())
+        _, r = child_cpu(cmd, jprewrite_env(pure=True))  # (see the module docstring)
     finally:
         subprocess.run(["rm", "-rf", str(out)], check=False)
     line = next(x for x in r.stdout.splitlines() if x.startswith("PHASES "))
@@ -257,6 +273,11 @@ def main() -> None:
         help="a directory holding another version of the package as jprewrite/ (put first on PYTHONPATH): "
         "each repeat rewrites with it too, for a before/after in one run",
     )
+    p.add_argument(
+        "--pure-baseline",
+        action="store_true",
+        help="each repeat also runs this installation as pure Python (JPREWRITE_PURE=1): compiled against pure",
+    )
     p.add_argument("--child-phases", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child_phases:
@@ -269,14 +290,15 @@ def main() -> None:
     tools = None if a.no_jvm else build_instr_bench(scratch)
     print(f"{len(jars)} jars, {n} classes: {', '.join(j.name for j in jars)}")
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; counting {a.counting}; {a.repeats} repeats")
+    print(f"jprewrite build: {build_of()}" + (f"; baseline: {build_of(pure=True)}" if a.pure_baseline else ""))
     print(f"load average at start: {load_average()}")
     rows: dict[str, list] = {"jprewrite": [], "baseline": [], "jacoco": [], "asm copy": []}
     for r in range(1, a.repeats + 1):
         line = f"  repeat {r}:"
-        if a.baseline:
-            cpu = run_jprewrite(jars, a.counting, scratch, a.baseline)
+        if a.baseline or a.pure_baseline:
+            cpu = run_jprewrite(jars, a.counting, scratch, a.baseline, pure=a.pure_baseline)
             rows["baseline"].append(cpu)
-            line += f" baseline {cpu:.2f}s CPU ({n / cpu:.0f} classes/s);"
+            line += f" {'pure' if a.pure_baseline else 'baseline'} {cpu:.2f}s CPU ({n / cpu:.0f} classes/s);"
         cpu = run_jprewrite(jars, a.counting, scratch)
         rows["jprewrite"].append(cpu)
         line += f" jprewrite {cpu:.2f}s CPU ({n / cpu:.0f} classes/s)"
@@ -295,7 +317,8 @@ def main() -> None:
     print(f"{'jprewrite (cold, CPU)':24} {med:9.2f} {n / med:10.0f}   (goal >= 500 classes/s)")
     if rows["baseline"]:
         b = statistics.median(rows["baseline"])
-        print(f"{'baseline (cold, CPU)':24} {b:9.2f} {n / b:10.0f}   (jprewrite is {b / med:.2f}x faster)")
+        label = "pure (cold, CPU)" if a.pure_baseline else "baseline (cold, CPU)"
+        print(f"{label:24} {b:9.2f} {n / b:10.0f}   (jprewrite is {b / med:.2f}x faster)")
     for tool in ("jacoco", "asm copy"):
         if rows[tool]:
             for key, label in (("cold", "cold pass"), ("jvm_cpu", "JVM CPU"), ("warm", "warm pass")):
@@ -309,7 +332,9 @@ def main() -> None:
     if not a.no_phases:
         ph = run_phases(jars, a.counting, scratch)
         total = ph["total"]
-        print(f"\nphases (one run with timers, {total:.2f}s CPU in-process, {n / total:.0f} classes/s):")
+        print(
+            f"\nphases (pure-Python build, one run with timers, {total:.2f}s CPU in-process, {n / total:.0f} classes/s):"
+        )
         for k, v in sorted(ph["phases"].items(), key=lambda kv: -kv[1]):
             print(f"  {k:44} {v:7.2f}s {100 * v / total:5.1f}%  {1e3 * v / n:6.2f} ms/class")
     print(f"load average at end: {load_average()}")
