@@ -24,6 +24,7 @@ __all__ = [
     "HOLDER_SUFFIX",
     "MIDS_FIELD",
     "SEEN_FIELD",
+    "INIT_FLAG_PREFIX",
     "MIDS_PER_CHUNK",
     "CLASS_METHOD",
     "CLASS_METHOD_DESC",
@@ -55,6 +56,9 @@ MIDS_ARRAY = "[" + MID_DESC
 HOLDER_SUFFIX = "$$jpmids"
 MIDS_FIELD = "$jp$mids"  #: ``static final MethodId[]`` of the holder
 SEEN_FIELD = "$jp$seen"  #: ``static final Class[]``: the dispatchers' inline caches
+#: ``static boolean $jp$init<k>`` of the holder: set once class ``k`` (a class with a static
+#: initialiser this class touches) has been touched, so later touches skip the init publish
+INIT_FLAG_PREFIX = "$jp$init"
 MIDS_PER_CHUNK = 600  #: MethodIds filled per holder method (keeps each far below 64 KB)
 
 #: ``public synthetic Class $jprewrite$class()``: the class literal, for the fast override check
