@@ -2,13 +2,15 @@
 """Slowdown of programs rewritten by ``jprewrite`` (CCT + counting none/default/precise), beside JaCoCo.
 
 Uses the shared workloads (``../shared/bench``): every jar of the selected
-workloads' class paths (and the drivers' class directory) is rewritten in one
-``jprewrite --output-dir`` run per counting mode, which also gives the
-rewriting throughput. Each workload then runs plain, under JaCoCo's agent and
+workloads' class paths (and the drivers' class directory) is rewritten by
+``jprewrite --output-dir`` once per counting mode, one run for each group of
+workloads that share class-path entries (a program's classes are planned with
+its own class path, as a user would rewrite it; the compilers' jars do not
+join the XML tools' run), which also gives the rewriting throughput. Each workload then runs plain, under JaCoCo's agent and
 on the three rewritten class paths, back to back in rounds
 (``lib/measure.py``: medians of clean runs, checksums compared with plain).
 
-    python bench/cct_overhead.py                    # xalan h2 lucene batik fop sunflow rhino
+    python bench/cct_overhead.py                    # xalan h2 lucene batik fop sunflow math scalac kotlinc groovy rhino
     python bench/cct_overhead.py -n 2 h2 sunflow    # fewer rounds / workloads
     python bench/cct_overhead.py --work W --baseline OLD   # also run OLD's rewritten jars ("before")
 
@@ -44,7 +46,7 @@ SHARED = next(
     REPO.parent / "shared" / "bench",
 )
 OWN_WORKLOADS = REPO / "bench" / "workloads"
-DEFAULT_WORKLOADS = ["xalan", "h2", "lucene", "batik", "fop", "sunflow", "rhino"]
+DEFAULT_WORKLOADS = ["xalan", "h2", "lucene", "batik", "fop", "sunflow", "math", "scalac", "kotlinc", "groovy", "rhino"]
 MODES = ["none", "default", "precise"]
 
 
@@ -73,19 +75,31 @@ def class_path(bench: Path, workload: str) -> list[str]:
     return out.split()
 
 
-def path_jar(path: Path, entries: list[Path]) -> None:
-    """A jar whose manifest Class-Path lists ``entries`` in order (keeps the original class-path order)."""
-    parts = [e.as_uri() + ("/" if e.is_dir() else "") for e in entries]
-    lines = ["Manifest-Version: 1.0", "Class-Path: " + " ".join(parts)]
-    text = ""
-    for line in lines:  # manifest lines are wrapped at 72 bytes
-        first, rest = line[:70], line[70:]
-        text += first + "\r\n"
-        while rest:
-            text += " " + rest[:69] + "\r\n"
-            rest = rest[69:]
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("META-INF/MANIFEST.MF", text + "\r\n")
+def cp_groups(cps: dict[str, list[str]]) -> list[list[str]]:
+    """The class-path entries of workloads linked by shared entries, one list per group (sorted)."""
+    groups: list[set[str]] = []
+    for cp in cps.values():
+        linked = [g for g in groups if g & set(cp)]
+        merged = set(cp).union(*linked)
+        groups = [g for g in groups if not g & set(cp)] + [merged]
+    return sorted(sorted(g) for g in groups)
+
+
+def rewrite_group(entries: list[str], out: Path, mode: str, jobs: int) -> bool:
+    """One ``jprewrite --output-dir`` run over ``entries``; False (skipped) when every output exists (``--reuse``)."""
+    if all((out / Path(e).name).exists() for e in entries):
+        return False
+    for e in entries:
+        dest = out / Path(e).name
+        if dest.is_dir():
+            shutil.rmtree(dest)
+        elif dest.exists():
+            dest.unlink()
+    cmd = [sys.executable, "-m", "jprewrite.cli.main", *entries, "--output-dir", str(out)]
+    r = subprocess.run([*cmd, "--counting", mode, "--jobs", str(jobs), "-q"], text=True, capture_output=True)
+    if r.returncode:
+        sys.exit(f"jprewrite failed ({mode}, {Path(entries[0]).name}...): {r.stderr[-2000:]}")
+    return True
 
 
 def main() -> int:
@@ -98,6 +112,10 @@ def main() -> int:
     ap.add_argument("--modes", default=",".join(MODES), help="counting modes to measure (comma-separated)")
     ap.add_argument("--reuse", action="store_true", help="keep the rewritten class paths of an earlier --work run")
     ap.add_argument("--rewrite-only", action="store_true", help="rewrite the class paths, measure nothing")
+    ap.add_argument("--jobs", type=int, default=2, help="jprewrite worker processes per rewrite run")
+    ap.add_argument(
+        "--profile-format", default="jpprof", help="profile file suffix: jpprof (compact), json, json.gz, jpprof.gz"
+    )
     ap.add_argument("--baseline", default=None, help="the --work directory of an earlier build, run side by side")
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="jpr-bench-"))
@@ -110,27 +128,18 @@ def main() -> int:
         sys.exit("two class-path entries share a file name; cannot use --output-dir")
     modes = args.modes.split(",")
     throughput = {}
+    rewritten: set[str] = set()
     for mode in modes:
         out = work / f"jpr-{mode}"
-        if args.reuse and (out / "paths").exists():
-            continue
-        if out.exists():
+        if not args.reuse and out.exists():
             shutil.rmtree(out)
         t = time.monotonic()
-        r = subprocess.run(
-            [sys.executable, "-m", "jprewrite.cli.main", *inputs, "--output-dir", str(out), "--counting", mode, "-q"],
-            text=True,
-            capture_output=True,
-        )
-        if r.returncode:
-            sys.exit(f"jprewrite failed ({mode}): {r.stderr[-2000:]}")
-        throughput[mode] = time.monotonic() - t
-        for w, cp in cps.items():
-            d = out / "paths"
-            d.mkdir(exist_ok=True)
-            path_jar(d / f"{w}.jar", [out / Path(e).name for e in cp])
+        done = [group for group in cp_groups(cps) if rewrite_group(group, out, mode, args.jobs)]
+        if done:
+            throughput[mode] = time.monotonic() - t
+            rewritten.update(e for group in done for e in group)
     classes = 0
-    for e in inputs:
+    for e in sorted(rewritten):
         p = Path(e)
         if p.is_dir():
             classes += sum(1 for _ in p.rglob("*.class"))
@@ -141,38 +150,27 @@ def main() -> int:
     if args.rewrite_only:
         print(", ".join(f"{m} {classes / t:.0f} classes/s ({t:.0f} s)" for m, t in throughput.items()))
         return 0
-    env = dict(os.environ)
     configs = ["plain"] + ([] if args.no_jacoco else ["jacoco"])
     runs_of = [("jpr", work)] + ([("old", Path(args.baseline))] if args.baseline else [])
-    for mode in modes:
-        for prefix, where in runs_of:
-            name = f"{prefix}{mode}"
-            configs.append(name)
-            env[f"BENCH_CP_{name.upper()}"] = str(where / f"jpr-{mode}" / "paths" / "<w>.jar")
-            env[f"BENCH_OPTS_{name.upper()}"] = f"-Djprewrite.output={work}/profile-{name}-<w>.json"
+    named = {f"{prefix}{mode}": where / f"jpr-{mode}" for mode in modes for prefix, where in runs_of}
+    configs += list(named)
     raw = work / "runs.jsonl"
     if raw.exists():
         raw.unlink()
-    r = subprocess.run(
-        [
-            sys.executable,
-            str(bench / "lib" / "measure.py"),
-            "-n",
-            str(args.n),
-            "--max-rounds",
-            str(args.max_rounds),
-            "-c",
-            ",".join(configs),
-            "-o",
-            str(raw),
-            *args.workloads,
-        ],
-        env=env,
-        text=True,
-        capture_output=True,
-    )
-    if r.returncode:
-        sys.exit(f"measure.py failed: {r.stderr[-3000:]}")
+    for w in args.workloads:  # one measure.py per workload: each has its own explicit class path
+        env = dict(os.environ)
+        for name, out in named.items():
+            # the rewritten jars in the plain class path's order (not a manifest-only jar: scalac's
+            # -usejavacp reads java.class.path and does not follow manifest Class-Path entries)
+            env[f"BENCH_CP_{name.upper()}"] = ":".join(str(out / Path(e).name) for e in cps[w])
+            env[f"BENCH_OPTS_{name.upper()}"] = f"-Djprewrite.output={work}/profile-{name}-<w>.{args.profile_format}"
+        cmd = [sys.executable, str(bench / "lib" / "measure.py"), "-n", str(args.n), "--max-rounds"]
+        cmd += [str(args.max_rounds), "-c", ",".join(configs), "-o", str(work / f"runs-{w}.jsonl"), w]
+        r = subprocess.run(cmd, env=env, text=True, capture_output=True)
+        if r.returncode:
+            sys.exit(f"measure.py failed: {r.stderr[-3000:]}")
+        with raw.open("a") as f:
+            f.write((work / f"runs-{w}.jsonl").read_text())
     runs = [json.loads(line) for line in raw.read_text().splitlines() if line.strip()]
     report(runs, args.workloads, configs, throughput, classes)
     print(f"\n(raw runs: {raw})")

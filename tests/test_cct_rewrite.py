@@ -221,6 +221,8 @@ package com.example.old;
 import java.lang.reflect.Proxy;
 public class Main {
     public interface Shape { int area(int scale); String name(); }
+    public interface Weighed { Object TAG = new StringBuilder("w"); int weight(int k); }
+    public static class Stone implements Weighed { public int weight(int k) { return k * 3 + TAG.toString().length(); } }
     public static class Square implements Shape {
         public int area(int scale) { return helper(scale) * scale; }
         private int helper(int s) { return s + 1; }
@@ -234,7 +236,10 @@ public class Main {
             (Shape) Proxy.newProxyInstance(Main.class.getClassLoader(), new Class<?>[] { Shape.class },
                 (p, m, a) -> m.getName().equals("area") ? Integer.valueOf(7) : "proxy") };
         int sum = 0;
+        Weighed[] weighed = { new Stone(), (Weighed) Proxy.newProxyInstance(Main.class.getClassLoader(),
+            new Class<?>[] { Weighed.class }, (p, m, a) -> Integer.valueOf(5)) };
         for (int i = 0; i < 5; i++) for (Shape s : shapes) { sum += s.area(i); sum += s.name().length(); }
+        for (int i = 0; i < 5; i++) for (Weighed w : weighed) { sum += w.weight(i); }
         System.out.println("sum " + sum);
     }
 }
@@ -242,10 +247,13 @@ public class Main {
 }
 
 
-def test_interfaces_below_version_52_go_through_publishing_dispatchers(tmp_path) -> None:
-    """Class files of version 51 (--release 7): the interface gets no ESI methods (not even abstract
-    declarations a compiler inside the program would have to implement); its dispatcher publishes
-    the caller's node and the implementation's N2B enters beneath it. The tree equals the JDI oracle's."""
+def test_interfaces_below_version_52(tmp_path) -> None:
+    """Class files of version 51 (--release 7). An interface without code (``Shape``) is raised to
+    version 52 and gets default ESI methods, as newer interfaces do: calls through it pass the
+    node. One with a static initialiser (``Weighed``: default methods would initialise it with its
+    implementations, JVMS 5.5) gets no ESI methods (not even abstract declarations a compiler
+    inside the program would have to implement); its dispatcher publishes the caller's node and
+    the implementation's N2B enters beneath it. The tree equals the JDI oracle's."""
     from jprewrite.classfile.model import read_class
 
     from support.jdk import javac
@@ -259,6 +267,10 @@ def test_interfaces_below_version_52_go_through_publishing_dispatchers(tmp_path)
                 "new java.lang.reflect.InvocationHandler() { public Object invoke(Object p, "
                 'java.lang.reflect.Method m, Object[] a) { return m.getName().equals("area") '
                 '? Integer.valueOf(7) : "proxy"; } }',
+            ).replace(
+                "(p, m, a) -> Integer.valueOf(5)",
+                "new java.lang.reflect.InvocationHandler() { public Object invoke(Object p, "
+                "java.lang.reflect.Method m, Object[] a) { return Integer.valueOf(5); } }",
             )
             for k, v in OLD_INTERFACES.items()
         },
@@ -274,8 +286,11 @@ def test_interfaces_below_version_52_go_through_publishing_dispatchers(tmp_path)
 
     with zipfile.ZipFile(out) as z:
         shape = read_class(z.read("com/example/old/Main$Shape.class"))
-    assert shape.major == 51
-    assert sorted(m.name + m.descriptor for m in shape.methods) == ["area(I)I", "name()Ljava/lang/String;"]
+        weighed = read_class(z.read("com/example/old/Main$Weighed.class"))
+    assert shape.major == 52 and not shape.access & 0x20  # no ACC_SUPER on a version-52 interface
+    assert sorted(m.name for m in shape.methods) == ["area", "area$jp", "name", "name$jp"]
+    assert weighed.major == 51
+    assert sorted(m.name + m.descriptor for m in weighed.methods) == ["<clinit>()V", "weight(I)I"]
     main = "com.example.old.Main"
     run = run_java([out], main, profile=tmp_path / "p.json")
     assert run.returncode == 0, run.stderr

@@ -19,7 +19,7 @@ from ..editor import Handler, Label
 from ..editor.body import CodeBody
 from . import codegen as G
 from .activation import activation_code, activation_plan, entry_frame_of
-from .call_sites import call_site_code, pending_temps
+from .call_sites import call_site_code, init_publish, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
 from .runtime_api import NODE_BYTECODES, NODE_WEIGHTED
@@ -28,7 +28,7 @@ from .yieldpoints import yieldpoint_blocks, yieldpoint_code
 __all__ = ["BodyResult", "instrument_body"]
 
 _ARRAY_TYPES: Final = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
-#: the opcodes :func:`_before` may put code before (the others skip the call)
+#: the opcodes :func:`_around` may put code around (the others skip the call)
 _BEFORE: Final = frozenset((op.NEW, op.GETSTATIC, op.PUTSTATIC, op.NEWARRAY, op.ANEWARRAY, op.MULTIANEWARRAY))
 
 
@@ -142,9 +142,12 @@ def instrument_body(
             _call(p, item, i, site, temps, init_done, position, original_handlers)
             site += 1
         else:
+            after: list = []
             if opc in _BEFORE:
-                p.out += _before(ctx, item, node)
+                before, after = _around(ctx, item, node)
+                p.out += before
             p.out.append(item)
+            p.out += after
     body.items = p.out + p.tail
     body.handlers = p.first_handlers + body.handlers + p.last_handlers
     p.needs.handlers += [(h.start, h.handler) for h in p.first_handlers]
@@ -217,22 +220,24 @@ def _call(
         p.extra_locals = max(p.extra_locals, pending_temps(item, p.ctx.pool))
 
 
-def _before(ctx: ClassContext, item: Instruction, node: int) -> list:
-    """Init publishes before ``new``/static field accesses; allocation counts with ``--allocations``."""
+def _around(ctx: ClassContext, item: Instruction, node: int) -> tuple[list, list]:
+    """The code before and after ``new``/static field accesses (init publishes,
+    :func:`~.call_sites.init_publish`) and array allocations (counts with ``--allocations``)."""
     pool, plan, rt, opc = ctx.pool, ctx.plan, ctx.rt, item.opcode
     allocations = ctx.options.allocations
     out: list = []
+    after: list = []
     if opc == op.NEW:
         target = pool.class_name(item.operand)
         if plan.needs_init_publish(target, ctx.name):
-            out += rt.publish(node)
+            out, after = init_publish(ctx, node, target)
         if allocations:
             out += rt.allocate(node, target)
     elif opc in (op.GETSTATIC, op.PUTSTATIC):
         owner, name, desc = pool.member_ref(item.operand)
         f = ctx.hierarchy.resolve_field(owner, name, desc)
         if f is not None and plan.needs_init_publish(f.owner, ctx.name):
-            out += rt.publish(node)
+            out, after = init_publish(ctx, node, f.owner)
     elif allocations and opc == op.NEWARRAY:
         out += rt.allocate(node, _ARRAY_TYPES.get(item.operand, "[?"))
     elif allocations and opc == op.ANEWARRAY:
@@ -240,7 +245,7 @@ def _before(ctx: ClassContext, item: Instruction, node: int) -> list:
         out += rt.allocate(node, "[" + (elem if elem.startswith("[") else "L" + elem + ";"))
     elif allocations and opc == op.MULTIANEWARRAY:
         out += rt.allocate(node, pool.class_name(item.operand))
-    return out
+    return out, after
 
 
 def _past_added(body: CodeBody, index: int, added) -> int:

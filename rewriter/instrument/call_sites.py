@@ -15,10 +15,10 @@ from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.instructions import Instruction, InvokeInterface
 from . import codegen as G
 from .context import ClassContext
-from .plan import CallAction
+from .plan import CallAction, CallSite
 from .support import KIND_JDK, UNKNOWN_SITE, dispatcher_descriptor, esi_descriptor, esi_name
 
-__all__ = ["SiteCode", "call_site_code", "pending_temps"]
+__all__ = ["SiteCode", "call_site_code", "init_publish", "pending_temps"]
 
 
 @dataclass
@@ -44,35 +44,67 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
 
     ``temps``: the first local a pending call may use to hold its receiver and arguments.
     """
-    pool, plan, rt = ctx.pool, ctx.plan, ctx.rt
+    pool, plan = ctx.pool, ctx.plan
     if insn.opcode == op.INVOKEDYNAMIC:
         const: Any = pool[insn.operand]  # (an InvokeDynamic)
         name, desc = pool.name_and_type(const.name_and_type_index)
         mid = ctx.mids.ref("invokedynamic", name, desc, KIND_JDK)
         ctx.report.call_sites[CallAction.BOUNDARY.value] += 1
-        return SiteCode(rt.boundary(node, site, mid), insn)
+        return SiteCode(ctx.rt.boundary(node, site, mid), insn)
     owner, name, desc = pool.member_ref(insn.operand)
     interface = pool.tag(insn.operand) == 11
     decision = plan.call_site(insn.opcode, owner, name, desc, interface)
-    pre: list = []
+    ctx.report.call_sites[decision.action.value] += 1
     if insn.opcode == op.INVOKESTATIC and decision.resolved and plan.needs_init_publish(decision.owner, ctx.name):
-        pre += rt.publish(node)
-    action = decision.action
-    ctx.report.call_sites[action.value] += 1
+        pre, post = init_publish(ctx, node, decision.owner)
+        code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
+        return SiteCode(pre + code.pre, code.call, code.post + post, code.pending)
+    return _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
+
+
+def _action_code(
+    ctx: ClassContext,
+    insn: Instruction,
+    node: int,
+    site: int,
+    temps: int,
+    decision: CallSite,
+    owner: str,
+    name: str,
+    desc: str,
+    interface: bool,
+) -> SiteCode:
+    """The code of ``decision``'s action (``owner.name desc``: the reference the call site names)."""
+    rt, action = ctx.rt, decision.action
     if action is CallAction.PLAIN:
-        return SiteCode(pre, insn)
+        return SiteCode([], insn)
     if action is CallAction.PUBLISH:
-        return SiteCode(pre + rt.publish_call(node, site), insn)
+        return SiteCode(rt.publish_call(node, site), insn)
     if action is CallAction.PASS_INTERFACE:
-        return _pass_interface(ctx, pre, node, site, owner if interface else decision.owner, decision.owner, name, desc)
+        return _pass_interface(ctx, [], node, site, owner if interface else decision.owner, decision.owner, name, desc)
     if action is CallAction.PASS:
-        return _pass(ctx, insn, pre, node, site, owner, name, desc, decision.owner, interface)
+        return _pass(ctx, insn, [], node, site, owner, name, desc, decision.owner, interface)
     mid = ctx.mids.ref(decision.owner, decision.name, decision.descriptor, decision.kind)
     if action is CallAction.BOUNDARY:
-        return SiteCode(pre + rt.boundary(node, site, mid), insn)
+        return SiteCode(rt.boundary(node, site, mid), insn)
+    if action is CallAction.LEAF:  # entered like a boundary call, not published: it cannot call back
+        return SiteCode(rt.enter(node, site, mid) + [Instruction(-1, op.POP)], insn)
     assert action is CallAction.PENDING
     end_pending = rt.end_pending(node, site, mid)
-    return SiteCode(pre + _spill_for_pending(ctx, node, site, mid, desc, temps), insn, end_pending, end_pending)
+    return SiteCode(_spill_for_pending(ctx, node, site, mid, desc, temps), insn, end_pending, end_pending)
+
+
+def init_publish(ctx: ClassContext, node: int, target: str) -> tuple[list, list]:
+    """The code before and after an instruction that may initialise ``target`` (``new``, static
+    field accesses, ``invokestatic``): publish the node unless this class's ``$jp$init`` flag for
+    ``target`` is set; set it once the instruction has completed. Then ``target``'s
+    initialisation has begun (JVMS 5.5: an instruction that initialises a class completes only
+    once the class is initialised, or is being initialised by the same thread), so no later
+    touch in any thread runs its ``<clinit>`` again: the publish, a reference store into the
+    thread's root on every execution, happens only until then. A flag set too late (a racing
+    thread, an exception) only costs publishes that were not needed."""
+    flag = ctx.mids.init_flag(target)
+    return ctx.rt.publish_init(node, flag), [Instruction(-1, op.ICONST_1), Instruction(-1, op.PUTSTATIC, flag)]
 
 
 def _pass_interface(

@@ -25,6 +25,7 @@ from ..classfile.model import (
     ACC_PRIVATE,
     ACC_PUBLIC,
     ACC_STATIC,
+    ACC_SUPER,
     ACC_SYNTHETIC,
     ClassFile,
     Field,
@@ -68,7 +69,13 @@ def instrument_class(
         return ClassReport()
     if cf.name.endswith(HOLDER_SUFFIX) or any(m.name == CLASS_METHOD for m in cf.methods):
         raise AlreadyInstrumented(f"{cf.name} was already rewritten by jprewrite")
-    ctx = ClassContext.create(cf, plan, options or InstrumentOptions(), contract_only)
+    options = options or InstrumentOptions()
+    if options.mode != "sample" and plan.raises_interface_version(cf.name):
+        # no code to verify, methods all public abstract (CctPlan.interface_takes_defaults);
+        # versions 49+ forbid ACC_SUPER on an interface, older compilers set it
+        cf.major, cf.minor = 52, 0
+        cf.access &= ~ACC_SUPER
+    ctx = ClassContext.create(cf, plan, options, contract_only)
     if ctx.options.mode == "sample":
         if not contract_only:
             add_sample_yieldpoints(ctx, keep, keep_reason)
@@ -80,7 +87,7 @@ def instrument_class(
         if clinit is not None and clinit.code() is not None:
             instrument_in_place(ctx, clinit)
     mids = ctx.mids
-    if mids.entries or mids.dispatchers or ctx.holder_dispatchers or ctx.caller_dispatchers:
+    if mids.entries or mids.dispatchers or mids.init_flags or ctx.holder_dispatchers or ctx.caller_dispatchers:
         name, data = build_holder(ctx)
         ctx.report.extra_classes[name] = data
     if not ctx.strategy.is_interface and cf.major >= 49:

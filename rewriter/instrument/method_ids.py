@@ -11,7 +11,7 @@ from ..classfile.instructions import Instruction
 from ..classfile.model import ClassFile
 from . import codegen as G
 from .runtime_api import MID_GET
-from .support import HOLDER_SUFFIX, MIDS_ARRAY, MIDS_FIELD
+from .support import HOLDER_SUFFIX, INIT_FLAG_PREFIX, MIDS_ARRAY, MIDS_FIELD
 
 __all__ = ["MidTable"]
 
@@ -30,6 +30,8 @@ class MidTable:
         self.entries: list[tuple[str, str, str, int, int]] = []
         self.index: dict[tuple[str, str, str, int, int], int] = {}
         self.dispatchers = 0  #: inline-cache slots of interface dispatchers (``$jp$seen``)
+        #: classes whose initialisation this class may trigger -> the number of their holder flag
+        self.init_flags: dict[str, int] = {}
 
     def ref(self, owner: str, name: str, descriptor: str, kind: int, sites: int = 0) -> int:
         key = (owner.replace("/", "."), name, descriptor, kind, sites)
@@ -50,6 +52,11 @@ class MidTable:
             G.push_int(pool, i),
             Instruction(-1, op.AALOAD),
         ]
+
+    def init_flag(self, target: str) -> int:
+        """The fieldref of the holder's ``$jp$init<k>`` flag for class ``target`` (made on first use)."""
+        k = self.init_flags.setdefault(target, len(self.init_flags))
+        return self.pool.add_fieldref(self.holder, f"{INIT_FLAG_PREFIX}{k}", "Z")
 
     def loader(self, pool):
         """``load`` bound to ``pool`` (dispatchers are built in the class or in the holder)."""

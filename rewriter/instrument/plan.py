@@ -22,6 +22,10 @@ Call sites (CCCP Fig. 4, adapted to an uninstrumented JDK, see
 * ``PLAIN`` -- ``java.lang.Object.<init>()``: left as it is, no node. It runs no code (a
   ``return``), cannot call back, and every allocation calls it: a boundary node there cost more
   than half of the profiling overhead of allocation-heavy code.
+* ``LEAF`` -- a JDK method that cannot run application code (:mod:`.leaf_calls`: ``Math.sqrt``,
+  ``String.charAt``, ``StringBuilder.append(int)``...): its node is entered as for ``BOUNDARY``
+  but not published (nothing can call back beneath it), which saves a reference store into the
+  thread's root per call.
 * ``PENDING`` -- not instrumented as resolved, but dispatch may select an
   instrumented override (an application class overriding ``toString``,
   implementing ``Comparator.compare``...): the N2B wrapper decides at run time.
@@ -37,7 +41,19 @@ from fnmatch import fnmatchcase
 from ..analysis.hierarchy import ClassHierarchy, ClassInfo, MemberInfo
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
-from ..classfile.model import ACC_ABSTRACT, ACC_ANNOTATION, ACC_FINAL, ACC_PRIVATE, ACC_STATIC
+from ..classfile.model import (
+    ACC_ABSTRACT,
+    ACC_ANNOTATION,
+    ACC_FINAL,
+    ACC_NATIVE,
+    ACC_PRIVATE,
+    ACC_PROTECTED,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    ACC_STRICT,
+    ACC_SYNCHRONIZED,
+)
+from .leaf_calls import is_leaf_call
 from .support import (
     CLASS_METHOD,
     CLASS_METHOD_DESC,
@@ -51,6 +67,10 @@ from .support import (
 __all__ = ["CallAction", "CallSite", "ClassPatterns", "CctPlan"]
 
 _JDK_PREFIXES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
+# the method flags an interface below version 52 may raise to 52 with (JVMS 4.6: what both allow)
+_ABSTRACT_PUBLIC = ACC_ABSTRACT | ACC_PUBLIC
+_OLD_INTERFACE_FLAGS = _ABSTRACT_PUBLIC | ACC_PRIVATE | ACC_PROTECTED | ACC_STATIC | ACC_FINAL
+_OLD_INTERFACE_FLAGS |= ACC_SYNCHRONIZED | ACC_NATIVE | ACC_STRICT
 
 
 class CallAction(Enum):
@@ -65,6 +85,7 @@ class CallAction(Enum):
     PENDING = "pending"
     PLAIN = "plain"
     PUBLISH = "publish"
+    LEAF = "leaf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,18 +181,32 @@ class CctPlan:
     def interface_takes_defaults(self, info: ClassInfo) -> bool:
         """May ESI default methods be added to interface ``info``?
 
-        Not before version 52 (no default methods), and not when that would
-        change when the interface is initialised: JVMS 5.5 initialises the
-        superinterfaces that declare non-abstract instance methods along with
-        a class, so an interface with a static initialiser and no such method
-        of its own must stay without them.
+        Not when that would change when the interface is initialised: JVMS 5.5 initialises the
+        superinterfaces that declare non-abstract instance methods along with a class, so an
+        interface with a static initialiser and no such method of its own must stay without
+        them. Below version 52 (no default methods) only an interface without any code: a static
+        initialiser is its only possible code, and every method must be as version 52 allows
+        (``public abstract``, nothing else); the rewriting raises such an interface to version
+        52 (:func:`raises_interface_version`), so calls through it pass the node like calls
+        through any newer interface instead of publishing it for an N2B wrapper.
         """
-        if info.major < 52:
-            return False
         has_clinit = info.declared_method("<clinit>", "()V") is not None
+        if info.major < 52:
+            return not has_clinit and all(m.access & _OLD_INTERFACE_FLAGS == _ABSTRACT_PUBLIC for m in info.methods)
         if not has_clinit:
             return True
         return any(not m.is_static and not m.is_abstract and m.name != "<clinit>" for m in info.methods)
+
+    def raises_interface_version(self, name: str) -> bool:
+        """Is ``name`` an instrumented interface below version 52 that the rewriting makes version 52?"""
+        info = self.hierarchy.info(name)
+        return (
+            info is not None
+            and info.is_interface
+            and info.major < 52
+            and self.is_instrumented(name)
+            and self.interface_takes_defaults(info)
+        )
 
     # ----------------------------------------------------------- methods
     def has_esi(self, owner: str, name: str, descriptor: str) -> bool:
@@ -259,6 +294,9 @@ class CctPlan:
         kind = self._kind_of(target.owner)
         if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and self._may_dispatch_to_instrumented(owner, target):
             return CallSite(CallAction.PENDING, target.owner, target.name, target.descriptor, kind)
+        static = opcode == op.INVOKESTATIC
+        if kind == KIND_JDK and is_leaf_call(owner, target.owner, target.name, target.descriptor, static):
+            return CallSite(CallAction.LEAF, target.owner, target.name, target.descriptor, kind)
         return CallSite(CallAction.BOUNDARY, target.owner, target.name, target.descriptor, kind)
 
     def _kind_of(self, owner: str) -> int:

@@ -57,6 +57,8 @@ NODE_ENTER: Final = _m(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC, False,
 NODE_BOUNDARY: Final = _m(NODE, "boundary", "(I" + MID_DESC + ")V", False,
                    "enter the callee's node and publish it (uninstrumented callee)")
 NODE_PUBLISH: Final = _m(NODE, "publish", "()V", False, "`root.published = this` (a `<clinit>` may run next)")
+NODE_PUBLISH_INIT: Final = _m(NODE, "publishInit", "(Z)V", False,
+                       "`publish()` unless the argument (the caller's `$jp$init` flag) is true")
 NODE_PUBLISH_CALL: Final = _m(NODE, "publishCall", "(I)V", False,
                        "publish this node and a call site (the callee enters beneath them)")
 NODE_ALLOCATE: Final = _m(NODE, "allocate", "(" + _STR + ")V", False, "count an allocation of a type (--allocations)")
@@ -93,6 +95,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     NODE_ENTER,
     NODE_BOUNDARY,
     NODE_PUBLISH,
+    NODE_PUBLISH_INIT,
     NODE_PUBLISH_CALL,
     NODE_ALLOCATE,
     NODE_BYTECODES,
@@ -156,6 +159,11 @@ class RuntimeCalls:
 
     def publish(self, node: int) -> list:
         return [Instruction(-1, op.ALOAD, node), self.invoke(NODE_PUBLISH)]
+
+    def publish_init(self, node: int, flag_ref: int) -> list:
+        """``node.publishInit(flag)``: the init publish unless the static ``flag`` is set."""
+        flag = Instruction(-1, op.GETSTATIC, flag_ref)
+        return [Instruction(-1, op.ALOAD, node), flag, self.invoke(NODE_PUBLISH_INIT)]
 
     def publish_call(self, node: int, site: int | LocalSite) -> list:
         return [Instruction(-1, op.ALOAD, node), self.site(site), self.invoke(NODE_PUBLISH_CALL)]

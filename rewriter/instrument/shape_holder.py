@@ -4,7 +4,9 @@ MethodIds live in ``static final MethodId[] $jp$mids``, filled in chunks by the 
 ``<clinit>``; not in the class itself, because code of a class can run before its
 ``<clinit>`` (a superclass's initialiser that instantiates the subclass), and the holder is
 initialised on first use, whatever state its class is in. The holder is version 49: no
-StackMapTable needed (inference verifier).
+StackMapTable needed (inference verifier). It also holds the class's init flags
+(``static boolean $jp$init<k>``, one per class whose initialisation the class may trigger: see
+:func:`~.call_sites.init_publish`).
 
 **Interface dispatchers** ``static R m(I self, args…, Node, int)``: how instrumented code calls
 interface method ``m``. The receiver may be anything that implements the interface: a proxy
@@ -42,6 +44,7 @@ from . import codegen as G
 from .context import ClassContext
 from .runtime_api import LocalSite, RuntimeCalls
 from .support import (
+    INIT_FLAG_PREFIX,
     KIND_UNINSTRUMENTED,
     MID,
     MIDS_ARRAY,
@@ -83,6 +86,9 @@ def build_holder(ctx: ClassContext) -> tuple[str, bytes]:
     holder.fields.append(
         Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(MIDS_FIELD), pool.add_utf8(MIDS_ARRAY), [], holder)
     )
+    for k in range(len(mids.init_flags)):  # read and set by the class: package access
+        flag = pool.add_utf8(f"{INIT_FLAG_PREFIX}{k}")
+        holder.fields.append(Field(ACC_STATIC | ACC_SYNTHETIC, flag, pool.add_utf8("Z"), [], holder))
     _add_initialiser(ctx, holder)
     return mids.holder, holder.to_bytes()
 

@@ -26,6 +26,7 @@ __all__ = [
     "HOLDER_SUFFIX",
     "MIDS_FIELD",
     "SEEN_FIELD",
+    "INIT_FLAG_PREFIX",
     "MIDS_PER_CHUNK",
     "CLASS_METHOD",
     "CLASS_METHOD_DESC",
@@ -57,6 +58,9 @@ MIDS_ARRAY: Final = "[" + MID_DESC
 HOLDER_SUFFIX: Final = "$$jpmids"
 MIDS_FIELD: Final = "$jp$mids"  #: ``static final MethodId[]`` of the holder
 SEEN_FIELD: Final = "$jp$seen"  #: ``static final Class[]``: the dispatchers' inline caches
+#: ``static boolean $jp$init<k>`` of the holder: set once class ``k`` (a class with a static
+#: initialiser this class touches) has been touched, so later touches skip the init publish
+INIT_FLAG_PREFIX: Final = "$jp$init"
 MIDS_PER_CHUNK: Final = 600  #: MethodIds filled per holder method (keeps each far below 64 KB)
 
 #: ``public synthetic Class $jprewrite$class()``: the class literal, for the fast override check

@@ -154,12 +154,26 @@ final class ContractWriter {
 
     // ------------------------------------------------------------------ the plan's rules
 
+    /** The method flags of an interface below version 52 that {@code takesDefaults} looks at. */
+    private static final int OLD_INTERFACE_FLAGS = ClassEditor.ACC_ABSTRACT | ClassEditor.ACC_PUBLIC
+            | ClassEditor.ACC_PRIVATE | ClassEditor.ACC_PROTECTED | ClassEditor.ACC_STATIC | ClassEditor.ACC_FINAL
+            | ClassEditor.ACC_SYNCHRONIZED | ClassEditor.ACC_NATIVE | ClassEditor.ACC_STRICT;
+
     /** {@code CctPlan.interface_takes_defaults}, from the interface's own class file. */
     static boolean takesDefaults(ClassEditor cf) {
-        if (cf.major < 52) {
-            return false;
+        boolean clinit = cf.findMethod("<clinit>", "()V") != null;
+        if (cf.major < 52) {   // no code, every method public abstract: raised to version 52 (see run)
+            if (clinit) {
+                return false;
+            }
+            for (ClassEditor.Member m : cf.methods) {
+                if ((m.access & OLD_INTERFACE_FLAGS) != (ClassEditor.ACC_ABSTRACT | ClassEditor.ACC_PUBLIC)) {
+                    return false;
+                }
+            }
+            return true;
         }
-        if (cf.findMethod("<clinit>", "()V") == null) {
+        if (!clinit) {
             return true;
         }
         for (ClassEditor.Member m : cf.methods) {
@@ -198,6 +212,11 @@ final class ContractWriter {
     private Result run(SerialUid.Supertypes supertypes) throws Unsupported {
         if (SerialUid.needsPinning(cf, supertypes)) {
             SerialUid.pin(cf, SerialUid.hash(cf));
+        }
+        if (isInterface && !publishing && cf.major < 52) {   // CctPlan.raises_interface_version
+            cf.major = 52;
+            cf.minor = 0;
+            cf.access &= ~ClassEditor.ACC_SUPER;
         }
         Set<String> existing = new HashSet<>();
         for (ClassEditor.Member m : cf.methods) {

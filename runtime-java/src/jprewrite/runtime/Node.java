@@ -171,6 +171,18 @@ public class Node {
         root.published = this;
     }
 
+    /**
+     * {@link #publish()} unless {@code initialised}: the caller's flag that the class it is about to
+     * touch has been touched before, so its static initialiser cannot run again (the flag spares the
+     * reference store into the thread's root, which G1's write barrier makes cost a fence once the
+     * root is an old object).
+     */
+    public final void publishInit(boolean initialised) {
+        if (!initialised) {
+            root.published = this;
+        }
+    }
+
     /** Count one allocation of {@code type} (internal name or array descriptor) in this context. */
     public final void allocate(String type) {
         Sampled x = sampled;
