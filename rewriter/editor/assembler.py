@@ -145,7 +145,7 @@ def _layout(body: CodeBody, limit: bool) -> tuple[list[int], set[int], int]:
                 pos += 1 if slot <= 3 and o != ret else 2 if slot <= 255 else 4
             elif kind == branch:
                 branches.append(i)
-                pos += 3 if i not in long else 5 if o in _LONG_GOTOS else 8
+                pos += 3 if not long or i not in long else 5 if o in _LONG_GOTOS else 8
             else:
                 pos += _size(item, pos, i in long)
         changed = False
@@ -186,7 +186,7 @@ def _encode(
     """
     buf = bytearray()
     append = buf.append
-    placed: set[int] = set()
+    placed: list[int] = []  # item indices of the instructions written as they are
     top = body.max_locals
     kinds = _KIND
     fixed, local, branch = _K_FIXED, _K_LOCAL, _K_BRANCH
@@ -215,9 +215,7 @@ def _encode(
             o = item.opcode
             kind = kinds[o]
             if kind == fixed:
-                if id(item) not in placed:  # (the same object may be in a body twice: ``[nop] * n``)
-                    placed.add(id(item))
-                    item.offset = pos
+                placed.append(i)
                 f = formats[o]
                 if f == none_shape:
                     append(o)
@@ -244,7 +242,7 @@ def _encode(
                 label = item.operand
                 target = label.offset
                 targets.append(target)
-                if i not in long:
+                if not long or i not in long:
                     buf += pack_Bh(o, target - pos)
                 elif o == op.GOTO or o == op.GOTO_W:
                     buf += pack_Bi(op.GOTO_W, target - pos)
@@ -257,6 +255,12 @@ def _encode(
                 top = _encode_rare(buf, item, pos, top, targets)
     except _ENCODE_ERRORS as e:
         raise ClassFormatError(f"cannot encode {item!r}: {e}", offset=pos) from None
+    # their offsets, from the last one back: an object that is in the body twice (``[nop] * n``)
+    # keeps the offset of its first place
+    items = body.items
+    for k in range(len(placed) - 1, -1, -1):
+        i = placed[k]
+        items[i].offset = positions[i]
     n = len(buf)
     if n != size:
         raise AssemblyError(f"the code was laid out in {size} bytes but written in {n}")
