@@ -63,6 +63,9 @@ __all__ = ["TRIVIAL", "yieldpoint_blocks", "yieldpoint_code", "trivial_leaf", "e
 #: most a method without calls or loops may have and get no yieldpoint at all
 TRIVIAL = 8
 
+_INVOKES = op.INVOKE_OPCODES
+_EXITS = op.RETURN_OPCODES | {op.ATHROW}
+
 
 def yieldpoint_blocks(body: CodeBody, blocks: list, *, entry: bool) -> set[int]:
     """Indexes of the blocks that start with a yieldpoint: the entry (``entry``) and loop starts."""
@@ -128,32 +131,43 @@ def exit_points(body: CodeBody, blocks: list, loops: set[int], instrumented: Cal
     into uninstrumented code (the JDK, ``invokedynamic``) unanchors: its time is this method's, and
     would otherwise go to the caller's next yieldpoint. Handlers and ``jsr`` targets start unanchored.
     """
-    end: dict[int, tuple[bool, int]] = {}
+    owners: dict[int, bool] = {}
+
+    def resolved(anchor: bool | int) -> bool:
+        # a call's anchoring is looked up only when an exit follows it closely (most never do)
+        if isinstance(anchor, bool):
+            return anchor
+        known = owners.get(anchor)
+        if known is None:
+            known = owners[anchor] = instrumented(pool.member_ref(anchor)[0])
+        return known
+
+    end: dict[int, tuple[bool | int, int]] = {}
     points = []
     items = body.items
     for blk in blocks:
+        anchor: bool | int
         if blk.index in loops or blk.is_entry:
-            anchored, since = True, 0
+            anchor, since = True, 0
         elif blk.is_handler or blk.is_subroutine:
-            anchored, since = False, 0
+            anchor, since = False, 0
         else:
             ins = [end[p] for p in blk.predecessors if p in end]
-            anchored = bool(ins) and all(a for a, _ in ins)
             since = max((s for _, s in ins), default=0)
+            anchor = bool(ins) and since <= TRIVIAL and all(resolved(a) for a, _ in ins)
         for i in range(blk.start, blk.end):
             insn = items[i]
             if isinstance(insn, Label):
                 continue
             code = insn.opcode
-            if code in op.INVOKE_OPCODES:
-                anchored = code != op.INVOKEDYNAMIC and instrumented(pool.member_ref(insn.operand)[0])
-                since = 0
-            elif code in op.RETURN_OPCODES or code == op.ATHROW:
-                if not anchored or since > TRIVIAL:
+            if code in _INVOKES:
+                anchor, since = (False if code == op.INVOKEDYNAMIC else insn.operand), 0
+            elif code in _EXITS:
+                if since > TRIVIAL or not resolved(anchor):
                     points.append(i)
             else:
                 since += 1
-        end[blk.index] = (anchored, since)
+        end[blk.index] = (anchor, since)
     return points
 
 
