@@ -30,8 +30,8 @@ after it in the caller, or to a callback's entry. Refinements that keep the coun
 
 * a method of at most :data:`TRIVIAL` instructions without calls or loops (a getter) gets none
   (:func:`trivial_leaf`): its few instructions go to its caller's next sample;
-* an exit at most :data:`TRIVIAL` instructions after the entry, a loop start or the return of a
-  call into instrumented code (which ended at its own exit yieldpoint) gets none;
+* an exit at most :data:`TRIVIAL` instructions after the entry or a loop start, with only calls
+  into instrumented code in between (``return foo(x)``), gets none;
 * exit yieldpoints are *pinned* (the field read twice, see ``RuntimeCalls.yieldpoint``): C2 may
   schedule a lone volatile read at the start of its compiled block, so a read written before a
   return would run before the method's work; the second read follows the first one's acquire
@@ -124,50 +124,55 @@ def exit_points(body: CodeBody, blocks: list, loops: set[int], instrumented: Cal
     """Item indexes of the returns and ``athrow`` s that get a yieldpoint just before them.
 
     One forward pass in code order (every cycle passes a loop start, which has a yieldpoint, so
-    the blocks a block is reached from by a forward edge are done before it): per instruction, is
-    the stretch since the last yieldpoint *anchored* (it began at a yieldpoint, the method's entry,
-    or the return of a call into instrumented code, which ended at its own) and how long is it? An
-    exit needs a yieldpoint unless the stretch is anchored and at most :data:`TRIVIAL` long. A call
-    into uninstrumented code (the JDK, ``invokedynamic``) unanchors: its time is this method's, and
-    would otherwise go to the caller's next yieldpoint. Handlers and ``jsr`` targets start unanchored.
+    the blocks a block is reached from by a forward edge are done before it): per instruction, how
+    many of this method's instructions ran since the entry or the last loop start, and did a call
+    into uninstrumented code (the JDK, ``invokedynamic``) come in between, whose time is this
+    method's and would otherwise go to the caller's next yieldpoint? An exit needs a yieldpoint
+    unless the stretch is at most :data:`TRIVIAL` instructions and called only instrumented
+    methods (a delegating method's ``return foo(x)``). A call counts as one instruction: a getter
+    it calls has no yieldpoint, its time belongs to this stretch. Handlers and ``jsr`` targets
+    start unanchored (reached from anywhere).
     """
     owners: dict[int, bool] = {}
 
-    def resolved(anchor: bool | int) -> bool:
-        # a call's anchoring is looked up only when an exit follows it closely (most never do)
-        if isinstance(anchor, bool):
-            return anchor
-        known = owners.get(anchor)
+    def into_app(ref: int) -> bool:
+        known = owners.get(ref)
         if known is None:
-            known = owners[anchor] = instrumented(pool.member_ref(anchor)[0])
+            known = owners[ref] = instrumented(pool.member_ref(ref)[0])
         return known
 
-    end: dict[int, tuple[bool | int, int]] = {}
+    #: per block end: (anchored, instructions since, the calls in between, looked up only when an
+    #: exit follows within TRIVIAL instructions, which most never do)
+    end: dict[int, tuple[bool, int, tuple[int, ...]]] = {}
     points = []
     items = body.items
     for blk in blocks:
-        anchor: bool | int
+        calls: tuple[int, ...] = ()
         if blk.index in loops or blk.is_entry:
-            anchor, since = True, 0
+            anchored, since = True, 0
         elif blk.is_handler or blk.is_subroutine:
-            anchor, since = False, 0
+            anchored, since = False, 0
         else:
             ins = [end[p] for p in blk.predecessors if p in end]
-            since = max((s for _, s in ins), default=0)
-            anchor = bool(ins) and since <= TRIVIAL and all(resolved(a) for a, _ in ins)
+            anchored = bool(ins) and all(a for a, _, _ in ins)
+            since = max((s for _, s, _ in ins), default=0)
+            calls = tuple({c for _, _, cs in ins for c in cs})
         for i in range(blk.start, blk.end):
             insn = items[i]
             if isinstance(insn, Label):
                 continue
             code = insn.opcode
-            if code in _INVOKES:
-                anchor, since = (False if code == op.INVOKEDYNAMIC else insn.operand), 0
-            elif code in _EXITS:
-                if since > TRIVIAL or not resolved(anchor):
+            if code in _EXITS:
+                if not anchored or since > TRIVIAL or not all(into_app(c) for c in calls):
                     points.append(i)
-            else:
-                since += 1
-        end[blk.index] = (anchor, since)
+                continue
+            since += 1
+            if code in _INVOKES and anchored and since <= TRIVIAL:
+                if code == op.INVOKEDYNAMIC:
+                    anchored = False
+                else:
+                    calls += (insn.operand,)
+        end[blk.index] = (anchored, since, calls)
     return points
 
 
