@@ -47,6 +47,11 @@ def _say(message: str) -> None:
     print(f"jprewrite build: {message}", file=sys.stderr)
 
 
+def _first_line(e: BaseException, limit: int = 160) -> str:
+    text = (str(e).splitlines() or [type(e).__name__])[0]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def compiled_sources() -> list[Path]:
     """The source files mypyc compiles, under ``rewriter/``."""
     out = []
@@ -105,7 +110,7 @@ def mypyc_extensions() -> list:
             target_dir=str(BUILD / "mypyc-c"),
         )
     except (Exception, SystemExit) as e:  # mypyc reports its errors by exiting
-        _say(f"mypyc failed ({e}); installing the pure-Python build")
+        _say(f"mypyc failed ({_first_line(e)}); installing the pure-Python build")
         return []
     finally:
         os.chdir(cwd)
@@ -126,7 +131,7 @@ class BuildExt(build_ext):
         try:
             super().run()
         except Exception as e:  # no compiler, missing headers, a compiler error...
-            _say(f"compiling failed ({e}); installing the pure-Python build")
+            _say(f"compiling failed ({_first_line(e)}); installing the pure-Python build")
             _remove_compiled(target)
             self.extensions = []
             return
@@ -157,7 +162,7 @@ def _remove_compiled(package_dir: Path) -> None:
     if not package_dir.is_dir():
         return
     (package_dir / MANIFEST).unlink(missing_ok=True)
-    names = [module_name(p).split(".")[1:] for p in compiled_sources()] + [GROUP.split(".")[1:]]
+    names = [module_name(p).split(".")[1:] for p in compiled_sources()] + [(GROUP + "__mypyc").split(".")[1:]]
     for parts in names:
         for found in (package_dir / Path(*parts[:-1])).glob(parts[-1] + ".*"):
             if found.suffix in (".so", ".pyd"):

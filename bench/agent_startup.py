@@ -9,7 +9,9 @@ configurations run back to back:
 * ``jacoco`` -- JaCoCo's agent (coverage, the anchor);
 * ``cold``   -- ``-javaagent:$(jprewrite agent-path)`` with an empty cache (deleted before the run:
   every class goes through the Python worker);
-* ``warm``   -- the same with the cache of an earlier run (no Python is started).
+* ``warm``   -- the same with the cache of an earlier run (no Python is started);
+* ``cold-pure`` (with ``--pure``) -- ``cold`` with the worker on the pure-Python build
+  (``JPREWRITE_PURE=1``), beside the compiled one (setup.py, mypyc) when that is installed.
 
     python bench/agent_startup.py                    # demo + kotlinc + fop, 3 rounds
     python bench/agent_startup.py -n 2 demo fop
@@ -59,7 +61,7 @@ def java_opts(config: str, work: Path, bench: Path, agent: str, name: str) -> st
     if config == "jacoco":
         return f"-javaagent:{bench}/build/jacocoagent.jar=destfile={work}/{name}.exec,output=file,append=false"
     cache = work / f"cache-{config}-{name}"
-    if config == "cold" and cache.exists():
+    if config in ("cold", "cold-pure") and cache.exists():
         shutil.rmtree(cache)
     return (
         f"-javaagent:{agent}=cache={cache},python={sys.executable},progress=false,"
@@ -67,18 +69,28 @@ def java_opts(config: str, work: Path, bench: Path, agent: str, name: str) -> st
     )
 
 
-def run_demo(jar: Path, opts: str) -> dict:
+def worker_env(config: str) -> dict[str, str]:
+    """The JVM's environment, which the agent's Python worker inherits."""
+    env = {k: v for k, v in os.environ.items() if k != "JPREWRITE_PURE"}
+    if config == "cold-pure":
+        env["JPREWRITE_PURE"] = "1"
+    return env
+
+
+def run_demo(jar: Path, opts: str, config: str) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.monotonic()
-    p = subprocess.run(["java", *opts.split(), "-jar", str(jar)], capture_output=True, text=True)
+    p = subprocess.run(
+        ["java", *opts.split(), "-jar", str(jar)], capture_output=True, text=True, env=worker_env(config)
+    )
     wall = time.monotonic() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"rc": p.returncode, "wall": wall, "cpu": cpu, "checksum": hash(p.stdout)}
 
 
-def run_workload(bench: Path, name: str, opts: str) -> dict:
-    env = dict(os.environ, JAVA_OPTS=opts, BENCH_WORK=str(bench.parent / "bench-work"))
+def run_workload(bench: Path, name: str, opts: str, config: str) -> dict:
+    env = dict(worker_env(config), JAVA_OPTS=opts, BENCH_WORK=str(bench.parent / "bench-work"))
     env.pop("BENCH_CP", None)
     t = time.monotonic()
     p = subprocess.run(["bash", str(bench / "workloads" / f"{name}.sh")], capture_output=True, text=True, env=env)
@@ -102,7 +114,10 @@ def main() -> int:
     ap.add_argument("programs", nargs="*", default=["demo", "kotlinc", "fop"])
     ap.add_argument("-n", type=int, default=3, help="rounds")
     ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
+    ap.add_argument("--pure", action="store_true", help="also a cold run with the worker as pure Python")
     args = ap.parse_args()
+    if args.pure:
+        CONFIGS.append("cold-pure")
     work = Path(args.work or tempfile.mkdtemp(prefix="jpr-agent-bench-"))
     bench = prepare_shared_bench(work)
     agent = agent_jar()
@@ -110,7 +125,7 @@ def main() -> int:
 
     def run(name: str, config: str) -> dict:
         opts = java_opts(config, work, bench, agent, name)
-        return run_demo(demo, opts) if name == "demo" else run_workload(bench, name, opts)
+        return run_demo(demo, opts, config) if name == "demo" else run_workload(bench, name, opts, config)
 
     results: dict[tuple[str, str], list[dict]] = {}
     for name in args.programs:
@@ -152,11 +167,18 @@ def report(results: dict, programs: list[str]) -> None:
         def ratio(a: str, b: str) -> str:
             return f"{walls[a] / walls[b]:.2f}x" if walls[a] and walls[b] else "-"
 
-        cells = [f"{walls[c]:.2f} s" if walls[c] else "-" for c in CONFIGS]
+        cells = [f"{walls[c]:.2f} s" if walls[c] else "-" for c in CONFIGS[:4]]
         print(
             f"| {name} | " + " | ".join(cells) + f" | {ratio('cold', 'jacoco')} | {ratio('warm', 'jacoco')} | "
             f"{ratio('cold', 'plain')} | {ratio('warm', 'plain')} | {ratio('jacoco', 'plain')} | {same} |"
         )
+        if "cold-pure" in walls and walls["cold-pure"]:
+            cpu = {c: med(name, c, "cpu") for c in ("cold", "cold-pure")}
+            print(
+                f"|   {name}, worker as pure Python | cold {walls['cold-pure']:.2f} s wall "
+                f"(CPU {cpu['cold-pure'] or float('nan'):.1f} s) against compiled {walls['cold']:.2f} s "
+                f"(CPU {cpu['cold'] or float('nan'):.1f} s): {ratio('cold-pure', 'cold')} |"
+            )
 
 
 if __name__ == "__main__":
