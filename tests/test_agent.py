@@ -51,7 +51,7 @@ def test_sample_under_agent_equals_offline_rewrite_and_warm_run_needs_no_python(
     cold = run_with_agent(
         [jar],
         [main],
-        agent_options(cache, work / "cold.json", counting="precise"),
+        agent_options(cache, work / "cold.json", counting="precise", progress="false"),
         profile=work / "cold.json",
         jvm=("-Xverify:all", *jvm),
     )
@@ -399,7 +399,7 @@ def test_classes_defined_at_run_time_are_instrumented(tmp_path) -> None:
     run = run_with_agent(
         [classes],
         ["com.example.gen.Main", str(generated)],
-        agent_options(tmp_path / "cache", profile, counting="precise"),
+        agent_options(tmp_path / "cache", profile, counting="precise", progress="false"),
         profile=profile,
     )
     assert run.returncode == 0 and run.stdout == plain.stdout, run.stderr
