@@ -2164,8 +2164,8 @@ def _verify(cf: ClassFile, method: Method, name: str, desc: str, types: _Types, 
         return problem(f.offset, f.reason)
     except JprewriteError as e:  # a malformed constant or descriptor met on the way
         return problem(-1, e.message)
-    except Exception as e:  # noqa: BLE001 - a bug here must fail the method (the gate stays safe), not the run
-        return problem(-1, f"internal verifier error: {type(e).__name__}: {e}")
+    except Exception as bug:  # noqa: BLE001 - a bug here must fail the method (the gate stays safe), not the run
+        return problem(-1, f"internal verifier error: {type(bug).__name__}: {bug}")
     return []
 
 

@@ -149,8 +149,8 @@ class ClassPipeline:
             return ClassOutcome()
         try:
             return ClassOutcome(self._rewrite(name, data, cf, contract_only=False))
-        except AlreadyInstrumented as err:
-            return ClassOutcome(already_instrumented=str(err))
+        except AlreadyInstrumented as already:
+            return ClassOutcome(already_instrumented=str(already))
         except Exception as err:  # noqa: BLE001 - one class must not sink the run; the policy decides
             failure = _describe(err)
         if self.on_failure is FailurePolicy.EXCLUDE:
