@@ -13,6 +13,9 @@ all configurations see the same machine conditions. Configurations:
 - ``jfr-I``: ``-XX:StartFlightRecording`` with a generated ``.jfc`` that enables only
   ``jdk.ExecutionSample`` at period I (JFR's cheapest time profile; ``settings=profile`` adds
   allocation, lock and I/O events we do not measure), stack depth ``--jfr-stackdepth``;
+- ``jfr-dns-I`` (at the accuracy interval only): the same with ``-XX:+DebugNonSafepoints``, which
+  JDK 21 turns on whenever JFR runs (JDK-8307057): without it, JDK 17's JFR charges a sample in
+  compiled code to the next call or safepoint poll's inlining scope, not to the code that ran;
 - ``yieldpoints``: the sample-mode jars with ``-Djprewrite.mode=exact`` (yieldpoints never
   taken): what the rewriting costs before any sample is taken;
 - ``exact``, ``hybrid``: jars rewritten with ``--mode exact`` / ``--mode hybrid`` (hybrid with
@@ -22,11 +25,12 @@ Reported: medians of CPU time and wall time and their ratios to plain; the sampl
 latency (median and p97.5, from each profile's ``"sampling"`` block, median over repeats);
 accuracy at ``--accuracy-interval`` as in Hofer et al. §7.3: degree of overlap and hot-edge
 coverage (``jprewrite compare --metric samples --app-only <workload package>``, T = 0.1) of each
-technique against JFR's recording of the same repeat (``jprewrite import-jfr``), and JFR against
-its own other runs as the ceiling; for hybrid, the correlation of its samples with its exact
+technique against JFR's recording of the same repeat (``jprewrite import-jfr``) and against
+JFR with DebugNonSafepoints, and JFR against its own other runs as the ceiling; for hybrid, the correlation of its samples with its exact
 bytecodes per context. Hofer's stability (§7.3, Fig. 12): each run's CCT against the average CCT of
 all runs of the same technique, and the average CCTs of the techniques against JFR's (Fig. 13),
-which is how the papers judge agreement: single short runs disagree even for JFR against itself.
+which is how the papers judge agreement: single short runs disagree even for JFR against itself;
+the ceiling there is JFR's average over half its runs against the average over the other half.
 Finally the goals of issue 12, met or missed.
 
     python bench/sampling.py                                   # h2 sunflow, 3 repeats, 10ms 1ms
@@ -145,7 +149,7 @@ class Config:
         """The profile (``.json``) or recording (``.jfr``) a run writes; None for plain."""
         if self.kind in ("plain", "yieldpoints"):
             return None
-        ext = "jfr" if self.kind == "jfr" else "json"
+        ext = "jfr" if self.kind in ("jfr", "jfr-dns") else "json"
         return work / "out" / f"{workload}-{self.name}-r{rep}.{ext}"
 
     def java_opts(self, work: Path, workload: str, rep: int, agent: str, stackdepth: int) -> str:
@@ -153,9 +157,10 @@ class Config:
         out = self.output(work, workload, rep)
         if self.kind == "plain":
             return ""
-        if self.kind == "jfr":
+        if self.kind in ("jfr", "jfr-dns"):
+            dns = "-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints " if self.kind == "jfr-dns" else ""
             return (
-                f"-XX:FlightRecorderOptions:stackdepth={stackdepth} -XX:StartFlightRecording="
+                f"{dns}-XX:FlightRecorderOptions:stackdepth={stackdepth} -XX:StartFlightRecording="
                 f"settings={jfc(work, interval_ns(self.interval))},filename={out},dumponexit=true"
             )
         if self.kind == "safepoint":
@@ -170,13 +175,15 @@ class Config:
         return opts
 
 
-def configs(intervals: list[str], hybrid_interval: str, jfr: bool, hybrid: bool) -> list[Config]:
+def configs(intervals: list[str], hybrid_interval: str, jfr: bool, hybrid: bool, acc_iv: str) -> list[Config]:
     """Every configuration of the run, plain first."""
     cs = [Config("plain", "plain"), Config("yieldpoints", "yieldpoints", None, "sample")]
     for iv in intervals:
         cs += [Config(f"{s}-{iv}", s, iv, None if s == "safepoint" else "sample") for s in SAMPLERS]
         if jfr and interval_ns(iv) >= JFR_MIN_NS:
             cs.append(Config(f"jfr-{iv}", "jfr", iv))
+            if iv == acc_iv:
+                cs.append(Config(f"jfr-dns-{iv}", "jfr-dns", iv))
     if hybrid:
         cs += [Config("exact", "exact", None, "exact"), Config("hybrid", "hybrid", hybrid_interval, "hybrid")]
     return cs
@@ -261,9 +268,29 @@ def compare(a: Path, b: Path, prefix: str, metric_b: str | None = None) -> dict:
     return json.loads(sh(args).stdout)
 
 
+REFERENCES = ("jfr", "jfr-dns")
+REF_LABEL = {"jfr": "JFR", "jfr-dns": "JFR+DNS"}
+
+
+def imported(work: Path, w: str, ref: str, acc_iv: str, reps: int) -> list[tuple[int, Path]]:
+    """``(repeat, profile)`` of each recording of reference ``ref`` at ``acc_iv``, imported once."""
+    out = []
+    for rep in range(reps):
+        rec = work / "out" / f"{w}-{ref}-{acc_iv}-r{rep}.jfr"
+        if not rec.exists():
+            continue
+        prof = rec.with_suffix(".imported.json")
+        if not prof.exists() or prof.stat().st_mtime < rec.stat().st_mtime:
+            sh([*JPREWRITE, "import-jfr", str(rec), "-o", str(prof)])
+        out.append((rep, prof))
+    return out
+
+
 def accuracy(work: Path, workloads: list[str], cs: list[Config], acc_iv: str, reps: int) -> dict:
-    """Each technique's profile at ``acc_iv`` against JFR's recording of the same repeat, and JFR
-    against its other runs (the ceiling: what two runs of one reference profiler agree on)."""
+    """Each technique's profile at ``acc_iv`` against each reference's recording of the same repeat
+    (key ``(workload, technique, reference)``), the references against their own other runs (the
+    ceiling: what two runs of one reference profiler agree on) and JFR with DebugNonSafepoints
+    against plain JFR."""
     names = {c.name for c in cs}
     if f"jfr-{acc_iv}" not in names:
         return {}
@@ -273,33 +300,32 @@ def accuracy(work: Path, workloads: list[str], cs: list[Config], acc_iv: str, re
         if not prefix:
             print(f"  no application package known for {w}: accuracy skipped", file=sys.stderr)
             continue
-        jfr = []
-        for rep in range(reps):
-            rec = work / "out" / f"{w}-jfr-{acc_iv}-r{rep}.jfr"
-            if not rec.exists():
-                continue
-            prof = rec.with_suffix(".imported.json")
-            sh([*JPREWRITE, "import-jfr", str(rec), "-o", str(prof)])
-            jfr.append((rep, prof))
-        for s in SAMPLERS:
-            for rep, ref in jfr:
-                p = work / "out" / f"{w}-{s}-{acc_iv}-r{rep}.json"
-                if p.exists():
-                    res.setdefault((w, s), []).append(compare(p, ref, prefix))
-        for (_, a), (_, b) in itertools.combinations(jfr, 2):
-            res.setdefault((w, "jfr"), []).append(compare(a, b, prefix))
+        refs = {ref: imported(work, w, ref, acc_iv, reps) for ref in REFERENCES}
+        for ref, recs in refs.items():
+            for s in SAMPLERS:
+                for rep, prof in recs:
+                    p = work / "out" / f"{w}-{s}-{acc_iv}-r{rep}.json"
+                    if p.exists():
+                        res.setdefault((w, s, ref), []).append(compare(p, prof, prefix))
+            for (_, x), (_, y) in itertools.combinations(recs, 2):
+                res.setdefault((w, ref, ref), []).append(compare(x, y, prefix))
+        plain = dict(refs["jfr"])
+        for rep, prof in refs["jfr-dns"]:
+            if rep in plain:
+                res.setdefault((w, "jfr-dns", "jfr"), []).append(compare(prof, plain[rep], prefix))
         hyb = work / "out" / f"{w}-hybrid-r0.json"
         if hyb.exists():
-            res[(w, "hybrid-vs-bytecodes")] = [compare(hyb, hyb, prefix, metric_b="bytecodes")]
+            res[(w, "hybrid-vs-bytecodes", "")] = [compare(hyb, hyb, prefix, metric_b="bytecodes")]
     return res
 
 
 def stability(work: Path, workloads: list[str], acc_iv: str, reps: int, threshold: float = 0.1) -> dict:
-    """Hofer et al. §7.3 at ``acc_iv``, app-only: per technique (and JFR), each run's CCT against the
-    average CCT of its runs ("stability", Fig. 12: overlap, and the share of the average's hot edges
-    hot in the run), and each technique's average CCT against JFR's average ("agreement", Fig. 13:
-    overlap, coverage of JFR's hot edges, and the reverse). Runs JFR's recordings were imported for
-    by :func:`accuracy`."""
+    """Hofer et al. §7.3 at ``acc_iv``, app-only: per technique (and reference), each run's CCT against
+    the average CCT of its runs ("stability", Fig. 12: overlap, and the share of the average's hot
+    edges hot in the run), and each technique's average CCT against each reference's average
+    ("agreement", Fig. 13: overlap, coverage of the reference's hot edges, and the reverse); the
+    ceiling: a reference's average over half its runs against the average over the other half.
+    Reads the recordings :func:`accuracy` imported."""
     from jprewrite.profile import load
     from jprewrite.profile.similarity import ContextSpace, hot_edge_coverage, overlap
 
@@ -310,8 +336,8 @@ def stability(work: Path, workloads: list[str], acc_iv: str, reps: int, threshol
             continue
         space = ContextSpace([prefix])
         sides: dict = {}
-        for t in [*SAMPLERS, "jfr"]:
-            suffix = "imported.json" if t == "jfr" else "json"
+        for t in [*SAMPLERS, *REFERENCES]:
+            suffix = "imported.json" if t in REFERENCES else "json"
             paths = [work / "out" / f"{w}-{t}-{acc_iv}-r{r}.{suffix}" for r in range(reps)]
             trees = [load(str(p)).tree(None) for p in paths if p.exists()]
             if len(trees) >= 2:
@@ -319,18 +345,24 @@ def stability(work: Path, workloads: list[str], acc_iv: str, reps: int, threshol
         avgs = {t: space.average(ss) for t, ss in sides.items()}
         for t, ss in sides.items():
             res[(w, t, "stability")] = [(overlap(x, avgs[t]), hot_edge_coverage(x, avgs[t], threshold)) for x in ss]
-        if "jfr" in avgs:
-            j = avgs["jfr"]
-            for t in SAMPLERS:
+        for ref in REFERENCES:
+            if ref not in avgs:
+                continue
+            j = avgs[ref]
+            for t in [*SAMPLERS, *(r for r in REFERENCES if r != ref)]:
                 if t in avgs:
                     a = avgs[t]
-                    res[(w, t, "agreement")] = (
-                        overlap(a, j),
-                        hot_edge_coverage(a, j, threshold),
-                        hot_edge_coverage(j, a, threshold),
-                        len(sides[t]),
-                        len(sides["jfr"]),
-                    )
+                    cov, rev = hot_edge_coverage(a, j, threshold), hot_edge_coverage(j, a, threshold)
+                    res[(w, t, "agreement", ref)] = (overlap(a, j), cov, rev, len(sides[t]), len(sides[ref]))
+            half = len(sides[ref]) // 2
+            x, y = space.average(sides[ref][:half]), space.average(sides[ref][half:])
+            res[(w, ref, "agreement", ref)] = (
+                overlap(x, y),
+                hot_edge_coverage(x, y, threshold),
+                hot_edge_coverage(y, x, threshold),
+                half,
+                len(sides[ref]) - half,
+            )
     return res
 
 
@@ -345,25 +377,30 @@ def print_stability(stab: dict, workloads: list[str], acc_iv: str) -> None:
     print("| workload | technique | runs | overlap | hot-edge coverage of the average |")
     print("| --- | --- | ---: | ---: | ---: |")
     for w in workloads:
-        for t in [*SAMPLERS, "jfr"]:
+        for t in [*SAMPLERS, *REFERENCES]:
             xs = stab.get((w, t, "stability"))
             if xs:
                 ov, hc = [x[0] for x in xs], [x[1] for x in xs if x[1] is not None]
                 print(
-                    f"| {w} | {'JFR' if t == 'jfr' else t} | {len(xs)} | {fmt(med(ov), '.1%')} ({fmt(min(ov), '.1%')}) "
+                    f"| {w} | {REF_LABEL.get(t, t)} | {len(xs)} | {fmt(med(ov), '.1%')} ({fmt(min(ov), '.1%')}) "
                     f"| {fmt(med(hc), '.1%')} ({fmt(min(hc) if hc else None, '.1%')}) |"
                 )
     print(
         f"\nAgreement of average CCTs at {acc_iv}, app-only, T = 0.1 (Hofer Fig. 13; coverage = share of "
-        "JFR's hot edges hot in the technique's average):\n"
+        "the reference's hot edges hot in the technique's average; a reference against itself: the "
+        "average of half its runs against the other half's, the ceiling):\n"
     )
-    print("| workload | technique vs JFR | runs averaged | overlap | hot-edge coverage | reverse coverage |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    print("| workload | technique | reference | runs averaged | overlap | hot-edge coverage | reverse coverage |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
     for w in workloads:
-        for t in SAMPLERS:
-            a = stab.get((w, t, "agreement"))
-            if a:
-                print(f"| {w} | {t} | {a[3]} / {a[4]} | {fmt(a[0], '.1%')} | {fmt(a[1], '.1%')} | {fmt(a[2], '.1%')} |")
+        for ref in REFERENCES:
+            for t in [*SAMPLERS, *REFERENCES]:
+                a = stab.get((w, t, "agreement", ref))
+                if a:
+                    print(
+                        f"| {w} | {REF_LABEL.get(t, t)} | {REF_LABEL[ref]} | {a[3]} / {a[4]} | {fmt(a[0], '.1%')} "
+                        f"| {fmt(a[1], '.1%')} | {fmt(a[2], '.1%')} |"
+                    )
 
 
 def med(xs: list[float]) -> float | None:
@@ -455,27 +492,29 @@ def print_accuracy(acc: dict, workloads: list[str], acc_iv: str) -> None:
         print("\n(no accuracy: JFR at the accuracy interval was not run)")
         return
     print(
-        f"\nAccuracy at {acc_iv}, app-only, T = 0.1 (median over the pairs compared; "
-        "coverage = share of JFR's hot edges that are hot in the technique):\n"
+        f"\nAccuracy at {acc_iv}, app-only, T = 0.1, single runs (median over the pairs compared; "
+        "coverage = share of the reference's hot edges that are hot in the technique):\n"
     )
     print(
-        "| workload | technique vs JFR | pairs | overlap | hot-edge coverage | reverse coverage "
+        "| workload | technique | reference | pairs | overlap | hot-edge coverage | reverse coverage "
         "| correlation | top-10 agreement |"
     )
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for w in workloads:
-        for t in [*SAMPLERS, "jfr", "hybrid-vs-bytecodes"]:
-            cs = acc.get((w, t))
-            if not cs:
-                continue
-            label = {"jfr": "JFR vs JFR (ceiling)", "hybrid-vs-bytecodes": "hybrid samples vs its bytecodes"}.get(t, t)
-            print(
-                f"| {w} | {label} | {len(cs)} | {fmt(med([c['overlap'] for c in cs]), '.1%')} "
-                f"| {fmt(med([c['coverage_a_over_b'] for c in cs]), '.1%')} "
-                f"| {fmt(med([c['coverage_b_over_a'] for c in cs]), '.1%')} "
-                f"| {fmt(med([c['correlation'] for c in cs]), '.3f')} "
-                f"| {fmt(med([c['top_agreement'] for c in cs]), '.0%')} |"
-            )
+        for ref in (*REFERENCES, ""):
+            for t in [*SAMPLERS, *REFERENCES, "hybrid-vs-bytecodes"]:
+                cs = acc.get((w, t, ref))
+                if not cs:
+                    continue
+                label = "hybrid samples" if t == "hybrid-vs-bytecodes" else REF_LABEL.get(t, t)
+                against = "its bytecodes" if not ref else REF_LABEL[ref] + (" (ceiling)" if t == ref else "")
+                print(
+                    f"| {w} | {label} | {against} | {len(cs)} | {fmt(med([c['overlap'] for c in cs]), '.1%')} "
+                    f"| {fmt(med([c['coverage_a_over_b'] for c in cs]), '.1%')} "
+                    f"| {fmt(med([c['coverage_b_over_a'] for c in cs]), '.1%')} "
+                    f"| {fmt(med([c['correlation'] for c in cs]), '.3f')} "
+                    f"| {fmt(med([c['top_agreement'] for c in cs]), '.0%')} |"
+                )
 
 
 def goals(table: dict, acc: dict, workloads: list[str], names: set[str], acc_iv: str, stab: dict) -> list[str]:
@@ -514,20 +553,23 @@ def goals(table: dict, acc: dict, workloads: list[str], names: set[str], acc_iv:
                 )
     for w in workloads:
         for s in SAMPLERS:
-            cs = acc.get((w, s))
-            if cs:
-                c = med([x["coverage_a_over_b"] for x in cs])
-                ceil = med([x["coverage_a_over_b"] for x in acc.get((w, "jfr"), [])])
-                out.append(
-                    f"{w}: {s} hot-edge coverage of JFR at {acc_iv} >= 90 %: {fmt(c, '.1%')} "
-                    f"(JFR vs JFR: {fmt(ceil, '.1%')}): {verdict(None if c is None else c >= 0.9)}"
-                )
-            a = stab.get((w, s, "agreement"))
-            if a:
-                out.append(
-                    f"{w}: {s} hot-edge coverage of JFR at {acc_iv}, average CCTs of {a[3]} / {a[4]} runs >= 90 %: "
-                    f"{fmt(a[1], '.1%')}: {verdict(None if a[1] is None else a[1] >= 0.9)}"
-                )
+            for ref in REFERENCES:
+                cs = acc.get((w, s, ref))
+                if cs:
+                    c = med([x["coverage_a_over_b"] for x in cs])
+                    ceil = med([x["coverage_a_over_b"] for x in acc.get((w, ref, ref), [])])
+                    out.append(
+                        f"{w}: {s} hot-edge coverage of {REF_LABEL[ref]} at {acc_iv} >= 90 %: {fmt(c, '.1%')} "
+                        f"({REF_LABEL[ref]} vs itself: {fmt(ceil, '.1%')}): {verdict(None if c is None else c >= 0.9)}"
+                    )
+                a = stab.get((w, s, "agreement", ref))
+                if a:
+                    ceil = stab.get((w, ref, "agreement", ref))
+                    out.append(
+                        f"{w}: {s} hot-edge coverage of {REF_LABEL[ref]} at {acc_iv}, average CCTs of {a[3]} / {a[4]} "
+                        f"runs >= 90 %: {fmt(a[1], '.1%')} ({REF_LABEL[ref]} halves: {fmt(ceil and ceil[1], '.1%')}): "
+                        f"{verdict(None if a[1] is None else a[1] >= 0.9)}"
+                    )
     if {"exact", "hybrid"} <= names:
         for w in workloads:
             e, h = table[(w, "exact")]["cpu"], table[(w, "hybrid")]["cpu"]
@@ -572,7 +614,7 @@ def main() -> int:
         sh(["bash", str(SHARED / "build.sh")])
     work = Path(a.work or tempfile.mkdtemp(prefix="jpr-sampling-")).resolve()
     (work / "out").mkdir(parents=True, exist_ok=True)
-    cs = configs(a.intervals.split(","), a.hybrid_interval, not a.no_jfr, not a.no_hybrid)
+    cs = configs(a.intervals.split(","), a.hybrid_interval, not a.no_jfr, not a.no_hybrid, a.accuracy_interval)
     cps = {w: class_path(w) for w in a.workloads}
     took = rewrite(work, sorted({c.jar_mode for c in cs if c.jar_mode}), cps)
     agent = sh([*JPREWRITE, "agent-path"]).stdout.strip()

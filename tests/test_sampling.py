@@ -1,10 +1,11 @@
 """The sampling backend of the Java runtime (issue 12), with real JVMs.
 
-The programs in ``tests/sampling_cases/`` place yieldpoints by hand exactly where sample mode's and
-hybrid mode's rewriting places them (``if (Sampling.requested != 0) Sampling.yieldpoint(...)`` after
-a method's entry and at loop headers), so these tests do not wait for the rewriter: they check the
-runtime's side of the contract (docs/runtime-contract.md, "Sampling"). The safepoint sampler needs
-no yieldpoints and runs under the real agent.
+The programs in ``tests/sampling_cases/`` place yieldpoints by hand (``if (Sampling.requested != 0)
+Sampling.yieldpoint(...)`` after a method's entry and at loop headers, where hybrid mode's rewriting
+places them; ``Fresh``'s ``entries`` as sample mode's does: ``Sampling.entry()`` at the entry, a
+yieldpoint before the return), so these tests do not wait for the rewriter: they check the runtime's
+side of the contract (docs/runtime-contract.md, "Sampling"). The safepoint sampler needs no
+yieldpoints and runs under the real agent.
 
 The machine these run on is shared and loaded, so nothing here asserts timings; shares are asserted
 within a stated tolerance, counts of samples only loosely.
@@ -301,22 +302,24 @@ def test_sample_mode_fresh_frames(java, sampler) -> None:
 
 
 @pytest.mark.parametrize("sampler", SELF)
-def test_sample_mode_a_frame_sampled_at_its_entry_is_fresh(java, sampler) -> None:
-    """``tiny`` is called from one call site by a loop without a yieldpoint: every sample is taken at
-    tiny's entry yieldpoint, in an activation begun since the previous sample, yet every stack walk
-    looks the same. Comparing walks alone called all but the first sample old."""
+def test_sample_mode_a_sample_at_a_methods_entry_is_its_callers(java, sampler) -> None:
+    """``Sampling.entry()``: nothing of the entered activation has run, so the time since the previous
+    yieldpoint was the caller's. The caller's loop (no yieldpoint) and tiny's loop (a yieldpoint only
+    before tiny's return) take about as long each: about half the samples each. Charged to the
+    entered frame, as before, tiny took them all."""
     proc, p = java(
         "Fresh",
         "1500",
         "entries",
-        props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms"},
+        props={"jprewrite.mode": "sample", "jprewrite.sampler": sampler, "jprewrite.interval": "1ms", **GRACE},
     )
     check_sampling(p, sampler, "sample")
     tiny = next(c for c in nodes(p["root"]) if short(c) == "tiny")
-    assert tiny["samples"] >= 10, tiny  # few on a loaded machine: a thread not running loses its ticket
-    assert tiny["fresh"] == tiny["samples"], tiny
-    # its caller stays on the stack all along: fresh once, at the first sample
     entries = next(c for c in nodes(p["root"]) if short(c) == "entries")
+    both = tiny.get("samples", 0) + entries.get("samples", 0)
+    assert both >= 20, (tiny, entries)  # few on a loaded machine: a thread not running loses its ticket
+    assert 0.25 <= entries.get("samples", 0) / both <= 0.75, (tiny, entries)
+    # the caller stays on the stack all along: fresh once, at the first sample
     assert entries.get("fresh", 0) <= 2, entries
 
 

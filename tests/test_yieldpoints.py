@@ -13,13 +13,15 @@ hand-placed yieldpoints in ``tests/test_sampling.py``.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from jprewrite.cli.main import main as jprewrite_main
 
-from support.jdk import javac
+from support.jdk import javac, tool
 from support.oracle import diff_profiles, run_oracle
 from support.profiling import make_jar, rewrite, run_java
 from support.samples import compile_sample, sample_main, sample_names
@@ -104,6 +106,73 @@ def test_the_busy_method_gets_the_samples(tmp_path, mode: str) -> None:
     assert info["samples"] >= 30, info
     assert hot > 3 * max(cold, 1), samples  # hot runs about 20x longer per round than cold
     assert info["latency_ns"]["p97_5"] > 0
+
+
+def _ops(n: int, salt: int) -> str:
+    """``n`` dependent multiply-adds, each stored (a store keeps compiled code from moving the work past
+    a yieldpoint; work that touches no memory may move, whatever the placement)."""
+    return "".join(f"        x = x * m + {salt * 1000 + k}L; a[{k % 16}] = x;\n" for k in range(n))
+
+
+LEAF = f"""
+public class Leaf {{
+    static final long[] a = new long[16];
+    static long leaf(long x, long m) {{
+{_ops(120, 1)}        return x;
+    }}
+    static long caller(long x, long m) {{
+        for (int i = 0; i < 64; i++) {{
+{_ops(60, 2)}            x = leaf(x, m);
+        }}
+        return x;
+    }}
+    public static void main(String[] args) {{
+        long end = System.nanoTime() + 1_500_000_000L, x = 1;
+        while (System.nanoTime() < end) {{ x = caller(x, 0x9E3779B97F4A7C15L); }}
+        System.out.println(x != 0 ? "done" : "zero");
+    }}
+}}
+"""
+
+
+def test_a_leaf_methods_time_lands_in_the_leaf(tmp_path) -> None:
+    """A loop-free leaf does two thirds of the work (120 of 180 multiply-adds per call), its caller's loop
+    the rest. Sample mode's yieldpoints sit before returns and at entries whose samples are the
+    caller's, so each stretch of work is charged to its own frame. With yieldpoints at entries
+    (charged to the entered method) and loop headers, the leaf got the caller's stretch before the
+    call and the caller the leaf's own: the shares came out the other way round (a third to the leaf)."""
+    jar = make_jar(javac({"Leaf.java": LEAF}, tmp_path / "classes"), tmp_path / "leaf.jar")
+    out = tmp_path / "leaf-sample.jar"
+    rewrite([jar], out, "--mode", "sample")
+    jvm = ("-Djprewrite.interval=1ms", "-Djprewrite.sample-grace=500us")
+    run = run_java([out], "Leaf", profile=tmp_path / "p.json", jvm=jvm)
+    assert run.returncode == 0 and run.stdout == "done\n", run.stderr
+    assert run.profile is not None
+    samples = _samples(run.profile["root"])
+    leaf, caller = samples.get("Leaf.leaf(JJ)J", 0), samples.get("Leaf.caller(JJ)J", 0)
+    assert leaf + caller >= 30, samples  # a loaded machine loses many tickets: enough to judge shares
+    assert 0.5 <= leaf / (leaf + caller) <= 0.85, samples
+
+
+def test_sample_mode_places_entry_and_exit_yieldpoints(tmp_path) -> None:
+    """The leaf: ``Sampling.entry()`` first, a pinned read (twice, or'ed) before its return, none at the
+    stores; the caller: its entry, its loop header, and no yieldpoint before its return, which follows
+    the call of an instrumented method (that call ended at the leaf's own); main: its loop header and
+    before its return (after a call into the JDK)."""
+    jar = make_jar(javac({"Leaf.java": LEAF}, tmp_path / "classes"), tmp_path / "leaf.jar")
+    out = tmp_path / "leaf-sample.jar"
+    rewrite([jar], out, "--mode", "sample")
+    text = subprocess.run(
+        [tool("javap"), "-c", "-p", "-cp", str(out), "Leaf"], capture_output=True, text=True, check=True
+    ).stdout
+    bodies = {m.group(1): m.group(2) for m in re.finditer(r"static \S+ (\w+)\(.*?\n((?:.*\n)*?)\n", text)}
+    leaf = bodies["leaf"].splitlines()
+    assert "Sampling.entry" in leaf[3], leaf[:4]
+    assert "Sampling.requested" in leaf[-6] and "Sampling.requested" in leaf[-5] and "ior" in leaf[-4], leaf[-6:]
+    assert bodies["leaf"].count("Sampling.") == 5
+    caller = bodies["caller"]
+    assert caller.count("Sampling.entry") == 1 and caller.count("Sampling.yieldpoint") == 1, caller
+    assert bodies["main"].count("Sampling.yieldpoint") == 2, bodies["main"]
 
 
 def test_sample_mode_on_a_library_passes_the_gate(tmp_path, capsys) -> None:

@@ -89,6 +89,8 @@ SAMPLING_REQUESTED: Final = _f(SAMPLING, "requested", "I", "non-zero while a sam
 SAMPLING_YIELDPOINT_NODE: Final = _m(SAMPLING, "yieldpoint", "(" + NODE_DESC + ")V", True,
                               "hybrid mode: take a sample on the current CCT node")
 SAMPLING_YIELDPOINT: Final = _m(SAMPLING, "yieldpoint", "()V", True, "sample mode: the thread samples its own stack")
+SAMPLING_ENTRY: Final = _m(SAMPLING, "entry", "()V", True,
+                    "sample mode, at a method's entry: the thread samples its stack without this frame")
 # fmt: on
 
 RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
@@ -115,6 +117,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     SAMPLING_REQUESTED,
     SAMPLING_YIELDPOINT_NODE,
     SAMPLING_YIELDPOINT,
+    SAMPLING_ENTRY,
 )
 
 
@@ -281,19 +284,25 @@ class RuntimeCalls:
         ]
 
     # ----------------------------------------------------------------- Sampling
-    def yieldpoint(self, node: int | None, skip) -> list:
-        """``if (Sampling.requested != 0) Sampling.yieldpoint([node])``; ``skip`` labels the code after."""
-        call = (
-            [self.invoke(SAMPLING_YIELDPOINT)]
-            if node is None
-            else [Instruction(-1, op.ALOAD, node), self.invoke(SAMPLING_YIELDPOINT_NODE)]
-        )
-        return [
-            Instruction(-1, op.GETSTATIC, self.field_ref(SAMPLING_REQUESTED)),
-            Instruction(-1, op.IFEQ, skip),
-            *call,
-            skip,
-        ]
+    def yieldpoint(self, node: int | None, skip, *, pinned: bool = False, entry: bool = False) -> list:
+        """``if (Sampling.requested != 0) Sampling.yieldpoint([node])``; ``skip`` labels the code after.
+
+        ``entry`` (sample mode, at a method's entry): ``Sampling.entry()``, whose sample is the caller's.
+
+        ``pinned``: read the field twice, ``(requested | requested) != 0``. C2 may schedule a volatile
+        load early (its field is in a memory slice nothing else writes), so a single read can run at
+        the start of its compiled block, before the code it should follow; the second read depends on
+        the first one's acquire barrier, which follows every store before it (docs/sampling.md).
+        """
+        if node is not None:
+            call = [Instruction(-1, op.ALOAD, node), self.invoke(SAMPLING_YIELDPOINT_NODE)]
+        else:
+            call = [self.invoke(SAMPLING_ENTRY if entry else SAMPLING_YIELDPOINT)]
+        field = self.field_ref(SAMPLING_REQUESTED)
+        read = [Instruction(-1, op.GETSTATIC, field)]
+        if pinned:
+            read += [Instruction(-1, op.GETSTATIC, field), Instruction(-1, op.IOR)]
+        return [*read, Instruction(-1, op.IFEQ, skip), *call, skip]
 
     # ----------------------------------------------------------------- MethodId
     def mid_get(self) -> Instruction:

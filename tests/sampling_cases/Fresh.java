@@ -66,26 +66,38 @@ public class Fresh {
     }
 
     /**
-     * {@code tiny} called again and again from one call site, by a loop without a yieldpoint of its
-     * own (as if the rewriting had left it alone): every sample lands at tiny's entry yieldpoint, in
-     * an activation begun since the previous sample, while the stack looks the same every time.
+     * Sample mode's placement by hand: {@code tiny} called again and again from one call site, by a
+     * loop that has no yieldpoint of its own but spends as long as tiny does before each call. tiny
+     * has {@code Sampling.entry()} at its entry and a yieldpoint before its return, none in its loop:
+     * a ticket issued while the caller's loop runs is taken at tiny's entry and is the caller's
+     * sample, one issued while tiny's loop runs is taken before its return and is tiny's. About
+     * half each.
      */
     static void entries(long end) {
         if (Sampling.requested != 0) {
-            Sampling.yieldpoint();
+            Sampling.entry();
         }
         while (System.nanoTime() < end) {
+            long x = sink;
+            for (int i = 0; i < 2000; i++) {
+                x += (x >>> 3) ^ i;   // the caller's own work: no yieldpoint until tiny's entry
+            }
+            sink = x;
             sink += tiny();
         }
     }
 
     static long tiny() {
         if (Sampling.requested != 0) {
-            Sampling.yieldpoint();
+            Sampling.entry();
         }
-        long x = 0;
-        for (int i = 0; i < 50; i++) {
-            x += i * 7;   // no yieldpoint: the entry's is the only one
+        long x = sink;
+        for (int i = 0; i < 2000; i++) {
+            x += (x >>> 3) ^ i;   // no yieldpoint in the loop: the one before the return takes it
+        }
+        sink = x;
+        if ((Sampling.requested | Sampling.requested) != 0) {
+            Sampling.yieldpoint();
         }
         return x;
     }

@@ -81,10 +81,17 @@ final class Frames {
         Class<?>[] classes = new Class<?>[64];
         int[] bcis = new int[64];
         int depth;
+        /** Frames below the runtime's own to leave out of this walk (1: the caller's stack, see {@link #walk}). */
+        private int drop;
 
-        /** Walk the calling thread's stack into the buffers. */
-        void walk() throws Throwable {
+        /**
+         * Walk the calling thread's stack into the buffers, leaving out the runtime's frames on top
+         * and {@code drop} frames below them: 1 when the yieldpoint was a method's entry, whose
+         * activation has not run yet (the time before it is its caller's).
+         */
+        void walk(int drop) throws Throwable {
             depth = 0;
+            this.drop = drop;
             Object unused = (Object) WALK.invokeExact(WALKER, (java.util.function.Function) this);
         }
 
@@ -94,6 +101,7 @@ final class Frames {
                 @SuppressWarnings("unchecked")
                 Iterator<Object> it = ((java.util.stream.Stream<Object>) stream).iterator();
                 boolean ours = true;
+                int skip = drop;
                 int n = 0;
                 while (it.hasNext()) {
                     Object f = it.next();
@@ -102,6 +110,10 @@ final class Frames {
                         continue;   // the sampler's own frames on top
                     }
                     ours = false;
+                    if (skip > 0) {
+                        skip--;   // the entered method's frame: the sample is its caller's
+                        continue;
+                    }
                     if (n == frames.length) {
                         grow();
                     }

@@ -25,15 +25,6 @@ final class SampleState {
      */
     long slowCalls;
 
-    /**
-     * The bytecode index of a method's entry yieldpoint's call: {@code getstatic requested} (3 bytes)
-     * and {@code ifeq} (3 bytes) at the start of the body, then {@code invokestatic yieldpoint()}. A
-     * thread sampled there has executed nothing of the method yet, so the frame was entered since its
-     * previous sample even when the stack looks the same as then (a method called again and again
-     * from one call site, which a stack walk alone cannot tell from one long activation).
-     */
-    static final int ENTRY_YIELDPOINT_BCI = 6;
-
     /** The previous sample, bottom (outermost) frame first: nodes, frame classes (null: unknown) and bcis. */
     private Node[] path = new Node[64];
     private Class<?>[] keyClass = new Class<?>[64];
@@ -81,9 +72,12 @@ final class SampleState {
 
     // ------------------------------------------------------------------ sample mode: the thread's own stack
 
-    /** A self-sample: walk the calling thread's own stack, then record it. */
-    void walkAndRecord(boolean incremental) throws Throwable {
-        walk.walk();
+    /**
+     * A self-sample: walk the calling thread's own stack, then record it; {@code drop} frames below the
+     * runtime's are left out (1 at a method's entry yieldpoint: the sample is its caller's).
+     */
+    void walkAndRecord(boolean incremental, int drop) throws Throwable {
+        walk.walk(drop);
         recordWalk(incremental);
     }
 
@@ -99,9 +93,6 @@ final class SampleState {
         int d = w.depth;
         ensure(d);
         int shared = shared(w, d);
-        if (shared == d && d > 0 && w.bcis[0] == ENTRY_YIELDPOINT_BCI) {
-            shared = d - 1;   // the top frame has just been entered: a new activation, fresh
-        }
         Node node;
         if (incremental) {
             node = shared == 0 ? root : path[shared - 1];
@@ -178,10 +169,16 @@ final class SampleState {
      * be held by this very thread, waiting for ours at a yieldpoint).
      */
     void recordTrace(StackTraceElement[] trace, ClassLoader hint) {
+        recordTrace(trace, hint, 0);
+    }
+
+    /** The same, leaving out {@code drop} frames below the runtime's (see {@link #walkAndRecord}). */
+    void recordTrace(StackTraceElement[] trace, ClassLoader hint, int drop) {
         int top = 0;
         while (top < trace.length && trace[top].getClassName().startsWith("jprewrite.runtime.")) {
             top++;
         }
+        top = Math.min(trace.length, top + drop);
         int d = trace.length - top;
         Object[] ids = new Object[d];
         int[] lines = new int[d];

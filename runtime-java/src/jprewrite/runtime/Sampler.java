@@ -220,10 +220,14 @@ final class Sampler implements Runnable {
 
     // ------------------------------------------------------------------ the sampling thread's side
 
-    /** {@link #pass}'s {@code kind}: sample mode, hybrid mode, hybrid mode inferred from the code. */
+    /**
+     * {@link #pass}'s {@code kind}: sample mode, hybrid mode, hybrid mode inferred from the code, and
+     * sample mode at a method's entry (the sample is the caller's stack).
+     */
     static final int SELF = 0;
     static final int NODE = 1;
     static final int NODE_INFERRED = 2;
+    static final int SELF_CALLER = 3;
 
     /**
      * Every yieldpoint taken ({@link Sampling#requested} set) comes here: if a round is open and this
@@ -245,7 +249,7 @@ final class Sampler implements Runnable {
         }
         Sampler s = active;
         ThreadRoot r;
-        if (kind == SELF) {
+        if (kind == SELF || kind == SELF_CALLER) {
             if (s == null) {
                 return;
             }
@@ -288,9 +292,9 @@ final class Sampler implements Runnable {
             if (node != null) {
                 st.recordNode(node);
             } else if (Frames.canWalk()) {
-                st.walkAndRecord(s.cfg.sampler == SamplingConfig.INCREMENTAL);
+                st.walkAndRecord(s.cfg.sampler == SamplingConfig.INCREMENTAL, kind == SELF_CALLER ? 1 : 0);
             } else {
-                st.recordTrace(new Throwable().getStackTrace(), null);
+                st.recordTrace(new Throwable().getStackTrace(), null, kind == SELF_CALLER ? 1 : 0);
             }
         } catch (Throwable e) {
             Log.once("sampling.self", "a thread could not sample itself", e);
@@ -320,6 +324,7 @@ final class Sampler implements Runnable {
 
     @Override
     public void run() {
+        Warm warm = warmer();
         long interval = cfg.intervalNs;
         long next = System.nanoTime() + interval;
         while (!stopped) {
@@ -336,6 +341,9 @@ final class Sampler implements Runnable {
                     safepointRound();
                 } else {
                     ticketRound();
+                }
+                if (warm != null && !warm.walk(System.nanoTime() + interval / 4)) {
+                    warm = null;
                 }
             } catch (Throwable e) {
                 Log.once("sampling.round", "a sampling round failed", e);
@@ -354,6 +362,75 @@ final class Sampler implements Runnable {
         open = null;
         Sampling.requested = 0;
         stats.samplerCpuNs = cpuTime();   // now: once this thread has ended the JVM no longer tells
+    }
+
+    /**
+     * Self-samples of this thread's own stack, into a tree nobody reads, in the first rounds (sample
+     * mode's ticket samplers, intervals of 2 ms and more): until the JIT has compiled the walk
+     * ({@code StackWalker}'s stream, the decoding of frames, the tree lookups), an interpreted
+     * self-sample takes milliseconds, not tens of microseconds. At 10 ms a run of a few seconds takes
+     * only a few hundred samples, and its first few dozen, interpreted, were the tail of the latency
+     * (p97.5 1-3 ms). At shorter intervals the threads' own samples warm it up soon enough.
+     */
+    static final int WARM_UP_WALKS = 400;
+
+    private Warm warmer() {
+        if (cfg.sampler == SamplingConfig.SAFEPOINT || mode != SamplingConfig.SAMPLE || !Frames.canWalk()
+                || cfg.intervalNs < 2000000L) {
+            return null;
+        }
+        return new Warm(new SampleState(new ThreadRoot(thread), new SamplingStats()), cfg.sampler);
+    }
+
+    /**
+     * The warm-up walks, a share of each interval at a time (rounds start at once), taken in a
+     * callback of a JDK method so that the walk records the frames beneath it (a walk leaves out the
+     * runtime's own frames above the first other one), at changing depths (frames are decoded, and
+     * shared).
+     */
+    private static final class Warm implements java.util.function.Consumer<Object> {
+        final SampleState state;
+        final boolean incremental;
+        final java.util.List<Object> one = java.util.Collections.singletonList(null);
+        int done;
+
+        Warm(SampleState state, int sampler) {
+            this.state = state;
+            this.incremental = sampler == SamplingConfig.INCREMENTAL;
+        }
+
+        /** Walk until {@code deadline} ({@link System#nanoTime()}); false once all are done (or failed). */
+        boolean walk(long deadline) {
+            try {
+                while (done < WARM_UP_WALKS && System.nanoTime() < deadline) {
+                    down(4 + (done % 24));
+                    done++;
+                }
+                return done < WARM_UP_WALKS;
+            } catch (Throwable e) {
+                Log.once("sampling.warm", "the sampler's warm-up failed", e);
+                return false;
+            }
+        }
+
+        private void down(int d) {
+            if (d > 0) {
+                down(d - 1);
+                return;
+            }
+            one.forEach(this);
+        }
+
+        @Override
+        public void accept(Object unused) {
+            try {
+                state.walkAndRecord(incremental, 0);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     /** The JVMTI-style baseline: every thread's stack in one global safepoint. */

@@ -80,6 +80,16 @@ public final class Sampling {
         Sampler.pass(null, Sampler.SELF);
     }
 
+    /**
+     * Sample mode's yieldpoint at a method's entry: as {@link #yieldpoint()}, but the sample is the
+     * caller's stack (this frame left out). Nothing of the entered activation has run yet, so the
+     * time since the thread's previous yieldpoint was spent before the call: in the caller, or in
+     * uninstrumented code (the JDK) that called back into this method.
+     */
+    public static void entry() {
+        Sampler.pass(null, Sampler.SELF_CALLER);
+    }
+
     /** Whether a sampler runs in this JVM (loading this class starts it when the settings ask for one). */
     public static boolean active() {
         return SAMPLER != null;
