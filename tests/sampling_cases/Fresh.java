@@ -7,35 +7,44 @@ import jprewrite.runtime.Sampling;
  * alternates between one long activation of {@code slow} and many short calls of {@code quick},
  * about half its CPU time each. Whaley's fresh frames tell them apart: nearly every sample of
  * {@code quick} is in a frame entered since the previous sample, few of {@code slow}'s are.
- * Argument: the run's length in milliseconds.
+ * Argument: the run's length in milliseconds of the working thread's CPU time (not wall time: on
+ * a loaded machine the thread gets a share of a core, and a thread that is not running takes no
+ * samples, so a wall-time length would make the number of samples depend on the load). The
+ * program prints how many activations of {@code slow} it made: no more samples of slow than that
+ * can be fresh.
  */
 public class Fresh {
     static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
     static volatile long sink;
 
     public static void main(String[] args) throws Exception {
-        long end = System.nanoTime() + Long.parseLong(args[0]) * 1000000L;
+        long budget = Long.parseLong(args[0]) * 1000000L;
         if (args.length > 1 && args[1].equals("entries")) {
-            Thread t = new Thread(() -> entries(end), "entries");
+            Thread t = new Thread(() -> entries(budget), "entries");
             t.start();
             t.join();
             System.out.println("done " + (sink & 1));
             return;
         }
-        Thread t = new Thread(() -> alternate(end), "fresh");
+        Thread t = new Thread(() -> alternate(budget), "fresh");
         t.start();
         t.join();
+        System.out.println("slow activations " + slowCalls);
         System.out.println("done " + (sink & 1));
     }
 
-    static void alternate(long end) {
+    static int slowCalls;
+
+    static void alternate(long budget) {
         if (Sampling.requested != 0) {
             Sampling.yieldpoint();
         }
-        while (System.nanoTime() < end) {
+        long end = CPU.getCurrentThreadCpuTime() + budget;
+        while (CPU.getCurrentThreadCpuTime() < end) {
             if (Sampling.requested != 0) {
                 Sampling.yieldpoint();
             }
+            slowCalls++;
             slow(20000000L);
             long stop = CPU.getCurrentThreadCpuTime() + 20000000L;
             while (CPU.getCurrentThreadCpuTime() < stop) {
@@ -73,11 +82,12 @@ public class Fresh {
      * sample, one issued while tiny's loop runs is taken before its return and is tiny's. About
      * half each.
      */
-    static void entries(long end) {
+    static void entries(long budget) {
         if (Sampling.requested != 0) {
             Sampling.entry();
         }
-        while (System.nanoTime() < end) {
+        long end = CPU.getCurrentThreadCpuTime() + budget;
+        while (CPU.getCurrentThreadCpuTime() < end) {
             long x = sink;
             for (int i = 0; i < 2000; i++) {
                 x += (x >>> 3) ^ i;   // the caller's own work: no yieldpoint until tiny's entry

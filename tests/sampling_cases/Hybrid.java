@@ -15,7 +15,8 @@ import jprewrite.runtime.ThreadRoot;
  * are blocked on a lock in {@code blocked}.</li>
  * <li>{@code fresh MILLIS}: one thread alternates between one long activation of {@code slow} and
  * many short calls of {@code quick} (about half its time each): Whaley's long-running versus
- * frequently called code.</li>
+ * frequently called code. MILLIS of the thread's CPU time, not wall time: a thread that is not
+ * running takes no samples, so on a loaded machine a wall-time length gives few.</li>
  * <li>{@code exact}: deterministic work on two threads (the same calls and bytecodes in every run),
  * for comparing the exact tree with and without sampling.</li>
  * </ul>
@@ -47,8 +48,8 @@ public class Hybrid {
         if (what.equals("shares")) {
             shares(Long.parseLong(args[1]));
         } else if (what.equals("fresh")) {
-            long end = System.nanoTime() + Long.parseLong(args[1]) * 1000000L;
-            Thread t = new Thread(() -> fresh(ThreadRoot.n2bEnter(null, FRESH), end), "fresh");
+            long budget = Long.parseLong(args[1]) * 1000000L;
+            Thread t = new Thread(() -> fresh(ThreadRoot.n2bEnter(null, FRESH), budget), "fresh");
             t.start();
             t.join();
         } else {
@@ -158,11 +159,12 @@ public class Hybrid {
         sink += x;
     }
 
-    static void fresh(Node node, long end) {
+    static void fresh(Node node, long budget) {
         if (Sampling.requested != 0) {
             Sampling.yieldpoint(node);
         }
-        while (System.nanoTime() < end) {
+        long end = CPU.getCurrentThreadCpuTime() + budget;
+        while (CPU.getCurrentThreadCpuTime() < end) {
             if (Sampling.requested != 0) {
                 Sampling.yieldpoint(node);
             }
