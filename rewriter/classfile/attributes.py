@@ -670,7 +670,7 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: 
                 offset=base_offset + pos if base_offset >= 0 else None,
             )
         if _COMPILED:
-            append(Raw(name_index, data[start:end], base_offset + start if known else -1))
+            append(RawAttribute(name_index, data[start:end], base_offset + start if known else -1))
         else:
             a = new(Raw)  # RawAttribute(name_index, body, offset), minus the __init__ call
             a.name_index = name_index

@@ -468,6 +468,36 @@ _WANT2[DYNAMIC] = _WANT2[INVOKE_DYNAMIC] = NAME_AND_TYPE
 del _tag, _one, _two, _size, _fields
 
 
+# Compiled by mypyc, a class taken from a table is called through the Python API; these call
+# each class directly (ConstantPool.decode_all, when compiled).
+def _two_ref(tag: int, first: int, second: int) -> Constant:
+    if tag == METHODREF:
+        return Methodref(first, second)
+    if tag == NAME_AND_TYPE:
+        return NameAndType(first, second)
+    if tag == FIELDREF:
+        return Fieldref(first, second)
+    if tag == INTERFACE_METHODREF:
+        return InterfaceMethodref(first, second)
+    if tag == INVOKE_DYNAMIC:
+        return InvokeDynamic(first, second)
+    assert tag == DYNAMIC
+    return Dynamic(first, second)
+
+
+def _one_ref(tag: int, index: int) -> Constant:
+    if tag == CLASS:
+        return ClassRef(index)
+    if tag == STRING:
+        return String(index)
+    if tag == METHOD_TYPE:
+        return MethodType(index)
+    if tag == MODULE:
+        return Module(index)
+    assert tag == PACKAGE
+    return Package(index)
+
+
 class ConstantPool:
     """An indexable constant pool: ``pool[i]`` for 1 <= i < len(pool).
 
@@ -668,20 +698,20 @@ class ConstantPool:
                 # ASCII without NUL (nearly every name) decodes in C; the rest is checked.
                 text = raw.decode("ascii") if raw.isascii() and 0 not in raw else decode(raw)
                 if _COMPILED:
-                    c = Utf8_(text, raw=raw)
+                    c = Utf8(text, raw=raw)  # (the class itself: a direct call, compiled)
                 else:
                     c = new(Utf8_)
                     c.raw = raw
                     c.decoded = text
             elif kind == K_TWO:
                 if _COMPILED:
-                    c = classes[tag](*u2u2(data, pos + 1))
+                    c = _two_ref(tag, (data[pos + 1] << 8) | data[pos + 2], (data[pos + 3] << 8) | data[pos + 4])
                 else:
                     c = new(classes[tag])
                     c.first, c.second = u2u2(data, pos + 1)
             elif kind == K_ONE:
                 if _COMPILED:
-                    c = classes[tag]((data[pos + 1] << 8) | data[pos + 2])
+                    c = _one_ref(tag, (data[pos + 1] << 8) | data[pos + 2])
                 else:
                     c = new(classes[tag])
                     c.index = (data[pos + 1] << 8) | data[pos + 2]

@@ -418,7 +418,7 @@ def decode_stack_map_table(
                     f"frame at offset {offset} is past the end of the code (length {clen})", offset=start
                 )
             if _COMPILED:
-                frames.append(Frame_(offset, locals_, stack, kind))
+                frames.append(Frame(offset, locals_, stack, kind))  # (the class itself: a direct call)
             else:
                 frame = new(Frame_)  # Frame(offset, locals_, stack, kind) without the __init__ call
                 frame.offset = offset

@@ -394,7 +394,7 @@ def decode_instructions(code: bytes) -> list[Instruction]:
                 pos += lengths[op] or instruction_length(insn, pos)
                 continue
             if compiled:
-                insn = Insn(pos, op, operand, False)
+                insn = Instruction(pos, op, operand, False)  # (the class itself: a direct call)
             else:
                 insn = new(Insn)
                 insn.offset = pos
