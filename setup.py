@@ -36,7 +36,7 @@ SOURCE = ROOT / "rewriter"
 #: the packages (directories of ``rewriter/``) whose modules are compiled, their ``__init__`` aside
 COMPILED_PACKAGES = ("classfile", "editor", "analysis", "analysis/typeflow", "instrument")
 #: modules of those packages left interpreted (cold, or dynamic in ways mypyc does not allow)
-INTERPRETED: frozenset[str] = frozenset({"instrument/pool_cache"})
+INTERPRETED: frozenset[str] = frozenset({"instrument/pool_cache", "classfile/native"})
 #: the shared library holding the compiled code (one group: modules call each other natively)
 GROUP = "jprewrite._native"
 MANIFEST = "_native.json"

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Final
 
 from ..errors import ClassFormatError
 from .constants import ConstantPool
+from .native import mypyc_attr
 
 _U2: Final = struct.Struct(">H")
 _U4: Final = struct.Struct(">I")
@@ -53,6 +54,7 @@ CODE: Final = "code"
 RECORD_COMPONENT: Final = "record component"
 
 
+@mypyc_attr(acyclic=True)  # (see classfile.native)
 class Attribute:
     """Base of all attributes. ``name_index`` is the Utf8 index of the attribute's name.
 
@@ -80,6 +82,7 @@ class Attribute:
         return _HI.pack(self.name_index, len(body)) + body
 
 
+@mypyc_attr(acyclic=True)
 class RawAttribute(Attribute):
     """An attribute carried byte for byte: unknown ones, and known ones not decoded yet."""
 
@@ -667,7 +670,7 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: 
                 offset=base_offset + pos if base_offset >= 0 else None,
             )
         if _COMPILED:
-            append(Raw(name_index, data[start:end], base_offset + start if known else -1))
+            append(RawAttribute(name_index, data[start:end], base_offset + start if known else -1))
         else:
             a = new(Raw)  # RawAttribute(name_index, body, offset), minus the __init__ call
             a.name_index = name_index

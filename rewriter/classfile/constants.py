@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Final
 
 from ..errors import ClassFormatError
 from . import mutf8
+from .native import mypyc_attr
 
 # Tags (JVMS Table 4.4-B)
 UTF8: Final = 1
@@ -119,6 +120,7 @@ _S8: Final = struct.Struct(">q")
 _U8: Final = struct.Struct(">Q")
 
 
+@mypyc_attr(acyclic=True)  # (see classfile.native)
 class Constant:
     """One constant-pool entry. Subclasses are small value objects."""
 
@@ -147,6 +149,7 @@ class Constant:
         return 1
 
 
+@mypyc_attr(acyclic=True)
 class Utf8(Constant):
     """A string constant, kept as its raw modified-UTF-8 bytes (what it encodes back to).
 
@@ -183,6 +186,7 @@ class Utf8(Constant):
         return f"Utf8({self.value!r})"
 
 
+@mypyc_attr(acyclic=True)
 class Integer(Constant):
     __slots__ = ("value",)
     tag = INTEGER
@@ -197,6 +201,7 @@ class Integer(Constant):
         return b"\x03" + _S4.pack(self.value)
 
 
+@mypyc_attr(acyclic=True)
 class Float(Constant):
     """Kept as its 32 raw bits so every NaN pattern survives."""
 
@@ -221,6 +226,7 @@ class Float(Constant):
         return b"\x04" + _U4.pack(self.bits)
 
 
+@mypyc_attr(acyclic=True)
 class Long(Constant):
     __slots__ = ("value",)
     tag = LONG
@@ -239,6 +245,7 @@ class Long(Constant):
         return b"\x05" + _S8.pack(self.value)
 
 
+@mypyc_attr(acyclic=True)
 class Double(Constant):
     """Kept as its 64 raw bits so every NaN pattern survives."""
 
@@ -267,6 +274,7 @@ class Double(Constant):
         return b"\x06" + _U8.pack(self.bits)
 
 
+@mypyc_attr(acyclic=True)
 class _OneRef(Constant):
     __slots__ = ("index",)
 
@@ -280,6 +288,7 @@ class _OneRef(Constant):
         return bytes((self.tag,)) + _U2.pack(self.index)
 
 
+@mypyc_attr(acyclic=True)
 class ClassRef(_OneRef):
     """CONSTANT_Class: ``index`` is the Utf8 of the internal name or array descriptor."""
 
@@ -287,26 +296,31 @@ class ClassRef(_OneRef):
     tag = CLASS
 
 
+@mypyc_attr(acyclic=True)
 class String(_OneRef):
     __slots__ = ()
     tag = STRING
 
 
+@mypyc_attr(acyclic=True)
 class MethodType(_OneRef):
     __slots__ = ()
     tag = METHOD_TYPE
 
 
+@mypyc_attr(acyclic=True)
 class Module(_OneRef):
     __slots__ = ()
     tag = MODULE
 
 
+@mypyc_attr(acyclic=True)
 class Package(_OneRef):
     __slots__ = ()
     tag = PACKAGE
 
 
+@mypyc_attr(acyclic=True)
 class _TwoRef(Constant):
     __slots__ = ("first", "second")
 
@@ -321,6 +335,7 @@ class _TwoRef(Constant):
         return bytes((self.tag,)) + _U2U2.pack(self.first, self.second)
 
 
+@mypyc_attr(acyclic=True)
 class _MemberRef(_TwoRef):
     """Field/method reference: ``first`` = Class index, ``second`` = NameAndType index."""
 
@@ -335,21 +350,25 @@ class _MemberRef(_TwoRef):
         return self.second
 
 
+@mypyc_attr(acyclic=True)
 class Fieldref(_MemberRef):
     __slots__ = ()
     tag = FIELDREF
 
 
+@mypyc_attr(acyclic=True)
 class Methodref(_MemberRef):
     __slots__ = ()
     tag = METHODREF
 
 
+@mypyc_attr(acyclic=True)
 class InterfaceMethodref(_MemberRef):
     __slots__ = ()
     tag = INTERFACE_METHODREF
 
 
+@mypyc_attr(acyclic=True)
 class NameAndType(_TwoRef):
     """``first`` = name Utf8 index, ``second`` = descriptor Utf8 index."""
 
@@ -357,6 +376,7 @@ class NameAndType(_TwoRef):
     tag = NAME_AND_TYPE
 
 
+@mypyc_attr(acyclic=True)
 class _Indy(_TwoRef):
     """``first`` = BootstrapMethods index, ``second`` = NameAndType index."""
 
@@ -371,16 +391,19 @@ class _Indy(_TwoRef):
         return self.second
 
 
+@mypyc_attr(acyclic=True)
 class Dynamic(_Indy):
     __slots__ = ()
     tag = DYNAMIC
 
 
+@mypyc_attr(acyclic=True)
 class InvokeDynamic(_Indy):
     __slots__ = ()
     tag = INVOKE_DYNAMIC
 
 
+@mypyc_attr(acyclic=True)
 class MethodHandle(Constant):
     __slots__ = ("kind", "index")
     tag = METHOD_HANDLE
@@ -443,6 +466,36 @@ for _tag, _fields in _REF_RULES.items():
 _WANT1[DYNAMIC] = _WANT1[INVOKE_DYNAMIC] = 0  # first field: a BootstrapMethods index
 _WANT2[DYNAMIC] = _WANT2[INVOKE_DYNAMIC] = NAME_AND_TYPE
 del _tag, _one, _two, _size, _fields
+
+
+# Compiled by mypyc, a class taken from a table is called through the Python API; these call
+# each class directly (ConstantPool.decode_all, when compiled).
+def _two_ref(tag: int, first: int, second: int) -> Constant:
+    if tag == METHODREF:
+        return Methodref(first, second)
+    if tag == NAME_AND_TYPE:
+        return NameAndType(first, second)
+    if tag == FIELDREF:
+        return Fieldref(first, second)
+    if tag == INTERFACE_METHODREF:
+        return InterfaceMethodref(first, second)
+    if tag == INVOKE_DYNAMIC:
+        return InvokeDynamic(first, second)
+    assert tag == DYNAMIC
+    return Dynamic(first, second)
+
+
+def _one_ref(tag: int, index: int) -> Constant:
+    if tag == CLASS:
+        return ClassRef(index)
+    if tag == STRING:
+        return String(index)
+    if tag == METHOD_TYPE:
+        return MethodType(index)
+    if tag == MODULE:
+        return Module(index)
+    assert tag == PACKAGE
+    return Package(index)
 
 
 class ConstantPool:
@@ -645,20 +698,20 @@ class ConstantPool:
                 # ASCII without NUL (nearly every name) decodes in C; the rest is checked.
                 text = raw.decode("ascii") if raw.isascii() and 0 not in raw else decode(raw)
                 if _COMPILED:
-                    c = Utf8_(text, raw=raw)
+                    c = Utf8(text, raw=raw)  # (the class itself: a direct call, compiled)
                 else:
                     c = new(Utf8_)
                     c.raw = raw
                     c.decoded = text
             elif kind == K_TWO:
                 if _COMPILED:
-                    c = classes[tag](*u2u2(data, pos + 1))
+                    c = _two_ref(tag, (data[pos + 1] << 8) | data[pos + 2], (data[pos + 3] << 8) | data[pos + 4])
                 else:
                     c = new(classes[tag])
                     c.first, c.second = u2u2(data, pos + 1)
             elif kind == K_ONE:
                 if _COMPILED:
-                    c = classes[tag]((data[pos + 1] << 8) | data[pos + 2])
+                    c = _one_ref(tag, (data[pos + 1] << 8) | data[pos + 2])
                 else:
                     c = new(classes[tag])
                     c.index = (data[pos + 1] << 8) | data[pos + 2]

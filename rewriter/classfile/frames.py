@@ -31,6 +31,7 @@ from typing import Any, Final, Protocol
 
 from ..errors import ClassFormatError
 from .descriptors import parse_method_descriptor
+from .native import mypyc_attr
 
 __all__ = [
     "VType",
@@ -86,6 +87,7 @@ class ClassPool(Protocol):
 
 
 # --------------------------------------------------------- verification types
+@mypyc_attr(acyclic=True)  # (see classfile.native)
 class VType:
     """A verification type (JVMS 4.10.1.2). Immutable; ``tag`` is its verification_type_info tag."""
 
@@ -99,6 +101,7 @@ class VType:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
 
+@mypyc_attr(acyclic=True)
 class _Simple(VType):
     """The verification types without data; one instance each, compared by identity."""
 
@@ -127,6 +130,7 @@ UninitializedThis = _Simple(ITEM_UNINITIALIZED_THIS, "UninitializedThis")
 _SIMPLE: Final[tuple[VType, ...]] = (Top, Integer, Float, Double, Long, Null, UninitializedThis)
 
 
+@mypyc_attr(acyclic=True)
 class Object(VType):
     """A reference type by class internal name or array descriptor (``java/lang/String``, ``[I``).
 
@@ -160,6 +164,7 @@ class Object(VType):
         return (Object, (self.name, self.cp_index))
 
 
+@mypyc_attr(acyclic=True)
 class Uninitialized(VType):
     """The result of the ``new`` instruction at ``offset``, before its constructor has run."""
 
@@ -189,6 +194,7 @@ class Uninitialized(VType):
 
 
 # ------------------------------------------------------------------- frames
+@mypyc_attr(acyclic=True)
 class Frame:
     """The types at ``offset``: ``locals`` and ``stack``, one entry per verification_type_info.
 
@@ -412,7 +418,7 @@ def decode_stack_map_table(
                     f"frame at offset {offset} is past the end of the code (length {clen})", offset=start
                 )
             if _COMPILED:
-                frames.append(Frame_(offset, locals_, stack, kind))
+                frames.append(Frame(offset, locals_, stack, kind))  # (the class itself: a direct call)
             else:
                 frame = new(Frame_)  # Frame(offset, locals_, stack, kind) without the __init__ call
                 frame.offset = offset

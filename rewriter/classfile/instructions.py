@@ -46,6 +46,7 @@ from operator import attrgetter
 from typing import Any, ClassVar, Final
 
 from ..errors import ClassFormatError
+from .native import mypyc_attr
 from .opcodes import (
     FMT_BRANCH,
     FMT_BRANCH_W,
@@ -94,6 +95,7 @@ __all__ = [
 ]
 
 
+@mypyc_attr(acyclic=True)  # (see classfile.native)
 class Instruction:
     """An instruction with zero or one operand (see the module docstring for ``operand``).
 
@@ -136,6 +138,7 @@ class Instruction:
         return f"<{self.offset}: {wide}{self.name}{' ' + ops if ops else ''}>"
 
 
+@mypyc_attr(acyclic=True)
 class Iinc(Instruction):
     """``iinc index, increment``: ``operand`` is the local index, ``increment`` is signed."""
 
@@ -153,6 +156,7 @@ class Iinc(Instruction):
         return f"{self.operand}, {self.increment}"
 
 
+@mypyc_attr(acyclic=True)
 class InvokeInterface(Instruction):
     """``invokeinterface #index, count``; ``reserved`` is the trailing byte (0 per JVMS)."""
 
@@ -172,6 +176,7 @@ class InvokeInterface(Instruction):
         return f"#{self.operand}, {self.count}{extra}"
 
 
+@mypyc_attr(acyclic=True)
 class InvokeDynamic(Instruction):
     """``invokedynamic #index``; ``reserved`` is the trailing u2 (0 per JVMS)."""
 
@@ -190,6 +195,7 @@ class InvokeDynamic(Instruction):
         return f"#{self.operand}{extra}"
 
 
+@mypyc_attr(acyclic=True)
 class MultiANewArray(Instruction):
     """``multianewarray #index, dims``."""
 
@@ -207,6 +213,7 @@ class MultiANewArray(Instruction):
         return f"#{self.operand}, {self.dims}"
 
 
+@mypyc_attr(acyclic=True)
 class TableSwitch(Instruction):
     """``tableswitch``: ``targets[i]`` is the absolute target for key ``low + i``.
 
@@ -237,6 +244,7 @@ class TableSwitch(Instruction):
         return f"{self.low}..{self.high} -> {self.targets} default {self.default}"
 
 
+@mypyc_attr(acyclic=True)
 class LookupSwitch(Instruction):
     """``lookupswitch``: ``keys[i]`` jumps to absolute ``targets[i]``; ``padding`` as TableSwitch.
 
@@ -386,7 +394,7 @@ def decode_instructions(code: bytes) -> list[Instruction]:
                 pos += lengths[op] or instruction_length(insn, pos)
                 continue
             if compiled:
-                insn = Insn(pos, op, operand, False)
+                insn = Instruction(pos, op, operand, False)  # (the class itself: a direct call)
             else:
                 insn = new(Insn)
                 insn.offset = pos
@@ -477,7 +485,10 @@ _offset_of = attrgetter("offset")
 
 
 def _check_targets(insns: Sequence[Instruction], jumps: list[Instruction], code_length: int) -> None:
-    starts = set(map(_offset_of, insns))  # (map + attrgetter: the loop runs in C)
+    if _COMPILED:
+        starts = {insn.offset for insn in insns}  # (native attribute reads)
+    else:
+        starts = set(map(_offset_of, insns))  # (map + attrgetter: the loop runs in C)
     for insn in jumps:
         if type(insn) is Instruction and insn.operand in starts:  # the usual branch, quickly
             continue
@@ -549,7 +560,8 @@ def encode_instructions(insns: Iterable[Instruction]) -> bytes:
     pack_Bh, pack_BBH, pack_Bb = _Bh.pack, _BBH.pack, _Bb.pack
     jumps: list[Instruction] = []
     pos = 0
-    insn: Any = None  # operands are int | None in general; None raises TypeError, reported below
+    insn: Instruction | None = None
+    v: int  # (an operand; typed for mypyc: None or another type raises TypeError, reported below)
     try:
         for insn in insns:
             if insn.offset != pos:

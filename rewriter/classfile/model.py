@@ -379,6 +379,7 @@ def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type[Member],
     unpack = _MEMBER.unpack_from
     core = owner.core
     new = object.__new__
+    m: Member
     for _ in range(count):
         if pos + 6 > n:
             raise ClassFormatError(f"truncated {kind.__name__.lower()}", offset=pos)
@@ -391,9 +392,16 @@ def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type[Member],
             )
         attributes, pos = read_attribute_list(data, pos + 6, pool)
         if _COMPILED:
-            members.append(kind(access, name_index, desc_index, attributes, core))
+            # (each class itself: a direct call, compiled)
+            if kind is Method:
+                m = Method(access, name_index, desc_index, attributes, core)
+            elif kind is Field:
+                m = Field(access, name_index, desc_index, attributes, core)
+            else:
+                m = kind(access, name_index, desc_index, attributes, core)
+            members.append(m)
             continue
-        m: Member = new(kind)  # what kind(access, name_index, desc_index, attributes, owner) does
+        m = new(kind)  # what kind(access, name_index, desc_index, attributes, owner) does
         m.access = access
         m.name_index = name_index
         m.descriptor_index = desc_index

@@ -35,10 +35,12 @@ from ..classfile import opcodes as op
 from ..classfile.attributes import TypeAnnotation
 from ..classfile.frames import Frame, Uninitialized
 from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
+from ..classfile.native import mypyc_attr
 
 _LABEL_NUMBERS: Final = count(1)  # names of labels made without one: L1, L2...
 
 
+@mypyc_attr(acyclic=True)  # (see classfile.native)
 class Label:
     """A position in a code body. Identity matters, not value; ``offset`` is set by the assembler."""
 
