@@ -16,7 +16,7 @@ from functools import cached_property
 
 from ..analysis.hierarchy import ClassHierarchy
 from ..classfile.model import ACC_FINAL, ClassFile, Method
-from .method_ids import MidTable
+from .method_ids import MidTable, mid_fields_fit
 from .options import InstrumentOptions
 from .plan import CctPlan
 from .pool_cache import CachingPool
@@ -115,7 +115,7 @@ class ClassContext:
     @classmethod
     def create(cls, cf: ClassFile, plan: CctPlan, options: InstrumentOptions, contract_only: bool) -> ClassContext:
         pool = CachingPool(cf.pool)
-        mids = MidTable(cf, pool)
+        mids = MidTable(cf, pool, fields=not contract_only and mid_fields_fit(cf))
         return cls(
             cf, plan, options, choose_strategy(cf, plan, contract_only), pool, mids, RuntimeCalls(pool, mids.load)
         )
