@@ -17,7 +17,7 @@ from typing import Final, cast
 from ..analysis.hierarchy import ClassHierarchy
 from ..classfile.constants import ConstantPool
 from ..classfile.model import ACC_FINAL, ClassFile, Method
-from .method_ids import MidTable
+from .method_ids import MidTable, mid_fields_fit
 from .options import InstrumentOptions
 from .plan import CctPlan
 from .pool_cache import CachingPool
@@ -127,7 +127,7 @@ class ClassContext:
         # compiled by mypyc, calls on the pool itself are direct calls already; the wrapper would
         # turn them back into Python calls
         pool = cf.pool if _COMPILED else cast(ConstantPool, CachingPool(cf.pool))
-        mids = MidTable(cf, pool)
+        mids = MidTable(cf, pool, fields=not contract_only and mid_fields_fit(cf))
         return cls(
             cf, plan, options, choose_strategy(cf, plan, contract_only), pool, mids, RuntimeCalls(pool, mids.load)
         )

@@ -2,6 +2,14 @@
 
 Kept apart from the class rewriter: the table is filled while methods are
 rewritten and turned into the holder class's initialiser at the end.
+
+Each MethodId is a ``static final`` field of the holder (``$jp$m<k>``), set by the holder's
+``<clinit>`` itself: once the holder is initialised the JIT compilers read such a field as a
+constant, so a node's ``enter`` compares its cached child's method with an immediate instead of
+loading the MethodId first, and the load is 3 bytes of bytecode instead of 7. Classes that could
+need too many of them (the ``<clinit>`` must stay under 64 KB and the class's constant pool takes
+three entries per field) keep one ``static final MethodId[] $jp$mids`` array; so does the
+contract-only form, which the agent's Java contract writer must reproduce.
 """
 
 from __future__ import annotations
@@ -11,9 +19,23 @@ from ..classfile.instructions import Instruction
 from ..classfile.model import ClassFile
 from . import codegen as G
 from .runtime_api import MID_GET
-from .support import HOLDER_SUFFIX, INIT_FLAG_PREFIX, MIDS_ARRAY, MIDS_FIELD
+from .support import HOLDER_SUFFIX, INIT_FLAG_PREFIX, MID_DESC, MID_FIELD_PREFIX, MIDS_ARRAY, MIDS_FIELD
 
-__all__ = ["MidTable"]
+__all__ = ["MidTable", "MAX_FIELD_MIDS", "mid_fields_fit"]
+
+#: most MethodId fields a holder gets (its ``<clinit>`` sets each with at most 20 bytes of code)
+MAX_FIELD_MIDS = 2500
+_METHOD_REF_TAGS = frozenset((10, 11, 18))  # Methodref, InterfaceMethodref, InvokeDynamic
+
+
+def mid_fields_fit(cf: ClassFile) -> bool:
+    """Can ``cf``'s MethodIds be fields of its holder? An upper bound of how many it may make: one per
+    method reference of its pool for its call sites (two for a reference called both ways) and a few
+    per method of its own (its MethodId, a delegating or native one, dispatchers)."""
+    tags = cf.pool.tags
+    refs = sum(1 for t in tags if t in _METHOD_REF_TAGS)
+    bound = 2 * refs + 4 * len(cf.methods) + 16
+    return bound <= MAX_FIELD_MIDS and len(tags) + 3 * bound < 60000
 
 
 class MidTable:
@@ -24,9 +46,10 @@ class MidTable:
     is initialised on first use, whatever state its class is in.
     """
 
-    def __init__(self, cf: ClassFile, pool) -> None:
+    def __init__(self, cf: ClassFile, pool, fields: bool = False) -> None:
         self.cf = cf
         self.pool = pool
+        self.fields = fields  #: one static final field per MethodId (else the array)
         self.entries: list[tuple[str, str, str, int, int]] = []
         self.index: dict[tuple[str, str, str, int, int], int] = {}
         self.dispatchers = 0  #: inline-cache slots of interface dispatchers (``$jp$seen``)
@@ -47,6 +70,8 @@ class MidTable:
 
     def load(self, i: int, pool=None) -> list:
         pool = pool or self.pool
+        if self.fields:
+            return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC))]
         return [
             Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY)),
             G.push_int(pool, i),
@@ -61,6 +86,23 @@ class MidTable:
     def loader(self, pool):
         """``load`` bound to ``pool`` (dispatchers are built in the class or in the holder)."""
         return lambda i: self.load(i, pool)
+
+    def fill_fields(self, pool) -> list:
+        """Every MethodId made and stored in its field (the holder's ``<clinit>``: only there are
+        static final fields constants to the JIT compilers)."""
+        get = pool.add_methodref(MID_GET.owner, MID_GET.name, MID_GET.descriptor)
+        out: list = []
+        for i, (cls, name, desc, kind, sites) in enumerate(self.entries):
+            out += [
+                Instruction(-1, op.LDC_W, pool.add_string(cls)),
+                Instruction(-1, op.LDC_W, pool.add_string(name)),
+                Instruction(-1, op.LDC_W, pool.add_string(desc)),
+                G.push_int(pool, kind),
+                G.push_int(pool, sites),
+                Instruction(-1, op.INVOKESTATIC, get),
+                Instruction(-1, op.PUTSTATIC, pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC)),
+            ]
+        return out
 
     def fill(self, pool, start: int, end: int) -> list:
         """``array`` on the stack: store entries [start, end) into it; the array stays on the stack."""

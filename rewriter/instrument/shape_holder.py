@@ -1,7 +1,8 @@
 """The holder class ``C$$jpmids`` beside each rewritten class: its MethodIds and interface dispatchers.
 
-MethodIds live in ``static final MethodId[] $jp$mids``, filled in chunks by the holder's own
-``<clinit>``; not in the class itself, because code of a class can run before its
+MethodIds live in ``static final MethodId $jp$m<k>`` fields (or, for classes that would need too
+many, ``static final MethodId[] $jp$mids``, filled in chunks), set by the holder's own
+``<clinit>`` (:mod:`.method_ids`); not in the class itself, because code of a class can run before its
 ``<clinit>`` (a superclass's initialiser that instantiates the subclass), and the holder is
 initialised on first use, whatever state its class is in. The holder is version 49: no
 StackMapTable needed (inference verifier). It also holds the class's init flags
@@ -47,6 +48,8 @@ from .support import (
     INIT_FLAG_PREFIX,
     KIND_UNINSTRUMENTED,
     MID,
+    MID_DESC,
+    MID_FIELD_PREFIX,
     MIDS_ARRAY,
     MIDS_FIELD,
     MIDS_PER_CHUNK,
@@ -59,6 +62,7 @@ from .support import (
 __all__ = ["build_holder"]
 
 _CLASS_ARRAY: Final = "[Ljava/lang/Class;"
+_MID_FIELD_FLAGS: Final = ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC
 
 
 def build_holder(ctx: ClassContext) -> tuple[str, bytes]:
@@ -83,9 +87,6 @@ def build_holder(ctx: ClassContext) -> tuple[str, bytes]:
         )
         write_body(d, body)
         holder.methods.append(d)
-    holder.fields.append(
-        Field(ACC_STATIC | ACC_FINAL | ACC_SYNTHETIC, pool.add_utf8(MIDS_FIELD), pool.add_utf8(MIDS_ARRAY), [], holder)
-    )
     for k in range(len(mids.init_flags)):  # read and set by the class: package access
         flag = pool.add_utf8(f"{INIT_FLAG_PREFIX}{k}")
         holder.fields.append(Field(ACC_STATIC | ACC_SYNTHETIC, flag, pool.add_utf8("Z"), [], holder))
@@ -107,8 +108,8 @@ def _wanted_dispatchers(ctx: ClassContext) -> list[tuple[str, str, str, str, boo
 
 
 def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
-    """``<clinit>``: the inline-cache array, then the MethodIds, filled by ``fillN`` methods of
-    at most :data:`MIDS_PER_CHUNK` entries each."""
+    """``<clinit>``: the inline-cache array, then the MethodIds: each in its own field, or in the
+    array filled by ``fillN`` methods of at most :data:`MIDS_PER_CHUNK` entries each."""
     mids, pool = ctx.mids, holder.pool
     n = len(mids.entries)
     items: list[Instruction | Label] = []
@@ -127,6 +128,16 @@ def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
             Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Class")),
             Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY)),
         ]
+    if mids.fields:  # one constant field per MethodId, set here (see method_ids)
+        for k in range(n):
+            name_index = pool.add_utf8(f"{MID_FIELD_PREFIX}{k}")
+            holder.fields.append(Field(_MID_FIELD_FLAGS, name_index, pool.add_utf8(MID_DESC), [], holder))
+        items += [*mids.fill_fields(pool), Instruction(-1, op.RETURN)]
+        clinit = Method(ACC_STATIC, pool.add_utf8("<clinit>"), pool.add_utf8("()V"), [], holder)
+        write_body(clinit, CodeBody(items=items, max_locals=0))
+        holder.methods.append(clinit)
+        return
+    holder.fields.append(Field(_MID_FIELD_FLAGS, pool.add_utf8(MIDS_FIELD), pool.add_utf8(MIDS_ARRAY), [], holder))
     items += [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
     for k, start in enumerate(range(0, n, MIDS_PER_CHUNK)):
         end = min(n, start + MIDS_PER_CHUNK)

@@ -25,6 +25,7 @@ __all__ = [
     "MIDS_ARRAY",
     "HOLDER_SUFFIX",
     "MIDS_FIELD",
+    "MID_FIELD_PREFIX",
     "SEEN_FIELD",
     "INIT_FLAG_PREFIX",
     "MIDS_PER_CHUNK",
@@ -57,6 +58,7 @@ MIDS_ARRAY: Final = "[" + MID_DESC
 #: the synthetic class beside each rewritten class: its MethodIds, its interface dispatchers
 HOLDER_SUFFIX: Final = "$$jpmids"
 MIDS_FIELD: Final = "$jp$mids"  #: ``static final MethodId[]`` of the holder
+MID_FIELD_PREFIX: Final = "$jp$m"  #: ``static final MethodId $jp$m<k>``: the holder's MethodIds as fields
 SEEN_FIELD: Final = "$jp$seen"  #: ``static final Class[]``: the dispatchers' inline caches
 #: ``static boolean $jp$init<k>`` of the holder: set once class ``k`` (a class with a static
 #: initialiser this class touches) has been touched, so later touches skip the init publish

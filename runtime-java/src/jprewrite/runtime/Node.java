@@ -38,8 +38,9 @@ public class Node {
     /** The most recently created child (the head of the child list). */
     Node first;
     /**
-     * Child cache, allocated on first use: two slots per call site ({@code method.sites} of them),
-     * then a pair shared by unknown sites and the children the sites' slots dropped.
+     * Child cache, allocated once walking the children costs (see {@link #LAZY_CACHE_CALLS}): two
+     * slots per call site ({@code method.sites} of them), then a pair shared by unknown sites and the
+     * children the sites' slots dropped.
      */
     private Node[] cache;
     /**
@@ -86,9 +87,23 @@ public class Node {
                 n.calls++;
                 return n;
             }
+        } else if (c == null) {   // no cache (yet): the newest child first
+            Node f = first;
+            if (f != null && f.method == callee) {
+                f.calls++;
+                return f;
+            }
         }
         return enterSlow(site, callee);
     }
+
+    /**
+     * Calls of a child after which its parent gets a child cache even if the parent was entered only
+     * once (a hot loop in {@code main}). Until then, and in contexts with one callee, the children
+     * are found by walking their list: most contexts of a deeply recursive program (a compiler) are
+     * entered once and call few methods, and a cache each cost scalac a tenth of its memory.
+     */
+    private static final int LAZY_CACHE_CALLS = 8;
 
     /** Site value meaning "this node is already the callee's, entered by an N2B wrapper". */
     public static final int ENTERED = -2;
@@ -109,17 +124,21 @@ public class Node {
                 }
             }
         }
+        boolean walked = false;
         if (n == null) {
             n = first;
+            int steps = 0;
             while (n != null && n.method != callee) {
                 n = n.next;
+                steps++;
             }
             if (n == null) {
                 n = new Node(callee, this, root, first);
                 first = n; // publish only once fully constructed
             }
+            walked = steps > 0 && (calls > 1 || steps > 3 || n.calls >= LAZY_CACHE_CALLS);
         }
-        if (c == null && (site == -1 || site >= 0 && site < method.sites)) {
+        if (c == null && walked && (site == -1 || site >= 0 && site < method.sites)) {
             c = new Node[2 * method.sites + 2];
             cache = c;
         }
@@ -150,10 +169,17 @@ public class Node {
         }
     }
 
-    /** Enter the (uninstrumented) callee's node and publish it for callbacks. */
+    /**
+     * Enter the (uninstrumented) callee's node and publish it for callbacks. The slot is written only
+     * when it changes (a loop calling one JDK method): see {@link ThreadRoot#pendingCaller} on why
+     * stores into the root are worth avoiding.
+     */
     public final void boundary(int site, MethodId callee) {
         Node c = enter(site, callee);
-        root.published = c;
+        ThreadRoot r = root;
+        if (r.published != c) {
+            r.published = c;
+        }
     }
 
     /**
@@ -162,7 +188,9 @@ public class Node {
      */
     public final void publishCall(int site) {
         ThreadRoot r = root;
-        r.published = this;
+        if (r.published != this) {
+            r.published = this;
+        }
         r.publishedSite = site;
     }
 

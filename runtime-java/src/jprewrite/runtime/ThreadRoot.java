@@ -31,11 +31,19 @@ public final class ThreadRoot extends Node {
     /** JP's activationCounter: bytecodes left until the next {@link #triggerReport}. */
     public int activation;
 
-    /** The open pending call, or null. */
+    /**
+     * The pending call: open while {@link #pendingOpen}. Its caller and target stay behind once it is
+     * closed (they are in the tree anyway) and are stored again only when they change: a reference
+     * store into this root, an old object after a few collections, costs G1's write barrier and its
+     * memory fence, and a loop's pending calls come from one caller to one target. The receiver, a
+     * program object, is cleared at once (keeping it reachable could change what the program's
+     * weak references see).
+     */
     Node pendingCaller;
     int pendingSite;
     MethodId pendingTarget;
     Object pendingReceiver;
+    boolean pendingOpen;
 
     /** Registration record: a weak reference to the owning thread. */
     final Registry.Entry owner;
@@ -170,13 +178,12 @@ public final class ThreadRoot extends Node {
     /** The parent of an entry from uninstrumented code, or (with {@code enter}) the callee's node beneath it. */
     private static Node entry(Object self, MethodId callee, boolean enter) {
         ThreadRoot r = current();
-        Node caller = r.pendingCaller;
-        if (caller != null) {
+        if (r.pendingOpen) {
+            Node caller = r.pendingCaller;
             MethodId target = r.pendingTarget;
             Object receiver = r.pendingReceiver;
             int site = r.pendingSite;
-            r.pendingCaller = null;
-            r.pendingTarget = null;
+            r.pendingOpen = false;
             r.pendingReceiver = null;
             if (self != null && self == receiver && callee != null && callee.sameSelector(target)) {
                 return enter ? caller.enter(site, callee) : caller;   // dispatch came straight here
@@ -200,10 +207,15 @@ public final class ThreadRoot extends Node {
     /** Open a pending call: {@code caller} is about to call {@code target} on {@code receiver}. */
     public static void pending(Node caller, int site, MethodId target, Object receiver) {
         ThreadRoot r = caller.root;
-        r.pendingCaller = caller;
+        if (r.pendingCaller != caller) {
+            r.pendingCaller = caller;
+        }
         r.pendingSite = site;
-        r.pendingTarget = target;
+        if (r.pendingTarget != target) {
+            r.pendingTarget = target;
+        }
         r.pendingReceiver = receiver;
+        r.pendingOpen = true;
     }
 
     /**
@@ -212,9 +224,8 @@ public final class ThreadRoot extends Node {
      */
     public static void endPending(Node caller, int site, MethodId target) {
         ThreadRoot r = caller.root;
-        if (r.pendingCaller == caller && r.pendingSite == site && r.pendingTarget == target) {
-            r.pendingCaller = null;
-            r.pendingTarget = null;
+        if (r.pendingOpen && r.pendingCaller == caller && r.pendingSite == site && r.pendingTarget == target) {
+            r.pendingOpen = false;
             r.pendingReceiver = null;
             caller.enter(site, target);
         }
