@@ -28,8 +28,13 @@ leaf doing two thirds of the work got a third of the samples). Sample mode there
 A call into uninstrumented code (the JDK) has no yieldpoint inside: its time goes to the next one
 after it in the caller, or to a callback's entry. Refinements that keep the count down:
 
-* a method of at most :data:`TRIVIAL` instructions without calls or loops (a getter) gets none
-  (:func:`trivial_leaf`): its few instructions go to its caller's next sample;
+* a method of at most :data:`SHORT_LEAF` instructions without calls or loops (a getter, a dot
+  product, a bounds test) gets none (:func:`trivial_leaf`): its few instructions go to its caller's
+  next sample, where a JIT compiler that inlines it puts them too (JFR without
+  ``DebugNonSafepoints`` charges them to the caller as well). Such methods sit in the innermost
+  loops: when only methods of up to 8 instructions went without, sunflow's jar with sampling off
+  cost 1.32x plain; with up to 24, 1.10x, hot-edge coverage of JFR about the same (50-53 % vs
+  56-58 %, JFR against itself 69-75 %; bench/RESULTS.md);
 * an exit at most :data:`TRIVIAL` instructions after the entry or a loop start, with only calls
   into instrumented code in between (``return foo(x)``), gets none;
 * exit yieldpoints are *pinned* (the field read twice, see ``RuntimeCalls.yieldpoint``): C2 may
@@ -56,12 +61,21 @@ from . import codegen as G
 from .context import ClassContext
 from .emit import FrameNeeds, assemble
 
-__all__ = ["TRIVIAL", "yieldpoint_blocks", "yieldpoint_code", "trivial_leaf", "exit_points", "add_sample_yieldpoints"]
+__all__ = [
+    "TRIVIAL",
+    "SHORT_LEAF",
+    "yieldpoint_blocks",
+    "yieldpoint_code",
+    "trivial_leaf",
+    "exit_points",
+    "add_sample_yieldpoints",
+]
 
 #: the most instructions a stretch may run after the previous yieldpoint (or the method's entry, or
-#: the return of an instrumented callee) before a return without a yieldpoint of its own; and the
-#: most a method without calls or loops may have and get no yieldpoint at all
+#: the return of an instrumented callee) before a return without a yieldpoint of its own
 TRIVIAL = 8
+#: the most instructions a method without calls or loops may have and get no yieldpoint at all
+SHORT_LEAF = 24
 
 _INVOKES = op.INVOKE_OPCODES
 _EXITS = op.RETURN_OPCODES | {op.ATHROW}
@@ -104,8 +118,9 @@ def yieldpoint_code(
 
 
 def trivial_leaf(body: CodeBody, blocks: list, loops: set[int]) -> bool:
-    """A method of at most :data:`TRIVIAL` instructions without calls or loops (a getter, a setter):
-    no yieldpoint at all; its few instructions go to the sample at the next one, its caller's."""
+    """A method of at most :data:`SHORT_LEAF` instructions without calls or loops (a getter, a
+    setter, a dot product): no yieldpoint at all; its instructions go to the sample at the next one,
+    its caller's."""
     if loops:
         return False
     n = 0
@@ -117,7 +132,7 @@ def trivial_leaf(body: CodeBody, blocks: list, loops: set[int]) -> bool:
             if insn.opcode in op.INVOKE_OPCODES:
                 return False
             n += 1
-    return n <= TRIVIAL
+    return n <= SHORT_LEAF
 
 
 def exit_points(body: CodeBody, blocks: list, loops: set[int], instrumented: Callable[[str], bool], pool) -> list[int]:
