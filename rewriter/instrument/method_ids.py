@@ -92,16 +92,11 @@ class MidTable:
         static final fields constants to the JIT compilers)."""
         get = pool.add_methodref(MID_GET.owner, MID_GET.name, MID_GET.descriptor)
         out: list = []
-        for i, (cls, name, desc, kind, sites) in enumerate(self.entries):
-            out += [
-                Instruction(-1, op.LDC_W, pool.add_string(cls)),
-                Instruction(-1, op.LDC_W, pool.add_string(name)),
-                Instruction(-1, op.LDC_W, pool.add_string(desc)),
-                G.push_int(pool, kind),
-                G.push_int(pool, sites),
-                Instruction(-1, op.INVOKESTATIC, get),
-                Instruction(-1, op.PUTSTATIC, pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC)),
-            ]
+        for i in range(len(self.entries)):
+            out += self._make(pool, get, i)
+            out.append(
+                Instruction(-1, op.PUTSTATIC, pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC))
+            )
         return out
 
     def fill(self, pool, start: int, end: int) -> list:
@@ -109,16 +104,19 @@ class MidTable:
         get = pool.add_methodref(MID_GET.owner, MID_GET.name, MID_GET.descriptor)
         out: list = []
         for i in range(start, end):
-            cls, name, desc, kind, sites = self.entries[i]
-            out += [
-                Instruction(-1, op.DUP),
-                G.push_int(pool, i),
-                Instruction(-1, op.LDC_W, pool.add_string(cls)),
-                Instruction(-1, op.LDC_W, pool.add_string(name)),
-                Instruction(-1, op.LDC_W, pool.add_string(desc)),
-                G.push_int(pool, kind),
-                G.push_int(pool, sites),
-                Instruction(-1, op.INVOKESTATIC, get),
-                Instruction(-1, op.AASTORE),
-            ]
+            out += [Instruction(-1, op.DUP), G.push_int(pool, i)]
+            out += self._make(pool, get, i)
+            out.append(Instruction(-1, op.AASTORE))
         return out
+
+    def _make(self, pool, get: int, i: int) -> list:
+        """``MethodId.get(class, name, descriptor, kind, sites)`` of entry ``i``: the MethodId on the stack."""
+        cls, name, desc, kind, sites = self.entries[i]
+        return [
+            Instruction(-1, op.LDC_W, pool.add_string(cls)),
+            Instruction(-1, op.LDC_W, pool.add_string(name)),
+            Instruction(-1, op.LDC_W, pool.add_string(desc)),
+            G.push_int(pool, kind),
+            G.push_int(pool, sites),
+            Instruction(-1, op.INVOKESTATIC, get),
+        ]
