@@ -132,31 +132,26 @@ def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
         for k in range(n):
             name_index = pool.add_utf8(f"{MID_FIELD_PREFIX}{k}")
             holder.fields.append(Field(_MID_FIELD_FLAGS, name_index, pool.add_utf8(MID_DESC), [], holder))
-        items += [*mids.fill_fields(pool), Instruction(-1, op.RETURN)]
-        clinit = Method(ACC_STATIC, pool.add_utf8("<clinit>"), pool.add_utf8("()V"), [], holder)
-        write_body(clinit, CodeBody(items=items, max_locals=0))
-        holder.methods.append(clinit)
-        return
-    holder.fields.append(Field(_MID_FIELD_FLAGS, pool.add_utf8(MIDS_FIELD), pool.add_utf8(MIDS_ARRAY), [], holder))
-    items += [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
-    for k, start in enumerate(range(0, n, MIDS_PER_CHUNK)):
-        end = min(n, start + MIDS_PER_CHUNK)
-        name = f"fill{k}"
-        desc = "(" + MIDS_ARRAY + ")" + MIDS_ARRAY
-        m = Method(ACC_PRIVATE | ACC_STATIC, pool.add_utf8(name), pool.add_utf8(desc), [], holder)
-        write_body(
-            m,
-            CodeBody(
-                items=[Instruction(-1, op.ALOAD, 0), *mids.fill(pool, start, end), Instruction(-1, op.ARETURN)],
-                max_locals=1,
-            ),
-        )
-        holder.methods.append(m)
-        items.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(mids.holder, name, desc)))
-    items += [
-        Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, MIDS_FIELD, MIDS_ARRAY)),
-        Instruction(-1, op.RETURN),
-    ]
+        items += mids.fill_fields(pool)
+    else:
+        holder.fields.append(Field(_MID_FIELD_FLAGS, pool.add_utf8(MIDS_FIELD), pool.add_utf8(MIDS_ARRAY), [], holder))
+        items += [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
+        for k, start in enumerate(range(0, n, MIDS_PER_CHUNK)):
+            end = min(n, start + MIDS_PER_CHUNK)
+            name = f"fill{k}"
+            desc = "(" + MIDS_ARRAY + ")" + MIDS_ARRAY
+            m = Method(ACC_PRIVATE | ACC_STATIC, pool.add_utf8(name), pool.add_utf8(desc), [], holder)
+            write_body(
+                m,
+                CodeBody(
+                    items=[Instruction(-1, op.ALOAD, 0), *mids.fill(pool, start, end), Instruction(-1, op.ARETURN)],
+                    max_locals=1,
+                ),
+            )
+            holder.methods.append(m)
+            items.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(mids.holder, name, desc)))
+        items.append(Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, MIDS_FIELD, MIDS_ARRAY)))
+    items.append(Instruction(-1, op.RETURN))
     clinit = Method(ACC_STATIC, pool.add_utf8("<clinit>"), pool.add_utf8("()V"), [], holder)
     write_body(clinit, CodeBody(items=items, max_locals=0))
     holder.methods.append(clinit)
