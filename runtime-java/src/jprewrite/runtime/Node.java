@@ -70,24 +70,28 @@ public class Node {
     }
 
     /**
-     * The child context for a call of {@code callee} from call site {@code site} (-1 if unknown),
-     * created if absent; counts the call.
+     * The child context for a call of {@code callee} from call site {@code site} (-1 if unknown,
+     * {@link #ENTERED} from an N2B wrapper), created if absent; counts the call.
+     *
+     * <p>The JIT inlines this into every instrumented method, so it holds only the commonest hit:
+     * the site's first slot, or the newest child while there is no cache. The second slot and
+     * everything else are in {@link #enterSlow}. With both slots inline (144 bytecodes) C2 compiled
+     * about a third more bytecodes on scalac, for no CPU time measurably saved or lost there, nor on
+     * kotlinc, sunflow, h2 or groovy. {@code ENTERED} must not reach the newest
+     * child check: a recursive method entered from the JDK has itself as its newest child.
      */
     public final Node enter(int site, MethodId callee) {
         Node[] c = cache;
-        int i = site << 1;   // two slots per call site: bimorphic virtual calls stay hits
-        if (c != null && i >= 0 && i < c.length) {
-            Node n = c[i];
-            if (n != null && n.method == callee) {
-                n.calls++;
-                return n;
+        if (c != null) {
+            int i = site << 1;   // two slots per call site: bimorphic virtual calls stay hits
+            if (i >= 0 && i < c.length) {
+                Node n = c[i];
+                if (n != null && n.method == callee) {
+                    n.calls++;
+                    return n;
+                }
             }
-            n = c[i + 1];
-            if (n != null && n.method == callee) {
-                n.calls++;
-                return n;
-            }
-        } else if (c == null) {   // no cache (yet): the newest child first
+        } else if (site != ENTERED) {   // no cache (yet): the newest child first
             Node f = first;
             if (f != null && f.method == callee) {
                 f.calls++;
@@ -114,6 +118,15 @@ public class Node {
         }
         Node[] c = cache;
         Node n = null;
+        int s2 = (site << 1) + 1;
+        if (c != null && s2 > 0 && s2 < c.length) {   // the call site's second slot
+            n = c[s2];
+            if (n != null && n.method == callee) {
+                n.calls++;
+                return n;
+            }
+            n = null;
+        }
         if (c != null) {   // the shared pair at the end: unknown sites, and what the sites dropped
             int v = c.length - 2;
             n = c[v];
