@@ -175,6 +175,49 @@ def test_sample_mode_places_entry_and_exit_yieldpoints(tmp_path) -> None:
     assert bodies["main"].count("Sampling.yieldpoint") == 2, bodies["main"]
 
 
+SHORT = """
+public class Short {
+    static int square(int x) { return x * x; }
+    static long sum(int n) {
+        long s = 0;
+        for (int i = 0; i < n; i++) { s += square(i); }
+        return s;
+    }
+    public static void main(String[] args) { System.out.println(sum(1000)); }
+}
+"""
+
+
+def test_hybrid_mode_leaves_short_leaves_without_yieldpoints(tmp_path) -> None:
+    """Hybrid mode: a yieldpoint after the node's entry and at each loop header, but none in a short
+    leaf (``square``: no calls or loops, a few instructions), whose time goes to the next sample,
+    as in sample mode. The program's output and its exact counts are those of exact mode."""
+    jar = make_jar(javac({"Short.java": SHORT}, tmp_path / "classes"), tmp_path / "short.jar")
+    texts = {}
+    profiles = {}
+    for mode in ("exact", "hybrid"):
+        out = tmp_path / f"short-{mode}.jar"
+        rewrite([jar], out, "--mode", mode)
+        texts[mode] = subprocess.run(
+            [tool("javap"), "-c", "-p", "-cp", str(out), "Short"], capture_output=True, text=True, check=True
+        ).stdout
+        run = run_java([out], "Short", profile=tmp_path / f"{mode}.json", jvm=("-Xverify:all",))
+        assert run.returncode == 0 and run.stdout == "332833500\n", run.stderr
+        profiles[mode] = run.profile
+    bodies = {
+        m.group(1): m.group(2) for m in re.finditer(r"static \S+ (\w+\$jp)\(.*?\n((?:.*\n)*?)\n", texts["hybrid"])
+    }
+    assert "Sampling.yieldpoint" not in bodies["square$jp"], bodies["square$jp"]
+    assert bodies["sum$jp"].count("Sampling.yieldpoint") == 2, bodies["sum$jp"]
+    assert "Sampling" not in texts["exact"]
+
+    def counts(node: dict) -> list:
+        return [(node["method"], node["calls"], node["bytecodes"], [counts(c) for c in node.get("children", ())])]
+
+    assert profiles["exact"] is not None and profiles["hybrid"] is not None
+    assert counts(profiles["exact"]["root"]) == counts(profiles["hybrid"]["root"])
+
+
 def test_sample_mode_on_a_library_passes_the_gate(tmp_path, capsys) -> None:
     """Every method of a real jar gets its yieldpoints and the verifier accepts them all."""
     jar = Path("/usr/share/java/commons-math3.jar")

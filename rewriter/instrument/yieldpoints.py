@@ -4,9 +4,9 @@ A yieldpoint is a read of one static volatile field and a branch (``Sampling.req
 while a sampling round has tickets out does the thread call into the runtime:
 
 * **hybrid** mode (exact CCT and counters as well): ``Sampling.yieldpoint(node)`` at the start of
-  a method body and at every loop start (JP's backward-jump targets, where the activation checks
-  of JP §5.2 go); the current CCT node *is* the stack trace (Hofer's shared frame objects), so a
-  sample costs O(1);
+  a method body (but a short leaf's, :func:`trivial_leaf`) and at every loop start (JP's
+  backward-jump targets, where the activation checks of JP §5.2 go); the current CCT node *is*
+  the stack trace (Hofer's shared frame objects), so a sample costs O(1);
 * **sample** mode (time profile only): ``Sampling.yieldpoint()``; the thread walks its own
   stack. Bodies are changed in place and nothing else: no ESI twins, no node passing, no
   counters, no holder class (:func:`add_sample_yieldpoints`).
