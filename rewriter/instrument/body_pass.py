@@ -23,7 +23,7 @@ from .call_sites import call_site_code, init_publish, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
 from .runtime_api import NODE_BYTECODES, NODE_WEIGHTED
-from .yieldpoints import trivial_leaf, yieldpoint_blocks, yieldpoint_code
+from .yieldpoints import yieldpoint_blocks, yieldpoint_code
 
 __all__ = ["BodyResult", "instrument_body"]
 
@@ -106,10 +106,7 @@ def instrument_body(
     ctx.report.blocks += len(blocks)
     starts = {_past_added(body, b.start, added): b for b in blocks}
     activation = activation_plan(method, body, blocks) if opts.activation else {}
-    yieldpoints: set[int] = set()
-    if opts.mode == "hybrid":  # a short leaf's entry gets none, as in sample mode (yieldpoints.trivial_leaf)
-        short = entry and trivial_leaf(body, blocks, set(B.backward_jump_targets(body, blocks)))
-        yieldpoints = yieldpoint_blocks(body, blocks, entry=entry and not short)
+    yieldpoints = yieldpoint_blocks(body, blocks, entry=entry) if opts.mode == "hybrid" else set()
     entry_frame = entry_frame_of(ctx, method, node) if yieldpoints and ctx.strategy.frames else None
     init_done = G.after_initialisation(ctx.name, method.name, method.descriptor, body, ctx.pool)
     position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}

@@ -82,11 +82,12 @@ _EXITS = op.RETURN_OPCODES | {op.ATHROW}
 
 
 def yieldpoint_blocks(body: CodeBody, blocks: list, *, entry: bool) -> set[int]:
-    """Indexes of the blocks that start with a yieldpoint: the entry (``entry``) and loop starts."""
+    """Indexes of the blocks that start with a yieldpoint (hybrid mode): loop starts, and the entry
+    (``entry``) unless the body is a short leaf (:func:`trivial_leaf`), as in sample mode."""
     if not blocks:
         return set()
     points = set(B.backward_jump_targets(body, blocks))
-    if entry:
+    if entry and not trivial_leaf(body, blocks, points):
         points.add(0)
     return points
 

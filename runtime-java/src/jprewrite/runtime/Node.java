@@ -118,17 +118,16 @@ public class Node {
         }
         Node[] c = cache;
         Node n = null;
-        int s2 = (site << 1) + 1;
-        if (c != null && s2 > 0 && s2 < c.length) {   // the call site's second slot
-            n = c[s2];
-            if (n != null && n.method == callee) {
-                n.calls++;
-                return n;
+        if (c != null) {
+            int s2 = (site << 1) + 1;
+            if (s2 > 0 && s2 < c.length) {   // the call site's second slot
+                n = c[s2];
+                if (n != null && n.method == callee) {
+                    n.calls++;
+                    return n;
+                }
             }
-            n = null;
-        }
-        if (c != null) {   // the shared pair at the end: unknown sites, and what the sites dropped
-            int v = c.length - 2;
+            int v = c.length - 2;   // the shared pair at the end: unknown sites, and what the sites dropped
             n = c[v];
             if (n == null || n.method != callee) {
                 n = c[v + 1];
