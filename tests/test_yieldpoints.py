@@ -189,7 +189,7 @@ public class Short {
 
 
 def test_hybrid_mode_leaves_short_leaves_without_yieldpoints(tmp_path) -> None:
-    """Hybrid mode: a yieldpoint after the node's entry and at each loop header, but none in a short
+    """Hybrid mode: a yieldpoint at the node's entry (``enterSampled``) and at each loop header, but none in a short
     leaf (``square``: no calls or loops, a few instructions), whose time goes to the next sample,
     as in sample mode. The program's output and its exact counts are those of exact mode."""
     jar = make_jar(javac({"Short.java": SHORT}, tmp_path / "classes"), tmp_path / "short.jar")
@@ -207,9 +207,11 @@ def test_hybrid_mode_leaves_short_leaves_without_yieldpoints(tmp_path) -> None:
     bodies = {
         m.group(1): m.group(2) for m in re.finditer(r"static \S+ (\w+\$jp)\(.*?\n((?:.*\n)*?)\n", texts["hybrid"])
     }
-    assert "Sampling.yieldpoint" not in bodies["square$jp"], bodies["square$jp"]
-    assert bodies["sum$jp"].count("Sampling.yieldpoint") == 2, bodies["sum$jp"]
-    assert "Sampling" not in texts["exact"]
+    square, total = bodies["square$jp"], bodies["sum$jp"]
+    assert "Sampling.yieldpoint" not in square and "enterSampled" not in square and "Node.enter" in square, square
+    # the entry's yieldpoint is in enterSampled (the twin as long as in exact mode), the loop's in the body
+    assert total.count("Node.enterSampled") == 1 and total.count("Sampling.yieldpoint") == 1, total
+    assert "Sampling" not in texts["exact"] and "enterSampled" not in texts["exact"]
     assert profiles["exact"] is not None and profiles["hybrid"] is not None
     differences = diff_profiles(profiles["exact"], profiles["hybrid"])
     assert not differences, "\n".join(differences[:40])

@@ -23,7 +23,7 @@ from .call_sites import call_site_code, init_publish, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
 from .runtime_api import NODE_BYTECODES, NODE_WEIGHTED
-from .yieldpoints import yieldpoint_blocks, yieldpoint_code
+from .yieldpoints import wants_entry_yieldpoint, yieldpoint_blocks, yieldpoint_code
 
 __all__ = ["BodyResult", "instrument_body"]
 
@@ -36,6 +36,8 @@ _BEFORE: Final = frozenset((op.NEW, op.GETSTATIC, op.PUTSTATIC, op.NEWARRAY, op.
 class BodyResult:
     dead_returns: set[int]  #: ids of the ``return``s in dead code (OSI bodies leave them alone)
     needs: FrameNeeds  #: frames the inserted code needs
+    #: hybrid mode wants an entry yieldpoint that the caller puts in its prologue (``entry="prologue"``)
+    entry_yieldpoint: bool = False
 
 
 @dataclass
@@ -90,7 +92,7 @@ def instrument_body(
     first_site: int = 0,
     added: set[int] | frozenset = frozenset(),
     part_calls: dict[int, int] | None = None,
-    entry: bool = True,
+    entry: bool | str = True,
 ) -> BodyResult:
     """Instrument ``body`` in place; the node is in local ``node``.
 
@@ -99,14 +101,18 @@ def instrument_body(
     outlined parts, the loads and stores around them, a part's own entry and exit), which are
     not counted and are no call sites; ``part_calls``: call id -> call sites the part holds;
     ``entry``: the body is a method's start (not an outlined part), where hybrid mode puts a
-    yieldpoint.
+    yieldpoint; ``"prologue"``: the caller puts that yieldpoint in its prologue (an ESI twin's
+    ``enterSampled``, which keeps the twin's bytecode as short as in exact mode), and the result
+    says whether it is wanted.
     """
     opts = ctx.options
     blocks, dead = _live_blocks(ctx, body)
     ctx.report.blocks += len(blocks)
     starts = {_past_added(body, b.start, added): b for b in blocks}
     activation = activation_plan(method, body, blocks) if opts.activation else {}
-    yieldpoints = yieldpoint_blocks(body, blocks, entry=entry) if opts.mode == "hybrid" else set()
+    hybrid = opts.mode == "hybrid"
+    yieldpoints = yieldpoint_blocks(body, blocks, entry=entry is True) if hybrid else set()
+    entry_yieldpoint = hybrid and entry == "prologue" and wants_entry_yieldpoint(body, blocks, yieldpoints)
     entry_frame = entry_frame_of(ctx, method, node) if yieldpoints and ctx.strategy.frames else None
     init_done = G.after_initialisation(ctx.name, method.name, method.descriptor, body, ctx.pool)
     position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
@@ -152,7 +158,7 @@ def instrument_body(
     body.handlers = p.first_handlers + body.handlers + p.last_handlers
     p.needs.handlers += [(h.start, h.handler) for h in p.first_handlers]
     body.max_locals = max(body.max_locals, temps + p.extra_locals)
-    return BodyResult(p.dead_returns, p.needs)
+    return BodyResult(p.dead_returns, p.needs, entry_yieldpoint)
 
 
 def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list[B.Block], bytearray]:

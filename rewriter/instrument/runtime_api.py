@@ -54,6 +54,8 @@ def _f(owner: str, name: str, desc: str, role: str, static: bool = False) -> Run
 # fmt: off
 NODE_ENTER: Final = _m(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC, False,
                 "find-or-create the child for (site, callee), calls++, return it")
+NODE_ENTER_SAMPLED: Final = _m(NODE, "enterSampled", "(I" + MID_DESC + ")" + NODE_DESC, False,
+                        "hybrid mode: `enter`, then the entry yieldpoint on the callee's node")
 NODE_BOUNDARY: Final = _m(NODE, "boundary", "(I" + MID_DESC + ")V", False,
                    "enter the callee's node and publish it (uninstrumented callee)")
 NODE_PUBLISH: Final = _m(NODE, "publish", "()V", False, "`root.published = this` (a `<clinit>` may run next)")
@@ -95,6 +97,7 @@ SAMPLING_ENTRY: Final = _m(SAMPLING, "entry", "()V", True,
 
 RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     NODE_ENTER,
+    NODE_ENTER_SAMPLED,
     NODE_BOUNDARY,
     NODE_PUBLISH,
     NODE_PUBLISH_INIT,
@@ -156,6 +159,10 @@ class RuntimeCalls:
     def enter(self, node: int, site: int | LocalSite, mid: int) -> list:
         """``node.enter(site, mid)``: the callee's node on the stack."""
         return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_ENTER)]
+
+    def enter_sampled(self, node: int, site: int | LocalSite, mid: int) -> list:
+        """``node.enterSampled(site, mid)``: :meth:`enter` with hybrid mode's entry yieldpoint."""
+        return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_ENTER_SAMPLED)]
 
     def boundary(self, node: int, site: int | LocalSite, mid: int) -> list:
         return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_BOUNDARY)]

@@ -82,8 +82,10 @@ def _write_twin(
     part_calls: dict[int, int] | None = None,
 ) -> None:
     """Instrument the twin's body, put the prologue in front, assemble (may raise CodeTooLargeError)."""
-    result = instrument_body(ctx, twin, body, node_slot, added=added, part_calls=part_calls)
-    prologue, needs = _esi_prologue(ctx, m, node_slot, self_mid)
+    result = instrument_body(ctx, twin, body, node_slot, added=added, part_calls=part_calls, entry="prologue")
+    prologue, needs = _esi_prologue(ctx, m, node_slot, self_mid, sampled=result.entry_yieldpoint)
+    if result.entry_yieldpoint:
+        ctx.report.yieldpoints += 1
     body.insert(0, prologue)
     result.needs.update(needs)
     assemble(ctx, twin, body, result.needs)
@@ -105,13 +107,17 @@ def _esi_twin(ctx: ClassContext, m: Method, node_slot: int) -> tuple[Method, Cod
     return twin, body
 
 
-def _esi_prologue(ctx: ClassContext, m: Method, node_slot: int, self_mid: int) -> tuple[list, FrameNeeds]:
-    """The override check where one is needed, then ``caller = caller.enter(site, mid)``."""
+def _esi_prologue(
+    ctx: ClassContext, m: Method, node_slot: int, self_mid: int, *, sampled: bool = False
+) -> tuple[list, FrameNeeds]:
+    """The override check where one is needed, then ``caller = caller.enter(site, mid)``
+    (``enterSampled`` when ``sampled``: hybrid mode's entry yieldpoint)."""
     prologue: list = []
     needs = FrameNeeds()
     if ctx.strategy.check_overrides and not m.access & (ACC_STATIC | ACC_PRIVATE | ACC_FINAL) and m.name != "<init>":
         prologue, needs = override_check(ctx, m.name, m.descriptor, node_slot, self_mid)
-    enter = ctx.rt.enter(node_slot, LocalSite(node_slot + 1), self_mid)
+    emit = ctx.rt.enter_sampled if sampled else ctx.rt.enter
+    enter = emit(node_slot, LocalSite(node_slot + 1), self_mid)
     return prologue + enter + [Instruction(-1, op.ASTORE, node_slot)], needs
 
 

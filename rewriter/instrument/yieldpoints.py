@@ -65,6 +65,7 @@ __all__ = [
     "TRIVIAL",
     "SHORT_LEAF",
     "yieldpoint_blocks",
+    "wants_entry_yieldpoint",
     "yieldpoint_code",
     "trivial_leaf",
     "exit_points",
@@ -87,9 +88,15 @@ def yieldpoint_blocks(body: CodeBody, blocks: list, *, entry: bool) -> set[int]:
     if not blocks:
         return set()
     points = set(B.backward_jump_targets(body, blocks))
-    if entry and not trivial_leaf(body, blocks, points):
+    if entry and wants_entry_yieldpoint(body, blocks, points):
         points.add(0)
     return points
+
+
+def wants_entry_yieldpoint(body: CodeBody, blocks: list, loops: set[int]) -> bool:
+    """Does a method body with these blocks and loop starts get hybrid mode's entry yieldpoint?
+    Not a short leaf (:func:`trivial_leaf`), as in sample mode."""
+    return bool(blocks) and not trivial_leaf(body, blocks, loops)
 
 
 def yieldpoint_code(

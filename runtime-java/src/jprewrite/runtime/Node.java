@@ -102,6 +102,20 @@ public class Node {
     }
 
     /**
+     * {@link #enter}, then hybrid mode's entry yieldpoint on the callee's node: what an ESI twin
+     * calls in place of {@code enter} when its body starts with a yieldpoint. The twin's bytecode
+     * stays exactly as long as in exact mode (the JIT's inlining limits count bytecodes), and this
+     * method is short enough to be inlined everywhere: a volatile read and a branch, as before.
+     */
+    public final Node enterSampled(int site, MethodId callee) {
+        Node n = enter(site, callee);
+        if (Sampling.requested != 0) {
+            Sampling.yieldpoint(n);
+        }
+        return n;
+    }
+
+    /**
      * Calls of a child after which its parent gets a child cache even if the parent was entered only
      * once (a hot loop in {@code main}). Until then, and in contexts with one callee, the children
      * are found by walking their list: most contexts of a deeply recursive program (a compiler) are
