@@ -177,21 +177,24 @@ def test_sample_mode_places_entry_and_exit_yieldpoints(tmp_path) -> None:
 
 SHORT = """
 public class Short {
+    final long total;
+    Short(int n) { total = sum(n); }
     static int square(int x) { return x * x; }
     static long sum(int n) {
         long s = 0;
         for (int i = 0; i < n; i++) { s += square(i); }
         return s;
     }
-    public static void main(String[] args) { System.out.println(sum(1000)); }
+    public static void main(String[] args) { System.out.println(new Short(1000).total); }
 }
 """
 
 
 def test_hybrid_mode_leaves_short_leaves_without_yieldpoints(tmp_path) -> None:
-    """Hybrid mode: a yieldpoint at the node's entry (``enterSampled``) and at each loop header, but none in a short
-    leaf (``square``: no calls or loops, a few instructions), whose time goes to the next sample,
-    as in sample mode. The program's output and its exact counts are those of exact mode."""
+    """Hybrid mode: a yieldpoint at the node's entry (``enterSampled``, a constructor's
+    ``ctorEnterSampled``) and at each loop header, but none in a short leaf (``square``: no calls
+    or loops, a few instructions), whose time goes to the next sample, as in sample mode. The
+    program's output and its exact counts are those of exact mode."""
     jar = make_jar(javac({"Short.java": SHORT}, tmp_path / "classes"), tmp_path / "short.jar")
     texts = {}
     profiles = {}
@@ -212,6 +215,11 @@ def test_hybrid_mode_leaves_short_leaves_without_yieldpoints(tmp_path) -> None:
     # the entry's yieldpoint is in enterSampled (the twin as long as in exact mode), the loop's in the body
     assert total.count("Node.enterSampled") == 1 and total.count("Sampling.yieldpoint") == 1, total
     assert "Sampling" not in texts["exact"] and "enterSampled" not in texts["exact"]
+    ctor = re.search(r"\n  Short\(int\);\n((?:.*\n)*?)\n", texts["hybrid"])
+    assert ctor is not None, texts["hybrid"]
+    # a constructor's entry yieldpoint is in ctorEnterSampled, as a twin's is in enterSampled
+    assert "ThreadRoot.ctorEnterSampled" in ctor.group(1) and "Sampling" not in ctor.group(1), ctor.group(1)
+    assert "ThreadRoot.ctorEnter" in texts["exact"]
     assert profiles["exact"] is not None and profiles["hybrid"] is not None
     differences = diff_profiles(profiles["exact"], profiles["hybrid"])
     assert not differences, "\n".join(differences[:40])

@@ -75,6 +75,8 @@ ROOT_N2B_PARENT: Final = _m(ROOT, "n2bParent", "(" + _OBJ + MID_DESC + ")" + NOD
                      "the parent of an OSI `<clinit>`'s node")
 ROOT_CTOR_ENTER: Final = _m(ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC, True,
                      "an OSI constructor's node, beneath the published node and site")
+ROOT_CTOR_ENTER_SAMPLED: Final = _m(ROOT, "ctorEnterSampled", "(" + MID_DESC + ")" + NODE_DESC, True,
+                             "hybrid mode: `ctorEnter`, then the entry yieldpoint on the constructor's node")
 ROOT_ESI_CAPABLE: Final = _m(ROOT, "esiCapable", "(" + _OBJ + ")Z", True,
                       "may an interface dispatcher pass the node to this receiver?")
 ROOT_PENDING: Final = _m(ROOT, "pending", "(" + NODE_DESC + "I" + MID_DESC + _OBJ + ")V", True,
@@ -111,6 +113,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     ROOT_N2B_ENTER,
     ROOT_N2B_PARENT,
     ROOT_CTOR_ENTER,
+    ROOT_CTOR_ENTER_SAMPLED,
     ROOT_ESI_CAPABLE,
     ROOT_PENDING,
     ROOT_END_PENDING,
@@ -229,8 +232,9 @@ class RuntimeCalls:
             self.invoke(NODE_ENTER),
         ]
 
-    def ctor_enter(self, mid: int) -> list:
-        return [*self.load_mid(mid), self.invoke(ROOT_CTOR_ENTER)]
+    def ctor_enter(self, mid: int, *, sampled: bool = False) -> list:
+        """``ThreadRoot.ctorEnter(mid)`` (``ctorEnterSampled`` when ``sampled``: hybrid's entry yieldpoint)."""
+        return [*self.load_mid(mid), self.invoke(ROOT_CTOR_ENTER_SAMPLED if sampled else ROOT_CTOR_ENTER)]
 
     def esi_capable(self, receiver: int) -> list:
         return [Instruction(-1, op.ALOAD, receiver), self.invoke(ROOT_ESI_CAPABLE)]

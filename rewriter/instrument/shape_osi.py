@@ -65,9 +65,15 @@ def _osi_body(ctx: ClassContext, m: Method) -> tuple[CodeBody, int, int, int]:
     return body, node, saved_slot, ctx.mids.ref(ctx.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
 
 
-def _osi_prologue(ctx: ClassContext, m: Method, node: int, saved_slot: int, self_mid: int) -> list:
-    """Enter the OSI method's node (beneath what the caller published) and save the slot."""
-    enter = ctx.rt.clinit_enter(self_mid) if m.name == "<clinit>" else ctx.rt.ctor_enter(self_mid)
+def _osi_prologue(
+    ctx: ClassContext, m: Method, node: int, saved_slot: int, self_mid: int, *, sampled: bool = False
+) -> list:
+    """Enter the OSI method's node (beneath what the caller published) and save the slot;
+    ``sampled``: a constructor's entry takes hybrid mode's entry yieldpoint (``ctorEnterSampled``)."""
+    if m.name == "<clinit>":
+        enter = ctx.rt.clinit_enter(self_mid)
+    else:
+        enter = ctx.rt.ctor_enter(self_mid, sampled=sampled)
     return [*enter, Instruction(-1, op.ASTORE, node), *ctx.rt.save_slot(node, saved_slot)]
 
 
@@ -79,7 +85,10 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
     """
     clinit = m.name == "<clinit>"
     body, node, saved_slot, self_mid = _osi_body(ctx, m)
-    prologue = _osi_prologue(ctx, m, node, saved_slot, self_mid)
+    # a constructor written in one piece takes its entry yieldpoint in ctorEnterSampled (hybrid mode)
+    # (exact mode builds the prologue first, as ever: the order the pool grows in is part of the output)
+    prologue_entry = budget is None and not clinit and ctx.options.mode == "hybrid"
+    prologue = [] if prologue_entry else _osi_prologue(ctx, m, node, saved_slot, self_mid)
     parts: list[Method] = []
     added: set[int] = set()
     part_calls: dict[int, int] = {}
@@ -108,7 +117,13 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
         parts = write_parts(ctx, outlined, node)
         added |= set().union(*(p.synthetic for p in outlined))
         part_calls = {id(p.call): p.sites for p in outlined}
-    result = instrument_body(ctx, m, body, node, added=added, part_calls=part_calls)
+    result = instrument_body(
+        ctx, m, body, node, added=added, part_calls=part_calls, entry="prologue" if prologue_entry else True
+    )
+    if prologue_entry:
+        prologue = _osi_prologue(ctx, m, node, saved_slot, self_mid, sampled=result.entry_yieldpoint)
+        if result.entry_yieldpoint:
+            ctx.report.yieldpoints += 1
     items = _restoring_before_returns(ctx, body.items, node, saved_slot, result.dead_returns)
     head: list = []
     if budget is not None:  # the prologue is in place already: the handler starts after it

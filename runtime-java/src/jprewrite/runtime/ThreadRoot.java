@@ -175,6 +175,18 @@ public final class ThreadRoot extends Node {
         return entry(null, callee, true);   // the N2B entry of a static method: no receiver to match
     }
 
+    /**
+     * {@link #ctorEnter}, then hybrid mode's entry yieldpoint on the constructor's node (see
+     * {@link Node#enterSampled}): the constructor's bytecode stays as long as in exact mode.
+     */
+    public static Node ctorEnterSampled(MethodId callee) {
+        Node n = ctorEnter(callee);
+        if (Sampling.requested != 0) {
+            Sampling.yieldpoint(n);
+        }
+        return n;
+    }
+
     /** The parent of an entry from uninstrumented code, or (with {@code enter}) the callee's node beneath it. */
     private static Node entry(Object self, MethodId callee, boolean enter) {
         ThreadRoot r = current();
