@@ -8,8 +8,9 @@ package jprewrite.runtime;
  * sampling round has tickets out: the rest of the time a yieldpoint is a volatile read and a branch.
  * <ul>
  * <li>hybrid mode (exact calling context tree and counters, plus samples):
- * {@code getstatic requested; ifeq skip; aload node; invokestatic yieldpoint(Node)}: the current
- * node is the sample (O(1)).</li>
+ * {@code getstatic requested; ifeq skip; aload node; invokestatic yieldpoint(Node)}, at an ESI
+ * twin's or a constructor's entry the same inside {@link Node#enterSampled} or
+ * {@link ThreadRoot#ctorEnterSampled}: the current node is the sample (O(1)).</li>
  * <li>sample mode (no tree passing, no counters):
  * {@code getstatic requested; ifeq skip; invokestatic yieldpoint()}: the thread walks its own stack.</li>
  * </ul>
