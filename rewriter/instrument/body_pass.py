@@ -113,6 +113,8 @@ def instrument_body(
     hybrid = opts.mode == "hybrid"
     yieldpoints = yieldpoint_blocks(body, blocks, entry=entry is True) if hybrid else set()
     entry_yieldpoint = hybrid and entry == "prologue" and wants_entry_yieldpoint(body, blocks, yieldpoints)
+    if entry_yieldpoint:  # written by the caller's prologue, counted here with the body's
+        ctx.report.yieldpoints += 1
     entry_frame = entry_frame_of(ctx, method, node) if yieldpoints and ctx.strategy.frames else None
     init_done = G.after_initialisation(ctx.name, method.name, method.descriptor, body, ctx.pool)
     position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}

@@ -84,8 +84,6 @@ def _write_twin(
     """Instrument the twin's body, put the prologue in front, assemble (may raise CodeTooLargeError)."""
     result = instrument_body(ctx, twin, body, node_slot, added=added, part_calls=part_calls, entry="prologue")
     prologue, needs = _esi_prologue(ctx, m, node_slot, self_mid, sampled=result.entry_yieldpoint)
-    if result.entry_yieldpoint:
-        ctx.report.yieldpoints += 1
     body.insert(0, prologue)
     result.needs.update(needs)
     assemble(ctx, twin, body, result.needs)

@@ -122,8 +122,6 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
     )
     if prologue_entry:
         prologue = _osi_prologue(ctx, m, node, saved_slot, self_mid, sampled=result.entry_yieldpoint)
-        if result.entry_yieldpoint:
-            ctx.report.yieldpoints += 1
     items = _restoring_before_returns(ctx, body.items, node, saved_slot, result.dead_returns)
     head: list = []
     if budget is not None:  # the prologue is in place already: the handler starts after it
