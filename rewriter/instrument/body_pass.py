@@ -22,7 +22,7 @@ from .activation import activation_code, activation_plan, entry_frame_of
 from .call_sites import call_site_code, init_publish, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
-from .runtime_api import NODE_BYTECODES, NODE_WEIGHTED
+from .runtime_api import NODE_BYTECODES
 from .yieldpoints import wants_entry_yieldpoint, yieldpoint_blocks, yieldpoint_code
 
 __all__ = ["BodyResult", "instrument_body"]
@@ -121,7 +121,6 @@ def instrument_body(
     original_handlers = list(body.handlers)
     temps = body.max_locals
     bytecodes_ref = ctx.rt.field_ref(NODE_BYTECODES)
-    weighted_ref = ctx.rt.field_ref(NODE_WEIGHTED)
     p = _Pass(ctx, method, body, node, added, part_calls)
     site = first_site
     for i, item in enumerate(body.items):
@@ -129,7 +128,7 @@ def instrument_body(
         if blk is not None:
             if blk.index in activation:
                 p.out += activation_code(ctx, node, blk, *activation[blk.index], method, body, p.needs)
-            p.out += _counters(p, blk, bytecodes_ref, weighted_ref)
+            p.out += _counters(p, blk, bytecodes_ref)
             if blk.index in yieldpoints:
                 p.out += yieldpoint_code(ctx, node, blk, body, p.needs, entry_frame=entry_frame)
                 ctx.report.yieldpoints += 1
@@ -179,8 +178,8 @@ def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list[B.Block], byte
     return [b for b in blocks if b.index in live], dead
 
 
-def _counters(p: _Pass, blk: B.Block, bytecodes_ref: int, weighted_ref: int) -> list:
-    """``node.bytecodes += size`` (and ``weighted``) at the start of block ``blk``."""
+def _counters(p: _Pass, blk: B.Block, bytecodes_ref: int) -> list:
+    """``node.bytecodes += size`` (and ``node.addWeighted(w)``) at the start of block ``blk``."""
     opts, items, added = p.ctx.options, p.body.items, p.added
     out: list = []
     size = blk.size
@@ -195,7 +194,7 @@ def _counters(p: _Pass, blk: B.Block, bytecodes_ref: int, weighted_ref: int) -> 
             if not isinstance(x, Label) and id(x) not in added
         )
         if w:
-            out += p.ctx.rt.add_to_counter(p.node, weighted_ref, w)
+            out += p.ctx.rt.add_weighted(p.node, w)
     return out
 
 

@@ -64,8 +64,8 @@ NODE_PUBLISH_INIT: Final = _m(NODE, "publishInit", "(Z)V", False,
 NODE_PUBLISH_CALL: Final = _m(NODE, "publishCall", "(I)V", False,
                        "publish this node and a call site (the callee enters beneath them)")
 NODE_ALLOCATE: Final = _m(NODE, "allocate", "(" + _STR + ")V", False, "count an allocation of a type (--allocations)")
+NODE_ADD_WEIGHTED: Final = _m(NODE, "addWeighted", "(J)V", False, "add weighted bytecodes (--weights)")
 NODE_BYTECODES: Final = _f(NODE, "bytecodes", "J", "bytecodes executed in this context")
-NODE_WEIGHTED: Final = _f(NODE, "weighted", "J", "weighted bytecodes (--weights)")
 NODE_ROOT: Final = _f(NODE, "root", ROOT_DESC, "the thread's root")
 ROOT_PUBLISHED: Final = _f(ROOT, "published", NODE_DESC, "where callbacks from uninstrumented code attach")
 ROOT_ACTIVATION: Final = _f(ROOT, "activation", "I", "JP's activation counter (--activation)")
@@ -105,8 +105,8 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     NODE_PUBLISH_INIT,
     NODE_PUBLISH_CALL,
     NODE_ALLOCATE,
+    NODE_ADD_WEIGHTED,
     NODE_BYTECODES,
-    NODE_WEIGHTED,
     NODE_ROOT,
     ROOT_PUBLISHED,
     ROOT_ACTIVATION,
@@ -186,6 +186,14 @@ class RuntimeCalls:
             Instruction(-1, op.ALOAD, node),
             Instruction(-1, op.LDC_W, self.pool.add_string(type_name)),
             self.invoke(NODE_ALLOCATE),
+        ]
+
+    def add_weighted(self, node: int, amount: int) -> list:
+        """``node.addWeighted(amount)``: a call, since the counter lives in the node's rare part."""
+        return [
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.LDC2_W, self.pool.add_long(amount)),
+            self.invoke(NODE_ADD_WEIGHTED),
         ]
 
     def add_to_counter(self, node: int, ref: int, amount: int) -> list:

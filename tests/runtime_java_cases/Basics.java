@@ -29,7 +29,7 @@ public class Basics {
     static void main(String[] args, Node node, int site) {
         node = node.enter(site, MAIN);
         node.bytecodes += 10;
-        node.weighted += 25;
+        node.addWeighted(25);
         // site 0: a JDK method, three times
         int m = 0;
         for (int i = 0; i < 3; i++) {

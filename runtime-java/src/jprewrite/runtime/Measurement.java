@@ -74,7 +74,7 @@ public final class Measurement {
                 Node n = stack.remove(stack.size() - 1);
                 bytecodes += n.bytecodes;
                 calls += n.calls;
-                weighted += n.weighted;
+                weighted += n.weighted();
                 for (Node.Alloc a = n.allocs(); a != null; a = a.next) {
                     add(allocs, a.type, a.count);
                 }

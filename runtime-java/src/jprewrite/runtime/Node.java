@@ -14,10 +14,11 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * with its structure in final fields, before it is linked in front of the immutable list of its
  * older siblings; counters are plain longs that a reader may see slightly stale.
  *
- * <p>Memory: a context is 64 bytes with compressed oops (12-byte header, seven references, three
- * longs), measured by {@code tests/test_profile_output.py}; the rare counters (samples, allocations)
- * live in one optional {@link Sampled} object, and a context that has callees also has its child
- * cache ({@code 16 + 8 * sites} bytes).
+ * <p>Memory: a context is 56 bytes with compressed oops (12-byte header, seven references, two
+ * longs), measured by {@code tests/test_profile_output.py}; the rare counters (weighted bytecodes,
+ * samples, allocations) live in one optional {@link Rare} object, and a context that has callees
+ * also has its child cache ({@code 16 + 8 * sites} bytes). Each context fewer bytes counts: a
+ * compiler's run makes tens of millions of them, and 16 bytes more a context cost scalac 9 % CPU.
  */
 public class Node {
     /** The method this context is in. */
@@ -30,8 +31,6 @@ public class Node {
     public long calls;
     /** Bytecodes executed in this context (exclusive of callees). */
     public long bytecodes;
-    /** Weighted bytecodes (per-bytecode cost weights), exclusive of callees. */
-    public long weighted;
 
     /** The next older sibling; never changes. */
     final Node next;
@@ -44,15 +43,15 @@ public class Node {
      */
     private Node[] cache;
     /**
-     * The rare counters of this context (samples, allocations), or null until the first one (see
-     * {@link Sampling}): kept out of the node so that a context stays at 64 bytes. Created once, by
+     * The rare counters of this context (weighted bytecodes, samples, allocations), or null until the
+     * first one (see {@link Sampling}): kept out of the node so that a context stays at 56 bytes. Created once, by
      * compare-and-set, since the owning thread (allocations) and the sampler thread (samples of a
      * blocked thread) may both create it.
      */
-    volatile Sampled sampled;
+    volatile Rare rare;
 
-    private static final AtomicReferenceFieldUpdater<Node, Sampled> SAMPLED =
-            AtomicReferenceFieldUpdater.newUpdater(Node.class, Sampled.class, "sampled");
+    private static final AtomicReferenceFieldUpdater<Node, Rare> RARE =
+            AtomicReferenceFieldUpdater.newUpdater(Node.class, Rare.class, "rare");
 
     Node(MethodId method, Node parent, ThreadRoot root, Node next) {
         this.method = method;
@@ -237,9 +236,24 @@ public class Node {
         }
     }
 
+    /**
+     * Add {@code w} weighted bytecodes (per-bytecode cost weights, {@code --weights}) to this context:
+     * the rewriter's call at the start of each basic block when weights are on. Weights are a research
+     * option, so their counter lives in {@link Rare} and costs every other run nothing.
+     */
+    public final void addWeighted(long w) {
+        rare().weighted += w;
+    }
+
+    /** Weighted bytecodes executed in this context, exclusive of callees (0 unless weights are on). */
+    public final long weighted() {
+        Rare s = rare;
+        return s == null ? 0 : s.weighted;
+    }
+
     /** Count one allocation of {@code type} (internal name or array descriptor) in this context. */
     public final void allocate(String type) {
-        Sampled x = sampled;
+        Rare x = rare;
         for (Alloc a = x == null ? null : x.allocs; a != null; a = a.next) {
             if (a.type == type) {
                 a.count++;
@@ -255,7 +269,7 @@ public class Node {
 
     /** The allocation counts of this context, newest type first, or null. */
     final Alloc allocs() {
-        Sampled x = sampled;
+        Rare x = rare;
         return x == null ? null : x.allocs;
     }
 
@@ -326,13 +340,16 @@ public class Node {
                 Node t = d.child(c.method);
                 t.calls += c.calls;
                 t.bytecodes += c.bytecodes;
-                t.weighted += c.weighted;
+                long w = c.weighted();
+                if (w != 0) {
+                    t.addWeighted(w);
+                }
                 for (Alloc a = c.allocs(); a != null; a = a.next) {
                     t.addAllocations(a.type, a.count);
                 }
-                Sampled cs = c.sampled;
+                Rare cs = c.rare;
                 if (cs != null) {
-                    Sampled ts = t.sampled();
+                    Rare ts = t.rare();
                     ts.samples += cs.samples;
                     ts.fresh += cs.fresh;
                 }
@@ -360,7 +377,7 @@ public class Node {
 
     /** Add {@code count} allocations of {@code type} (the owning thread, or a writer holding the tree). */
     final void addAllocations(String type, long count) {
-        Sampled x = sampled();
+        Rare x = rare();
         for (Alloc a = x.allocs; a != null; a = a.next) {
             if (a.type.equals(type)) {
                 a.count += count;
@@ -374,13 +391,13 @@ public class Node {
 
     /** Samples whose innermost frame was this context (0 unless sampling is on). */
     public final long samples() {
-        Sampled s = sampled;
+        Rare s = rare;
         return s == null ? 0 : s.samples;
     }
 
     /** Samples in which this context's frame had been entered since the thread's previous sample. */
     public final long fresh() {
-        Sampled s = sampled;
+        Rare s = rare;
         return s == null ? 0 : s.fresh;
     }
 
@@ -388,12 +405,12 @@ public class Node {
      * The sample counts (and allocations), created on first use: samples are recorded under the thread's
      * sampling lock (see {@link SampleState}), allocations by the owning thread; creation is atomic.
      */
-    final Sampled sampled() {
-        Sampled s = sampled;
+    final Rare rare() {
+        Rare s = rare;
         if (s == null) {
-            s = new Sampled();
-            if (!SAMPLED.compareAndSet(this, null, s)) {
-                s = sampled;
+            s = new Rare();
+            if (!RARE.compareAndSet(this, null, s)) {
+                s = rare;
             }
         }
         return s;
@@ -409,8 +426,9 @@ public class Node {
         return method.methodString() + " calls=" + calls + " bytecodes=" + bytecodes;
     }
 
-    /** The rare counters of one context: samples (see {@link Sampling}) and allocations. */
-    static final class Sampled {
+    /** The rare counters of one context: weighted bytecodes, samples (see {@link Sampling}), allocations. */
+    static final class Rare {
+        long weighted;
         long samples;
         long fresh;
         /** Allocation counts, newest type first; written by the owning thread only. */

@@ -57,11 +57,13 @@ final class Nodes {
     static void addCounters(Node d, Node s) {
         d.calls += s.calls;
         d.bytecodes += s.bytecodes;
-        d.weighted += s.weighted;
-        Node.Sampled x = s.sampled;
+        Node.Rare x = s.rare;
         if (x != null) {
+            if (x.weighted != 0) {
+                d.addWeighted(x.weighted);
+            }
             if (x.samples != 0 || x.fresh != 0) {
-                Node.Sampled y = d.sampled();
+                Node.Rare y = d.rare();
                 y.samples += x.samples;
                 y.fresh += x.fresh;
             }

@@ -172,8 +172,8 @@ final class ProfileBinary implements ProfileWriter.Sink {
         int s = g.sources();
         for (int j = 0; j < s; j++) {
             Node n = g.source(j);
-            w += n.weighted;
-            Node.Sampled x = n.sampled;
+            w += n.weighted();
+            Node.Rare x = n.rare;
             if (x != null) {
                 smp += x.samples;
                 fr += x.fresh;

@@ -212,9 +212,11 @@ final class ProfileBinaryReader {
                 }
                 n.calls = col[2][i];
                 n.bytecodes = col[3][i];
-                n.weighted = col[4][i];
+                if (col[4][i] != 0) {
+                    n.addWeighted(col[4][i]);
+                }
                 if (col[5][i] != 0 || col[6][i] != 0) {
-                    Node.Sampled s = n.sampled();
+                    Node.Rare s = n.rare();
                     s.samples = col[5][i];
                     s.fresh = col[6][i];
                 }

@@ -453,9 +453,11 @@ final class ProfileParser {
         }
         n.calls = o.calls;
         n.bytecodes = o.bytecodes;
-        n.weighted = o.weighted;
+        if (o.weighted != 0) {
+            n.addWeighted(o.weighted);
+        }
         if (o.samples != 0 || o.fresh != 0) {
-            Node.Sampled s = n.sampled();
+            Node.Rare s = n.rare();
             s.samples = o.samples;
             s.fresh = o.fresh;
         }

@@ -205,7 +205,7 @@ final class ProfileWriter {
         long b = n.bytecodes;
         counted |= n.calls != 0 || b != 0;
         anyBytecodes |= b != 0;
-        Node.Sampled s = n.sampled;
+        Node.Rare s = n.rare;
         if (s != null) {
             totalSamples += s.samples;
         }
@@ -554,8 +554,8 @@ final class ProfileWriter {
             int s = g.sources();
             for (int j = 0; j < s; j++) {
                 Node n = g.source(j);
-                weighted += n.weighted;
-                Node.Sampled x = n.sampled;
+                weighted += n.weighted();
+                Node.Rare x = n.rare;
                 if (x != null) {
                     samples += x.samples;
                     fresh += x.fresh;

@@ -58,9 +58,9 @@ final class SampleState {
      */
     synchronized void recordNode(Node node) {
         seen();
-        node.sampled().samples++;
+        node.rare().samples++;
         for (Node x = node; x.parent != null; x = x.parent) {
-            Node.Sampled s = x.sampled();
+            Node.Rare s = x.rare();
             long calls = x.calls;
             if (s.seenCalls == calls) {
                 break;
@@ -113,13 +113,13 @@ final class SampleState {
             int wi = d - 1 - i;
             keyClass[i] = w.classes[wi];
             keyBci[i] = w.bcis[wi];
-            path[i].sampled().fresh++;
+            path[i].rare().fresh++;
             mids[i] = null;
         }
         for (int i = 0; i < shared; i++) {
             mids[i] = null;
         }
-        node.sampled().samples++;
+        node.rare().samples++;
         depth = d;
     }
 
@@ -202,11 +202,11 @@ final class SampleState {
                 continue;
             }
             same = false;
-            node.sampled().fresh++;
+            node.rare().fresh++;
             path[i] = node;
             keyClass[i] = null;   // no class or bci from a stack trace: compared by method next time
         }
-        node.sampled().samples++;
+        node.rare().samples++;
         depth = d;
     }
 

@@ -105,11 +105,11 @@ final class Tree {
             Node s = ss.remove(last);
             d.calls += s.calls;
             d.bytecodes += s.bytecodes;
-            d.weighted += s.weighted;
-            Node.Sampled sampled = s.sampled;
-            if (sampled != null) {
-                d.samples += sampled.samples;
-                d.fresh += sampled.fresh;
+            Node.Rare rare = s.rare;
+            if (rare != null) {
+                d.weighted += rare.weighted;
+                d.samples += rare.samples;
+                d.fresh += rare.fresh;
             }
             for (Node.Alloc a = s.allocs(); a != null; a = a.next) {
                 d.addAllocation(a.type, a.count);
