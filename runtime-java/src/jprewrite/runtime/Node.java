@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * <p>Memory: a context is 56 bytes with compressed oops (12-byte header, seven references, two
  * longs), measured by {@code tests/test_profile_output.py}; the rare counters (weighted bytecodes,
  * samples, allocations) live in one optional {@link Rare} object, and a context that has callees
- * also has its child cache ({@code 16 + 8 * sites} bytes). Each context fewer bytes counts: a
- * compiler's run makes tens of millions of them, and 16 bytes more a context cost scalac 9 % CPU.
+ * may also have a child cache ({@code 24 + 4 * sites} bytes, rounded up to 8). Each byte counts: a
+ * compiler's run makes tens of millions of contexts, and 16 bytes more a context cost scalac 9 % CPU.
  */
 public class Node {
     /** The method this context is in. */
@@ -37,9 +37,10 @@ public class Node {
     /** The most recently created child (the head of the child list). */
     Node first;
     /**
-     * Child cache, allocated once walking the children costs (see {@link #LAZY_CACHE_CALLS}): two
-     * slots per call site ({@code method.sites} of them), then a pair shared by unknown sites and the
-     * children the sites' slots dropped.
+     * Child cache, allocated once walking the children costs (see {@link #LAZY_CACHE_CALLS}): one
+     * slot per call site ({@code method.sites} of them), then a pair shared by unknown sites and the
+     * children the sites' slots dropped. One slot, not two: a second slot per site (for bimorphic
+     * virtual calls) made scalac's caches 150 MB larger, for no measurable CPU time saved.
      */
     private Node[] cache;
     /**
@@ -73,18 +74,17 @@ public class Node {
      * {@link #ENTERED} from an N2B wrapper), created if absent; counts the call.
      *
      * <p>The JIT inlines this into every instrumented method, so it holds only the commonest hit:
-     * the site's first slot, or the newest child while there is no cache. The second slot and
-     * everything else are in {@link #enterSlow}. With both slots inline (144 bytecodes) C2 compiled
-     * about a third more bytecodes on scalac, for no CPU time measurably saved or lost there, nor on
-     * kotlinc, sunflow, h2 or groovy. {@code ENTERED} must not reach the newest
+     * the site's slot, or the newest child while there is no cache. Everything else is in
+     * {@link #enterSlow}. With more inline (144 bytecodes) C2 compiled about a third more bytecodes on
+     * scalac, for no CPU time measurably saved or lost there, nor on kotlinc, sunflow, h2 or groovy.
+     * {@code ENTERED} must not reach the newest
      * child check: a recursive method entered from the JDK has itself as its newest child.
      */
     public final Node enter(int site, MethodId callee) {
         Node[] c = cache;
         if (c != null) {
-            int i = site << 1;   // two slots per call site: bimorphic virtual calls stay hits
-            if (i >= 0 && i < c.length) {
-                Node n = c[i];
+            if (site >= 0 && site < c.length) {
+                Node n = c[site];
                 if (n != null && n.method == callee) {
                     n.calls++;
                     return n;
@@ -132,14 +132,6 @@ public class Node {
         Node[] c = cache;
         Node n = null;
         if (c != null) {
-            int s2 = (site << 1) + 1;
-            if (s2 > 0 && s2 < c.length) {   // the call site's second slot
-                n = c[s2];
-                if (n != null && n.method == callee) {
-                    n.calls++;
-                    return n;
-                }
-            }
             int v = c.length - 2;   // the shared pair at the end: unknown sites, and what the sites dropped
             n = c[v];
             if (n == null || n.method != callee) {
@@ -164,7 +156,7 @@ public class Node {
             walked = steps > 0 && (calls > 1 || steps > 3 || n.calls >= LAZY_CACHE_CALLS);
         }
         if (c == null && walked && (site == -1 || site >= 0 && site < method.sites)) {
-            c = new Node[2 * method.sites + 2];
+            c = new Node[method.sites + 2];
             cache = c;
         }
         if (c != null) {
@@ -175,18 +167,16 @@ public class Node {
     }
 
     /**
-     * Put {@code n} in the cache: in front of its call site's two slots, the child dropped from them
-     * going to the shared pair at the end (so sites with three or four callees, and entries from
-     * unknown sites, mostly hit there instead of walking the children).
+     * Put {@code n} in the cache: in its call site's slot, the child it replaces going to the shared
+     * pair at the end (so bimorphic sites, and entries from unknown sites, mostly hit there instead
+     * of walking the children).
      */
     private static void cacheChild(Node[] c, int site, Node n) {
         int v = c.length - 2;
-        int i = site << 1;
         Node dropped = n;
-        if (site >= 0 && i < v) {
-            dropped = c[i + 1];
-            c[i + 1] = c[i];   // the previous callee moves to the second slot
-            c[i] = n;
+        if (site >= 0 && site < v) {
+            dropped = c[site];
+            c[site] = n;
         }
         if (dropped != null && dropped != c[v]) {
             c[v + 1] = c[v];
