@@ -9,7 +9,7 @@ order).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Literal
 
 from ..analysis import blocks as B
 from ..classfile import opcodes as op
@@ -92,7 +92,7 @@ def instrument_body(
     first_site: int = 0,
     added: set[int] | frozenset = frozenset(),
     part_calls: dict[int, int] | None = None,
-    entry: bool | str = True,
+    entry: bool | Literal["prologue"] = True,
 ) -> BodyResult:
     """Instrument ``body`` in place; the node is in local ``node``.
 
