@@ -44,10 +44,10 @@ public class Node {
      */
     private Node[] cache;
     /**
-     * The rare counters of this context (weighted bytecodes, samples, allocations), or null until the
-     * first one (see {@link Sampling}): kept out of the node so that a context stays at 56 bytes. Created once, by
-     * compare-and-set, since the owning thread (allocations) and the sampler thread (samples of a
-     * blocked thread) may both create it.
+     * The rare counters of this context (weighted bytecodes, samples, allocations), or null until
+     * the first one (see {@link Sampling}): kept out of the node so that a context stays at 56
+     * bytes. Created once, by compare-and-set, since the owning thread (allocations, weights) and
+     * the sampler thread (samples of a blocked thread) may both create it.
      */
     volatile Rare rare;
 
@@ -328,21 +328,7 @@ public class Node {
             Node d = to.remove(last);
             for (Node c = s.first; c != null; c = c.next) {
                 Node t = d.child(c.method);
-                t.calls += c.calls;
-                t.bytecodes += c.bytecodes;
-                long w = c.weighted();
-                if (w != 0) {
-                    t.addWeighted(w);
-                }
-                for (Alloc a = c.allocs(); a != null; a = a.next) {
-                    t.addAllocations(a.type, a.count);
-                }
-                Rare cs = c.rare;
-                if (cs != null) {
-                    Rare ts = t.rare();
-                    ts.samples += cs.samples;
-                    ts.fresh += cs.fresh;
-                }
+                Nodes.addCounters(t, c);
                 from.add(c);
                 to.add(t);
             }
@@ -392,8 +378,8 @@ public class Node {
     }
 
     /**
-     * The sample counts (and allocations), created on first use: samples are recorded under the thread's
-     * sampling lock (see {@link SampleState}), allocations by the owning thread; creation is atomic.
+     * The rare counters, created on first use: samples are recorded under the thread's sampling lock
+     * (see {@link SampleState}), allocations and weights by the owning thread; creation is atomic.
      */
     final Rare rare() {
         Rare s = rare;

@@ -172,9 +172,9 @@ final class ProfileBinary implements ProfileWriter.Sink {
         int s = g.sources();
         for (int j = 0; j < s; j++) {
             Node n = g.source(j);
-            w += n.weighted();
             Node.Rare x = n.rare;
             if (x != null) {
+                w += x.weighted;
                 smp += x.samples;
                 fr += x.fresh;
                 for (Node.Alloc a = x.allocs; a != null; a = a.next) {

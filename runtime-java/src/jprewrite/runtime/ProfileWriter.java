@@ -554,9 +554,9 @@ final class ProfileWriter {
             int s = g.sources();
             for (int j = 0; j < s; j++) {
                 Node n = g.source(j);
-                weighted += n.weighted();
                 Node.Rare x = n.rare;
                 if (x != null) {
+                    weighted += x.weighted;
                     samples += x.samples;
                     fresh += x.fresh;
                     for (Node.Alloc a = x.allocs; a != null; a = a.next) {
