@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""How much of a rewritten program's extra CPU time is the JIT compiling (issue 15: where the time goes).
+
+Runs each workload plain and rewritten (CCT, default counting, ``-Djprewrite.output=none``: the
+profile's writing is the profiles issue's part), alternating, with HotSpot's own compile
+statistics (``-XX:+UnlockDiagnosticVMOptions -XX:+CITime``), and prints per workload the medians
+of: the whole JVM's CPU time, C1 and C2 compile time, methods and bytecode compiled by C2, and
+the share of the extra CPU time that is extra compilation.
+
+    python bench/jit_share.py                          # scalac kotlinc groovy xalan h2 sunflow, 2 rounds
+    python bench/jit_share.py -n 3 scalac kotlinc
+    python bench/jit_share.py --work W --reuse scalac  # W: a --work directory of bench/cct_overhead.py
+
+Why it matters: on the compiler workloads C2 compiles 2.5-3.4x the bytecode of the plain run and
+its one thread is busy for nearly the whole run, so what the rewriting adds to every method (bytes
+the JIT must parse, inline and compile) costs CPU time twice: running it, and compiling it.
+Compile time is CPU time of the JIT threads, which the CPU figure includes; on two cores C1 and C2
+each have one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import cct_overhead as co  # noqa: E402  (the shared workloads' preparation and the rewriting)
+
+DEFAULT = ["scalac", "kotlinc", "groovy", "xalan", "h2", "sunflow"]
+CI_OPTS = "-XX:+UnlockDiagnosticVMOptions -XX:+CITime"
+_TIER = re.compile(r"^\s*(C[12]) \{speed: [^;]*; standard:\s+([0-9.]+) s,\s+(\d+) bytes,\s+(\d+) methods", re.M)
+_TOTAL = re.compile(r"Total compilation time\s*:\s*([0-9.]+) s")
+
+
+def run_once(bench: Path, workload: str, cp: str | None, scratch: Path) -> dict:
+    """One run: CPU s, checksum and the compile statistics of ``workload`` (``cp``: None = plain)."""
+    env = dict(os.environ, JAVA_OPTS=f"{CI_OPTS} -Djprewrite.output=none", BENCH_WORK=str(scratch))
+    env.pop("BENCH_CP", None)
+    if cp is not None:
+        env["BENCH_CP"] = cp
+    r = subprocess.run(["bash", str(bench / "workloads" / f"{workload}.sh")], env=env, text=True, capture_output=True)
+    lines = dict(line.split(None, 1) for line in r.stdout.splitlines() if " " in line)
+    if lines.get("RC", "1").strip() != "0":
+        sys.exit(f"{workload} failed ({'rewritten' if cp else 'plain'}): {r.stdout[-1500:]}{r.stderr[-1500:]}")
+    jvm_out = (scratch / workload / "stdout.txt").read_text(errors="replace")
+    out = {"cpu": float(lines["CPU"]), "checksum": lines.get("CHECKSUM", "").strip()}
+    for tier, secs, size, methods in _TIER.findall(jvm_out):
+        out[tier] = (float(secs), int(size), int(methods))
+    total = _TOTAL.search(jvm_out)
+    if "C2" not in out or total is None:
+        sys.exit(f"{workload}: no -XX:+CITime statistics in the JVM's output ({scratch / workload / 'stdout.txt'})")
+    out["compile"] = float(total.group(1))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("workloads", nargs="*", default=DEFAULT)
+    ap.add_argument("-n", type=int, default=2, help="rounds (each: one plain and one rewritten run)")
+    ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
+    ap.add_argument("--reuse", action="store_true", help="keep the class paths rewritten by an earlier run in --work")
+    ap.add_argument("--jobs", type=int, default=2, help="jprewrite worker processes for the rewriting")
+    args = ap.parse_args()
+    work = Path(args.work or tempfile.mkdtemp(prefix="jpr-jit-"))
+    bench = co.prepare_shared_bench(work)
+    cps = {w: co.class_path(bench, w) for w in args.workloads}
+    out = work / "jpr-default"
+    if not args.reuse and out.exists():
+        shutil.rmtree(out)
+    for group in co.cp_groups(cps):
+        co.rewrite_group(group, out, "default", args.jobs)
+
+    print(f"JIT compile time beside CPU time, plain and rewritten (default counting), {args.n} rounds, medians")
+    print(
+        f"{'workload':10} {'CPU plain':>9} {'rewritten':>9} {'compile':>15} {'C1 s':>11} {'C2 s':>11}"
+        f" {'C2 methods':>11} {'C2 KB':>11} {'extra CPU that is compiling':>28}"
+    )
+    scratch = Path(tempfile.mkdtemp(prefix="jpr-jit-runs-"))
+    try:
+        for w in args.workloads:
+            rewritten_cp = ":".join(str(out / Path(e).name) for e in cps[w])
+            runs: dict[str, list[dict]] = {"plain": [], "rewritten": []}
+            for r in range(args.n):
+                order = [("plain", None), ("rewritten", rewritten_cp)]
+                for name, cp in order if r % 2 == 0 else order[::-1]:
+                    runs[name].append(run_once(bench, w, cp, scratch))
+            sums = {run["checksum"] for kind in runs.values() for run in kind}
+            if len(sums) != 1:
+                sys.exit(f"{w}: checksums differ between plain and rewritten runs: {sorted(sums)}")
+
+            def med(kind: str, key: str, part: int | None = None) -> float:
+                return statistics.median(r[key] if part is None else r[key][part] for r in runs[kind])
+
+            cpu_p, cpu_r = med("plain", "cpu"), med("rewritten", "cpu")
+            comp_p, comp_r = med("plain", "compile"), med("rewritten", "compile")
+            share = (comp_r - comp_p) / (cpu_r - cpu_p) if cpu_r > cpu_p else float("nan")
+            print(
+                f"{w:10} {cpu_p:9.2f} {cpu_r:9.2f} {comp_p:6.2f} -> {comp_r:5.2f}"
+                f" {med('plain', 'C1', 0):4.2f}/{med('rewritten', 'C1', 0):<5.2f}"
+                f" {med('plain', 'C2', 0):4.2f}/{med('rewritten', 'C2', 0):<5.2f}"
+                f" {med('plain', 'C2', 2):5.0f}/{med('rewritten', 'C2', 2):<5.0f}"
+                f" {med('plain', 'C2', 1) / 1024:5.0f}/{med('rewritten', 'C2', 1) / 1024:<5.0f}"
+                f" {share:27.0%}"
+            )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("(compile: HotSpot's total compilation time, s; C1, C2: plain/rewritten; checksums equal in every run)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
