@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How much of a rewritten program's extra CPU time is the JIT compiling (issue 15: where the time goes).
 
-Runs each workload plain and rewritten (CCT, default counting, ``-Djprewrite.output=none``: the
+Runs each workload plain and rewritten (CCT, default counting or ``--modes``, ``-Djprewrite.output=none``: the
 profile's writing is the profiles issue's part), alternating, with HotSpot's own compile
 statistics (``-XX:+UnlockDiagnosticVMOptions -XX:+CITime``), and prints per workload the medians
 of: the whole JVM's CPU time, C1 and C2 compile time, methods and bytecode compiled by C2, and
@@ -10,6 +10,7 @@ the share of the extra CPU time that is extra compilation.
     python bench/jit_share.py                          # scalac kotlinc groovy xalan h2 sunflow, 2 rounds
     python bench/jit_share.py -n 3 scalac kotlinc
     python bench/jit_share.py --work W --reuse scalac  # W: a --work directory of bench/cct_overhead.py
+    python bench/jit_share.py --modes none,default h2  # what the counters add to the JIT's work
 
 Why it matters: on the compiler workloads C2 compiles 2.5-3.4x the bytecode of the plain run and
 its one thread is busy for nearly the whole run, so what the rewriting adds to every method (bytes
@@ -65,33 +66,36 @@ def run_once(bench: Path, workload: str, cp: str | None, scratch: Path) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("workloads", nargs="*", default=DEFAULT)
-    ap.add_argument("-n", type=int, default=2, help="rounds (each: one plain and one rewritten run)")
+    ap.add_argument("-n", type=int, default=2, help="rounds (each: one plain run and one per counting mode)")
     ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
     ap.add_argument("--reuse", action="store_true", help="keep the class paths rewritten by an earlier run in --work")
     ap.add_argument("--jobs", type=int, default=2, help="jprewrite worker processes for the rewriting")
+    ap.add_argument("--modes", default="default", help="counting modes to rewrite with (comma-separated)")
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="jpr-jit-"))
     bench = co.prepare_shared_bench(work)
     cps = {w: co.class_path(bench, w) for w in args.workloads}
-    out = work / "jpr-default"
-    if not args.reuse and out.exists():
-        shutil.rmtree(out)
-    for group in co.cp_groups(cps):
-        co.rewrite_group(group, out, "default", args.jobs)
+    modes = args.modes.split(",")
+    for mode in modes:
+        out = work / f"jpr-{mode}"
+        if not args.reuse and out.exists():
+            shutil.rmtree(out)
+        for group in co.cp_groups(cps):
+            co.rewrite_group(group, out, mode, args.jobs)
 
-    print(f"JIT compile time beside CPU time, plain and rewritten (default counting), {args.n} rounds, medians")
+    print(f"JIT compile time beside CPU time, plain and rewritten (counting {args.modes}), {args.n} rounds, medians")
     print(
-        f"{'workload':10} {'CPU plain':>9} {'rewritten':>9} {'compile':>15} {'C1 s':>11} {'C2 s':>11}"
+        f"{'workload':16} {'CPU plain':>9} {'rewritten':>9} {'compile':>15} {'C1 s':>11} {'C2 s':>11}"
         f" {'C2 methods':>11} {'C2 KB':>11} {'extra CPU that is compiling':>28}"
     )
     scratch = Path(tempfile.mkdtemp(prefix="jpr-jit-runs-"))
     try:
         for w in args.workloads:
-            rewritten_cp = ":".join(str(out / Path(e).name) for e in cps[w])
-            runs: dict[str, list[dict]] = {"plain": [], "rewritten": []}
+            kinds: list[tuple[str, str | None]] = [("plain", None)]
+            kinds += [(mode, ":".join(str(work / f"jpr-{mode}" / Path(e).name) for e in cps[w])) for mode in modes]
+            runs: dict[str, list[dict]] = {name: [] for name, _ in kinds}
             for r in range(args.n):
-                order = [("plain", None), ("rewritten", rewritten_cp)]
-                for name, cp in order if r % 2 == 0 else order[::-1]:
+                for name, cp in kinds[r % len(kinds) :] + kinds[: r % len(kinds)]:
                     runs[name].append(run_once(bench, w, cp, scratch))
             sums = {run["checksum"] for kind in runs.values() for run in kind}
             if len(sums) != 1:
@@ -100,17 +104,19 @@ def main() -> int:
             def med(kind: str, key: str, part: int | None = None) -> float:
                 return statistics.median(r[key] if part is None else r[key][part] for r in runs[kind])
 
-            cpu_p, cpu_r = med("plain", "cpu"), med("rewritten", "cpu")
-            comp_p, comp_r = med("plain", "compile"), med("rewritten", "compile")
-            share = (comp_r - comp_p) / (cpu_r - cpu_p) if cpu_r > cpu_p else float("nan")
-            print(
-                f"{w:10} {cpu_p:9.2f} {cpu_r:9.2f} {comp_p:6.2f} -> {comp_r:5.2f}"
-                f" {med('plain', 'C1', 0):4.2f}/{med('rewritten', 'C1', 0):<5.2f}"
-                f" {med('plain', 'C2', 0):4.2f}/{med('rewritten', 'C2', 0):<5.2f}"
-                f" {med('plain', 'C2', 2):5.0f}/{med('rewritten', 'C2', 2):<5.0f}"
-                f" {med('plain', 'C2', 1) / 1024:5.0f}/{med('rewritten', 'C2', 1) / 1024:<5.0f}"
-                f" {share:27.0%}"
-            )
+            cpu_p, comp_p = med("plain", "cpu"), med("plain", "compile")
+            for mode in modes:
+                cpu_r, comp_r = med(mode, "cpu"), med(mode, "compile")
+                share = (comp_r - comp_p) / (cpu_r - cpu_p) if cpu_r > cpu_p else float("nan")
+                label = w if len(modes) == 1 else f"{w} {mode}"
+                print(
+                    f"{label:16} {cpu_p:9.2f} {cpu_r:9.2f} {comp_p:6.2f} -> {comp_r:5.2f}"
+                    f" {med('plain', 'C1', 0):4.2f}/{med(mode, 'C1', 0):<5.2f}"
+                    f" {med('plain', 'C2', 0):4.2f}/{med(mode, 'C2', 0):<5.2f}"
+                    f" {med('plain', 'C2', 2):5.0f}/{med(mode, 'C2', 2):<5.0f}"
+                    f" {med('plain', 'C2', 1) / 1024:5.0f}/{med(mode, 'C2', 1) / 1024:<5.0f}"
+                    f" {share:27.0%}"
+                )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("(compile: HotSpot's total compilation time, s; C1, C2: plain/rewritten; checksums equal in every run)")
