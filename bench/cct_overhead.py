@@ -102,6 +102,31 @@ def rewrite_group(entries: list[str], out: Path, mode: str, jobs: int) -> bool:
     return True
 
 
+def rewrite_modes(
+    work: Path, cps: dict[str, list[str]], modes: list[str], jobs: int, *, reuse: bool
+) -> tuple[dict[str, float], set[str]]:
+    """Rewrite every workload's class path once per counting mode into ``work/jpr-<mode>``
+    (``reuse``: keep what an earlier run wrote there): the seconds each mode's rewriting took, and
+    the entries rewritten (not reused)."""
+    throughput: dict[str, float] = {}
+    rewritten: set[str] = set()
+    for mode in modes:
+        out = work / f"jpr-{mode}"
+        if not reuse and out.exists():
+            shutil.rmtree(out)
+        t = time.monotonic()
+        done = [group for group in cp_groups(cps) if rewrite_group(group, out, mode, jobs)]
+        if done:
+            throughput[mode] = time.monotonic() - t
+            rewritten.update(e for group in done for e in group)
+    return throughput, rewritten
+
+
+def rewritten_class_path(out: Path, entries: list[str]) -> str:
+    """The rewritten copies in ``out`` of class path ``entries``, in the plain class path's order."""
+    return ":".join(str(out / Path(e).name) for e in entries)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("workloads", nargs="*", default=DEFAULT_WORKLOADS)
@@ -127,17 +152,7 @@ def main() -> int:
     if len(set(names)) != len(names):
         sys.exit("two class-path entries share a file name; cannot use --output-dir")
     modes = args.modes.split(",")
-    throughput = {}
-    rewritten: set[str] = set()
-    for mode in modes:
-        out = work / f"jpr-{mode}"
-        if not args.reuse and out.exists():
-            shutil.rmtree(out)
-        t = time.monotonic()
-        done = [group for group in cp_groups(cps) if rewrite_group(group, out, mode, args.jobs)]
-        if done:
-            throughput[mode] = time.monotonic() - t
-            rewritten.update(e for group in done for e in group)
+    throughput, rewritten = rewrite_modes(work, cps, modes, args.jobs, reuse=args.reuse)
     classes = 0
     for e in sorted(rewritten):
         p = Path(e)
@@ -162,7 +177,7 @@ def main() -> int:
         for name, out in named.items():
             # the rewritten jars in the plain class path's order (not a manifest-only jar: scalac's
             # -usejavacp reads java.class.path and does not follow manifest Class-Path entries)
-            env[f"BENCH_CP_{name.upper()}"] = ":".join(str(out / Path(e).name) for e in cps[w])
+            env[f"BENCH_CP_{name.upper()}"] = rewritten_class_path(out, cps[w])
             env[f"BENCH_OPTS_{name.upper()}"] = f"-Djprewrite.output={work}/profile-{name}-<w>.{args.profile_format}"
         cmd = [sys.executable, str(bench / "lib" / "measure.py"), "-n", str(args.n), "--max-rounds"]
         cmd += [str(args.max_rounds), "-c", ",".join(configs), "-o", str(work / f"runs-{w}.jsonl"), w]

@@ -57,7 +57,7 @@ def run_once(bench: Path, workload: str, cp: str | None, scratch: Path) -> dict:
     for tier, secs, size, methods in _TIER.findall(jvm_out):
         out[tier] = (float(secs), int(size), int(methods))
     total = _TOTAL.search(jvm_out)
-    if "C2" not in out or total is None:
+    if "C1" not in out or "C2" not in out or total is None:
         sys.exit(f"{workload}: no -XX:+CITime statistics in the JVM's output ({scratch / workload / 'stdout.txt'})")
     out["compile"] = float(total.group(1))
     return out
@@ -76,12 +76,7 @@ def main() -> int:
     bench = co.prepare_shared_bench(work)
     cps = {w: co.class_path(bench, w) for w in args.workloads}
     modes = args.modes.split(",")
-    for mode in modes:
-        out = work / f"jpr-{mode}"
-        if not args.reuse and out.exists():
-            shutil.rmtree(out)
-        for group in co.cp_groups(cps):
-            co.rewrite_group(group, out, mode, args.jobs)
+    co.rewrite_modes(work, cps, modes, args.jobs, reuse=args.reuse)
 
     print(f"JIT compile time beside CPU time, plain and rewritten (counting {args.modes}), {args.n} rounds, medians")
     print(
@@ -92,7 +87,7 @@ def main() -> int:
     try:
         for w in args.workloads:
             kinds: list[tuple[str, str | None]] = [("plain", None)]
-            kinds += [(mode, ":".join(str(work / f"jpr-{mode}" / Path(e).name) for e in cps[w])) for mode in modes]
+            kinds += [(mode, co.rewritten_class_path(work / f"jpr-{mode}", cps[w])) for mode in modes]
             runs: dict[str, list[dict]] = {name: [] for name, _ in kinds}
             for r in range(args.n):
                 for name, cp in kinds[r % len(kinds) :] + kinds[: r % len(kinds)]:
