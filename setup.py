@@ -30,6 +30,7 @@ from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 SOURCE = ROOT / "rewriter"
@@ -41,6 +42,10 @@ INTERPRETED: frozenset[str] = frozenset({"instrument/pool_cache", "classfile/nat
 GROUP = "jprewrite._native"
 MANIFEST = "_native.json"
 BUILD = ROOT / "build"
+#: the Java parts jprewrite compiles on first use (runtime, agent, JUnit extension): an installed
+#: package carries their sources as ``jprewrite/java/<part>`` (``rewriter/rewrite/java_sources.py``)
+JAVA_SOURCES = ROOT / "runtime-java"
+JAVA_PARTS = ("src", "agent", "junit")
 
 
 def _say(message: str) -> None:
@@ -157,6 +162,36 @@ class BuildExt(build_ext):
         return outputs
 
 
+class BuildPy(build_py):
+    """build_py that also copies the Java sources into the package as ``jprewrite/java``.
+
+    Why: jprewrite compiles its Java runtime, agent and JUnit extension from their sources on first
+    use, and a package directory cannot reach ``runtime-java/`` outside it; without the copy an
+    installed jprewrite (``pip install .``, a wheel) cannot rewrite anything. An editable install
+    runs from the checkout and finds ``runtime-java/`` there.
+    """
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        target = self._java_dir()
+        if target.exists():
+            shutil.rmtree(target)
+        for part in JAVA_PARTS:
+            shutil.copytree(JAVA_SOURCES / part, target / part, ignore=shutil.ignore_patterns("*.class"))
+
+    def _java_dir(self) -> Path:
+        return Path(self.build_lib, "jprewrite", "java")
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        outputs = super().get_outputs(include_bytecode)
+        target = self._java_dir()
+        if target.is_dir():
+            outputs += [str(p) for p in sorted(target.rglob("*")) if p.is_file()]
+        return outputs
+
+
 def _remove_compiled(package_dir: Path) -> None:
     """Delete the manifest and every extension of the compiled build below ``package_dir``."""
     if not package_dir.is_dir():
@@ -175,7 +210,7 @@ def main() -> None:
         # build_ext does not run without extensions, and an editable install uses the source tree
         # itself: the extensions an earlier build put there would shadow the sources
         _remove_compiled(SOURCE)
-    setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt})
+    setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt, "build_py": BuildPy})
 
 
 main()

@@ -21,6 +21,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import JprewriteError
+from ..rewrite.java_sources import java_source_root
 from ..rewrite.runtime_build import cache_root, find_javac, first_error_line, runtime_classes, runtime_source_dir
 
 AGENT_RELEASE = "11"
@@ -31,11 +32,11 @@ _lock = threading.Lock()
 
 
 def agent_source_dir() -> Path:
-    """``runtime-java/agent`` (``JPREWRITE_AGENT_SOURCES`` overrides it)."""
+    """``runtime-java/agent``, or its copy in an installed package (``JPREWRITE_AGENT_SOURCES`` overrides it)."""
     override = os.environ.get("JPREWRITE_AGENT_SOURCES")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "runtime-java" / "agent"
+    return java_source_root() / "agent"
 
 
 def _python_sources() -> list[Path]:

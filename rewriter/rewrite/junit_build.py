@@ -27,6 +27,7 @@ from pathlib import Path
 from ..analysis.hierarchy import default_cache_directory
 from ..archive.jdk_image import find_java_home
 from ..errors import JprewriteError
+from .java_sources import java_source_root
 from .runtime_build import runtime_classes, runtime_source_dir
 
 __all__ = ["JUNIT_RELEASE", "junit_jar", "junit_compile_classpath", "junit_source_dir"]
@@ -49,11 +50,11 @@ _lock = threading.Lock()
 
 
 def junit_source_dir() -> Path:
-    """``runtime-java/junit`` (``JPREWRITE_JUNIT_SOURCES`` overrides it): Java sources and resources."""
+    """``runtime-java/junit`` or its installed copy (``JPREWRITE_JUNIT_SOURCES`` overrides it)."""
     override = os.environ.get("JPREWRITE_JUNIT_SOURCES")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "runtime-java" / "junit"
+    return java_source_root() / "junit"
 
 
 def junit_compile_classpath() -> list[Path]:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..analysis.hierarchy import default_cache_directory
 from ..errors import JprewriteError
+from .java_sources import java_source_root
 
 #: Package of the runtime, as a jar-entry prefix.
 RUNTIME_PACKAGE = "jprewrite/runtime/"
@@ -42,13 +43,14 @@ _memo: dict[str, dict[str, bytes]] = {}
 def runtime_source_dir() -> Path:
     """The source root of the runtime (contains ``jprewrite/runtime/*.java``).
 
-    ``JPREWRITE_RUNTIME_SOURCES`` overrides it (tests of a modified runtime, installed copies
-    whose sources live elsewhere); otherwise ``runtime-java/src`` of this checkout.
+    ``JPREWRITE_RUNTIME_SOURCES`` overrides it (tests of a modified runtime); otherwise ``src`` of
+    :func:`~jprewrite.rewrite.java_sources.java_source_root` (the checkout's ``runtime-java/src``, or the
+    copy inside an installed package).
     """
     override = os.environ.get("JPREWRITE_RUNTIME_SOURCES")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "runtime-java" / "src"
+    return java_source_root() / "src"
 
 
 def runtime_classes() -> dict[str, bytes]:
