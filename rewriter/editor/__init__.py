@@ -10,7 +10,7 @@ from ..classfile.model import Method
 from .assembler import MAX_CODE_LENGTH, AssemblyError, CodeTooLargeError, FrameAfter, assemble, layout
 from .body import CodeBody, Handler, Item, Label, LocalVariable, branch_targets
 from .disassembler import disassemble, disassemble_code
-from .params import insert_parameter, shift_body
+from .params import insert_locals, insert_parameter, shift_body
 from .stack import stack_effect
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "MAX_CODE_LENGTH",
     "CodeTooLargeError",
     "AssemblyError",
+    "insert_locals",
     "insert_parameter",
     "shift_body",
     "stack_effect",

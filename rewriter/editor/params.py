@@ -60,13 +60,21 @@ def insert_parameter(method: Method, position: int, param_descriptor: str) -> in
 
 
 def shift_body(body: CodeBody, slot: int, size: int, vtype: VType, pool=None) -> None:
-    """Make room for a new local of ``vtype`` at ``slot`` in every instruction, table and frame.
+    """Make room for a new local of ``vtype`` (``size`` slots) at ``slot``: :func:`insert_locals` of one."""
+    insert_locals(body, slot, [(vtype, size)], pool)
 
-    Slots at or above ``slot`` move up by ``size``. One case cannot move that way: a long or
-    double stored at ``slot - 1`` (compilers such as kotlinc reuse a dead parameter's slot for a
-    wider value) would straddle the new parameter. Those category-2 accesses (and their frame
-    entries and local-variable rows) move to a fresh pair of slots above everything else.
+
+def insert_locals(body: CodeBody, slot: int, news: list[tuple[VType, int]], pool=None) -> None:
+    """Make room for new locals (``(type, size)`` each, in slot order) at ``slot``, in one pass.
+
+    Slots at or above ``slot`` move up by the sizes' sum in every instruction, table and frame.
+    One case cannot move that way: a long or double stored at ``slot - 1`` (compilers such as
+    kotlinc reuse a dead parameter's slot for a wider value) would straddle the new locals. Those
+    category-2 accesses (and their frame entries and local-variable rows) move to a fresh pair of
+    slots above everything else. An ESI twin's node and call-site parameters go in together: each
+    pass walks every instruction and rebuilds every frame.
     """
+    size = sum(n for _, n in news)
     body.shift_locals(slot, size)
     moved: int | None = None
     if slot > 0:
@@ -86,13 +94,13 @@ def shift_body(body: CodeBody, slot: int, size: int, vtype: VType, pool=None) ->
                     if row.slot == slot - 1 and pool is not None and pool.utf8(row.descriptor_index)[:1] in ("J", "D"):
                         row.slot = moved
     for label, frame in list(body.frames.items()):
-        body.frames[label] = Frame(
-            frame.offset, _insert_local(frame.locals, slot, size, vtype, moved), frame.stack, None
-        )
+        body.frames[label] = Frame(frame.offset, _insert_local(frame.locals, slot, news, moved), frame.stack, None)
 
 
-def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType, moved: int | None = None) -> list[VType]:
-    """The frame's locals with ``vtype`` at ``slot`` and everything at or above it ``size`` higher.
+def _insert_local(
+    locals_: list[VType], slot: int, news: list[tuple[VType, int]], moved: int | None = None
+) -> list[VType]:
+    """The frame's locals with the ``news`` types at ``slot`` and everything at or above it their sizes higher.
 
     Worked on per slot (a long/double is its type followed by a filler) and packed back into
     one entry per verification type. ``moved``: where a long/double at ``slot - 1`` goes.
@@ -117,7 +125,12 @@ def _insert_local(locals_: list[VType], slot: int, size: int, vtype: VType, move
             slots[slot] = Top  # its second half, now meaningless
     while len(slots) < slot:
         slots.append(Top)
-    new = slots[:slot] + [vtype] + ([FILL] if size == 2 else []) + slots[slot:]
+    inserted: list = []
+    for vtype, size in news:
+        inserted.append(vtype)
+        if size == 2:
+            inserted.append(FILL)
+    new = slots[:slot] + inserted + slots[slot:]
     if wide is not None and moved is not None:  # (wide is only set when moved is given)
         while len(new) < moved:
             new.append(Top)

@@ -135,6 +135,11 @@ class CctPlan:
         self._esi_cache: dict[tuple[str, str, str], bool] = {}
         self._clinit_cache: dict[str, bool] = {}
         self._overriders: dict[tuple[str, str], list[str]] | None = None
+        # call_site's answers: a pure function of its arguments until the world or the hierarchy
+        # changes (set_world, add_to_world, forget clear it); a class calls the same few methods
+        # from many sites (StringBuilder.append, its own getters), and each answer resolves the
+        # method through the hierarchy
+        self._call_sites: dict[tuple[int, str, str, str, bool], CallSite] = {}
         self.world: list[str] = []  # every instrumented class, for the PENDING rule
         self._world_set: set[str] = set()
 
@@ -142,6 +147,7 @@ class CctPlan:
         self.world = sorted(n for n in names if self.is_instrumented(n))
         self._world_set = set(self.world)
         self._overriders = None
+        self._call_sites.clear()
 
     def add_to_world(self, name: str) -> None:
         """A class that appeared at run time (load time): its overrides count for later PENDING decisions."""
@@ -149,6 +155,7 @@ class CctPlan:
             return
         self.world.append(name)
         self._world_set.add(name)
+        self._call_sites.clear()  # its overrides may turn a boundary call into a pending one
         if self._overriders is not None:
             self._index_overrides(name, self._overriders)
 
@@ -156,6 +163,7 @@ class CctPlan:
         """Drop decisions about ``name`` (load time: a class not found earlier has appeared, or failed)."""
         self._esi_cache = {k: v for k, v in self._esi_cache.items() if k[0] != name}
         self._clinit_cache.clear()
+        self._call_sites.clear()  # any answer may have resolved through ``name``
 
     def warm_up(self) -> None:
         """Build the lazily computed indexes now (before worker processes are forked, so they share them)."""
@@ -267,6 +275,13 @@ class CctPlan:
     # ----------------------------------------------------------- call sites
     def call_site(self, opcode: int, owner: str, name: str, descriptor: str, interface: bool) -> CallSite:
         """What the call ``opcode owner.name descriptor`` in instrumented code must do."""
+        key = (opcode, owner, name, descriptor, interface)
+        found = self._call_sites.get(key)
+        if found is None:
+            found = self._call_sites[key] = self._decide_call_site(opcode, owner, name, descriptor, interface)
+        return found
+
+    def _decide_call_site(self, opcode: int, owner: str, name: str, descriptor: str, interface: bool) -> CallSite:
         h = self.hierarchy
         target: MemberInfo | None
         if owner.startswith("["):

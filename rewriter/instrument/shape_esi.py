@@ -23,7 +23,7 @@ from ..classfile.instructions import Instruction
 from ..classfile.model import ACC_FINAL, ACC_PRIVATE, ACC_STATIC, ACC_VARARGS, Method
 from ..editor import CodeTooLargeError, Label, disassemble
 from ..editor.body import CodeBody
-from ..editor.params import shift_body
+from ..editor.params import insert_locals
 from . import codegen as G
 from .body_pass import instrument_body
 from .context import ClassContext
@@ -98,8 +98,7 @@ def _esi_twin(ctx: ClassContext, m: Method, node_slot: int) -> tuple[Method, Cod
     twin.attributes = [G.copied_code(code)]
     twin.attributes += [a for a in m.attributes if pool.utf8(a.name_index) == "Exceptions"]
     body = disassemble(twin)
-    shift_body(body, node_slot, 1, Object(NODE), pool)
-    shift_body(body, node_slot + 1, 1, Integer, pool)
+    insert_locals(body, node_slot, [(Object(NODE), 1), (Integer, 1)], pool)
     twin.name_index = pool.add_utf8(esi_name(m.name))
     twin.descriptor_index = pool.add_utf8(esi_descriptor(m.descriptor))
     return twin, body
