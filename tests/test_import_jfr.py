@@ -101,8 +101,12 @@ def test_the_busiest_method_dominates(imported):
     # java.lang.invoke.LambdaForm is a class like any other)
     assert not [n for n in tree.frames.names if "$$Lambda" in n or re.search(r"[+/]0x[0-9a-f]+", n)]
     assert any(n.startswith("Busy.lambda$main$") and n.endswith(")J") for n in tree.frames.names)
-    run = tree.frames.find("java.lang.Thread.run()V")
-    assert run is not None and tree.frames.kinds[run] == 1  # KIND_JDK
+    # the worker is runnable a tenth of the time, and a loaded machine may sample it never (a CI
+    # run did): its stacks start at Thread.run when it was sampled at all
+    if "worker" in [n for n, _ in p.threads]:
+        assert tree.frames.find("java.lang.Thread.run()V") is not None
+    jdk = [i for i, n in enumerate(tree.frames.names) if n.startswith(("java.", "jdk."))]
+    assert all(tree.frames.kinds[i] == 1 for i in jdk), [tree.frames.names[i] for i in jdk]  # KIND_JDK
     sampling = p.header["sampling"]
     assert sampling["sampler"] == "jfr" and sampling["samples"] == total and sampling["hidden_frames_dropped"] > 0
 
