@@ -106,24 +106,38 @@ def class_path(workload: str) -> list[str]:
 def rewrite(work: Path, modes: list[str], cps: dict[str, list[str]]) -> dict[str, float]:
     """One ``jprewrite --output-dir`` run per mode over every class-path entry of the workloads.
 
-    Kept across invocations with the same ``--work`` (a ``.done`` file lists the inputs): rewriting is not
-    what this benchmark measures. Returns seconds per mode (0 when reused)."""
+    Kept across invocations with the same ``--work`` (a ``.done`` file lists the inputs and the digest of the
+    Java runtime the jars carry, so that a changed runtime is never measured in stale jars): rewriting is
+    not what this benchmark measures. Returns seconds per mode (0 when reused)."""
     inputs = sorted({e for cp in cps.values() for e in cp})
     if len({Path(e).name for e in inputs}) != len(inputs):
         die("two class-path entries share a file name; cannot use --output-dir")
+    runtime = f"runtime:{runtime_digest()}"
     took = {}
     for mode in modes:
         out = work / f"jpr-{mode}"
         done = out / ".done"
-        if done.exists() and set(done.read_text().split()) >= set(inputs):
+        if done.exists() and set(done.read_text().split()) >= {*inputs, runtime}:
             took[mode] = 0.0
             continue
         shutil.rmtree(out, ignore_errors=True)
         t = time.monotonic()
         sh([*JPREWRITE, *inputs, "--output-dir", str(out), "--mode", mode, "-q"])
         took[mode] = time.monotonic() - t
-        done.write_text("\n".join(inputs) + "\n")
+        done.write_text("\n".join([runtime, *inputs]) + "\n")
     return took
+
+
+def runtime_digest() -> str:
+    """16 hex digits of SHA-256 over the compiled Java runtime that rewritten jars carry."""
+    import hashlib
+
+    from jprewrite.rewrite import runtime_classes
+
+    h = hashlib.sha256()
+    for name, data in sorted(runtime_classes().items()):
+        h.update(name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    return h.hexdigest()[:16]
 
 
 def jfc(work: Path, ns: int) -> Path:

@@ -4,6 +4,10 @@ The oracle (tests/support/oracle.py, tests/support/oracle/CctOracle.java) runs
 the *original* program under the JVM's debugger interface and builds the tree
 from method-entry and single-step events; it shares no code with the rewriter.
 
+Each program is rewritten twice and both runs are held against the same oracle run: in exact mode,
+and in hybrid mode with sampling on at 0.1 ms (issue 12: the samples it takes on the tree's nodes
+must not change one call or bytecode of the tree, nor the program's output).
+
 One convention differs by design and is applied to the oracle's tree here:
 ``java.lang.Object.<init>()`` gets no node in jprewrite's profiles (it runs no
 code, cannot call back, and every allocation calls it), so the oracle's leaf
@@ -39,6 +43,27 @@ def without_object_init(node: dict) -> dict:
     return copy
 
 
+MODES = ("exact", "hybrid")
+#: hybrid mode samples often, so that rounds fall inside even the short programs
+HYBRID_PROPS = ("-Djprewrite.interval=100us", "-Djprewrite.sampler=incremental")
+
+
+def rewrite_both(jar: Path, work: Path, name: str) -> dict[str, Path]:
+    """``jar`` rewritten with precise counting in exact and in hybrid mode."""
+    outs = {}
+    for mode in MODES:
+        outs[mode] = work / f"{name}-precise-{mode}.jar"
+        rewrite([jar], outs[mode], "--counting", "precise", "--mode", mode)
+    return outs
+
+
+def check_hybrid_sampled(profile: dict) -> None:
+    """The hybrid run's profile says how it sampled (a short program may end before its first round)."""
+    sampling = profile.get("sampling")
+    assert sampling is not None and sampling["mode"] == "hybrid", sampling
+    assert sampling["interval_ns"] == 100_000, sampling
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("oracle-samples")
@@ -53,18 +78,23 @@ def built(tmp_path_factory):
 @pytest.mark.parametrize("name", NAMES)
 def test_sample_matches_oracle(built, name: str) -> None:
     work, jar = built(name)
-    out = work / f"{name}-precise.jar"
-    rewrite([jar], out, "--counting", "precise")
+    jars = rewrite_both(jar, work, name)
     main = sample_main(name)
     jvm = ("-Xss64m",) if name == "recursion" else ()
-    rewritten = run_java([out], main, profile=work / "profile.json", jvm=("-Xverify:all", *jvm))
-    assert rewritten.returncode == 0, rewritten.stderr
     oracle = run_oracle([jar], main, app_patterns=("com.example.",), timeout=600, jvm_args=jvm)
     assert oracle.returncode == 0, oracle.stderr
-    assert rewritten.stdout == oracle.stdout
     expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
-    differences = diff_profiles(expected, rewritten.profile)
-    assert not differences, "\n".join(differences[:40])
+    for mode in MODES:
+        props = HYBRID_PROPS if mode == "hybrid" else ()
+        rewritten = run_java(
+            [jars[mode]], main, profile=work / f"profile-{mode}.json", jvm=("-Xverify:all", *jvm, *props)
+        )
+        assert rewritten.returncode == 0, (mode, rewritten.stderr)
+        assert rewritten.stdout == oracle.stdout, mode
+        differences = diff_profiles(expected, rewritten.profile)
+        assert not differences, f"{mode} mode:\n" + "\n".join(differences[:40])
+        if mode == "hybrid":
+            check_hybrid_sampled(rewritten.profile)
 
 
 CASES = Path(__file__).parent / "oracle_cases"
@@ -92,17 +122,20 @@ def test_oracle_case_matches(tmp_path, case: str, args: tuple[str, ...]) -> None
 
     sources = {str(p.relative_to(CASES / case)): p.read_text() for p in sorted((CASES / case).rglob("*.java"))}
     jar = make_jar(javac(sources, tmp_path / "classes"), tmp_path / f"{case}.jar")
-    out = tmp_path / f"{case}-precise.jar"
-    rewrite([jar], out, "--counting", "precise")
+    jars = rewrite_both(jar, tmp_path, case)
     main = f"com.example.{case}.Main"
-    rewritten = run_java([out], main, *args, profile=tmp_path / "profile.json")
     oracle = run_oracle([jar], main, args, app_patterns=(f"com.example.{case}.",), timeout=600)
-    assert rewritten.stdout == oracle.stdout
-    assert rewritten.returncode == oracle.returncode
     expected = {
         **oracle.profile,
         "root": without_object_init(oracle.profile["root"]),
         "threads": [{**t, "root": without_object_init(t["root"])} for t in oracle.profile["threads"]],
     }
-    differences = diff_profiles(expected, rewritten.profile, threads=True)
-    assert not differences, "\n".join(differences[:40])
+    for mode in MODES:
+        jvm = ("-Xverify:all", *HYBRID_PROPS) if mode == "hybrid" else ("-Xverify:all",)
+        rewritten = run_java([jars[mode]], main, *args, profile=tmp_path / f"profile-{mode}.json", jvm=jvm)
+        assert rewritten.stdout == oracle.stdout, mode
+        assert rewritten.returncode == oracle.returncode, (mode, rewritten.stderr)
+        differences = diff_profiles(expected, rewritten.profile, threads=True)
+        assert not differences, f"{mode} mode:\n" + "\n".join(differences[:40])
+        if mode == "hybrid":
+            check_hybrid_sampled(rewritten.profile)

@@ -57,8 +57,16 @@ final class SampleState {
      * stack tracing does with frame objects shared between traces).
      */
     synchronized void recordNode(Node node) {
+        recordNode(node, 1);
+    }
+
+    /**
+     * The same, counting for {@code ticks} samples: a stack trace that stands for several ticks of the
+     * sampler (see {@code Sampler.settle}); its frames are fresh once, at the first.
+     */
+    synchronized void recordNode(Node node, int ticks) {
         seen();
-        node.rare().samples++;
+        node.rare().samples += ticks;
         for (Node x = node; x.parent != null; x = x.parent) {
             Node.Rare s = x.rare();
             long calls = x.calls;
@@ -169,28 +177,50 @@ final class SampleState {
      * be held by this very thread, waiting for ours at a yieldpoint).
      */
     void recordTrace(StackTraceElement[] trace, ClassLoader hint) {
-        recordTrace(trace, hint, 0);
+        recordTrace(trace, hint, 0, 1);
     }
 
-    /** The same, leaving out {@code drop} frames below the runtime's (see {@link #walkAndRecord}). */
-    void recordTrace(StackTraceElement[] trace, ClassLoader hint, int drop) {
+    /**
+     * The same, leaving out {@code drop} frames below the runtime's (see {@link #walkAndRecord}), and
+     * counting for {@code ticks} samples (see {@link #recordNode(Node, int)}).
+     */
+    void recordTrace(StackTraceElement[] trace, ClassLoader hint, int drop, int ticks) {
         int top = 0;
         while (top < trace.length && trace[top].getClassName().startsWith("jprewrite.runtime.")) {
             top++;
         }
         top = Math.min(trace.length, top + drop);
-        int d = trace.length - top;
+        int hidden = 0;
+        for (int i = top; i < trace.length; i++) {
+            if (isHidden(trace[i].getClassName())) {
+                hidden++;
+            }
+        }
+        int d = trace.length - top - hidden;
         Object[] ids = new Object[d];
         int[] lines = new int[d];
-        for (int i = 0; i < d; i++) {
-            StackTraceElement e = trace[trace.length - 1 - i];
-            ids[i] = Frames.candidates(e, hint);
-            lines[i] = e.getLineNumber();
+        int k = 0;
+        for (int i = trace.length - 1; i >= top; i--) {
+            StackTraceElement e = trace[i];
+            if (isHidden(e.getClassName())) {
+                continue;
+            }
+            ids[k] = Frames.candidates(e, hint);
+            lines[k++] = e.getLineNumber();
         }
-        record(ids, lines);
+        record(ids, lines, ticks);
     }
 
-    private synchronized void record(Object[] ids, int[] lines) {
+    /**
+     * A hidden class's frame (a lambda's proxy, {@code Main$$Lambda$14/0x0000...}): a stack trace
+     * shows it, a thread's own walk does not (no {@code SHOW_HIDDEN_FRAMES}), and neither does JFR; left
+     * out so that both kinds of sample of one context land on one path.
+     */
+    static boolean isHidden(String className) {
+        return className.indexOf("/0x") >= 0 || className.indexOf("$$Lambda$") >= 0;
+    }
+
+    private synchronized void record(Object[] ids, int[] lines, int ticks) {
         seen();
         int d = ids.length;
         ensure(d);
@@ -206,7 +236,7 @@ final class SampleState {
             path[i] = node;
             keyClass[i] = null;   // no class or bci from a stack trace: compared by method next time
         }
-        node.rare().samples++;
+        node.rare().samples += ticks;
         depth = d;
     }
 

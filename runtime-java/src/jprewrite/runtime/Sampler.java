@@ -24,7 +24,11 @@ import java.util.concurrent.locks.LockSupport;
  * themselves pass their yieldpoints through the cheap per-thread check of {@link Sampling} only for
  * that long. With {@code sample-waiting},
  * the samples are split between runnable and blocked/waiting threads in proportion to their numbers
- * (§3.1), and the sampler thread takes the waiting ones itself while the others run to a yieldpoint.</li>
+ * (§3.1), and the sampler thread takes the waiting ones itself while the others run to a yieldpoint.
+ * When the grace period is over and tickets are left, the sampler thread takes a stack trace of each
+ * runnable thread that ran meanwhile without reaching a yieldpoint, if that thread is in the JDK's
+ * code ({@link #settle}): a thread inside a long JDK call (sorting, a regular expression, class
+ * loading) cannot sample itself, and without this its time would be missing from the profile.</li>
  * </ul>
  *
  * <p>Only application threads are sampled: not the JDK's own (the {@code system} thread group), not
@@ -54,6 +58,12 @@ final class Sampler implements Runnable {
     private final ArrayList<Thread> apps = new ArrayList<Thread>();
     private long enumerated;
     private boolean listed;
+    /** Other threads' CPU time, or null (no {@code java.management}): see {@link #settle}. */
+    private final ThreadCpu cpu = ThreadCpu.create();
+    /** Per runnable thread of the open round, its CPU time when the round was opened (-1: unknown). */
+    private long[] cpuAtOpen = new long[16];
+    /** Ticks scheduled up to this time were counted by a stack trace of {@link #settle}: not run. */
+    private long creditedUntil = Long.MIN_VALUE;
     /** Threads are listed again at most this often: their states are read every round. */
     private static final long ENUMERATE_NS = 10000000L;
 
@@ -80,6 +90,10 @@ final class Sampler implements Runnable {
         private final int[] passes;
         /** When {@link Sampling#requested} was cleared for this round (0: not yet). */
         final AtomicLong disarmed = new AtomicLong();
+        /** When the round was due (its tick: {@link #start} is a little later). */
+        long tick;
+        /** Samples beyond one of the stack traces of {@link #settle} that counted for later ticks (sampler thread only). */
+        int extra;
 
         Round(int id, int issued, long start, long grace) {
             this.id = id;
@@ -147,6 +161,8 @@ final class Sampler implements Runnable {
         int backoff = 1;
         /** The round in which the sampler first listed it. */
         int listedAt;
+        /** The last round in which a stack trace found it running outside the JDK's Java code ({@link #settle}). */
+        int stuckRound;
     }
 
     /** A thread stuck in native code costs at most one lost sample per this many rounds. */
@@ -294,7 +310,7 @@ final class Sampler implements Runnable {
             } else if (Frames.canWalk()) {
                 st.walkAndRecord(s.cfg.sampler == SamplingConfig.INCREMENTAL, kind == SELF_CALLER ? 1 : 0);
             } else {
-                st.recordTrace(new Throwable().getStackTrace(), null, kind == SELF_CALLER ? 1 : 0);
+                st.recordTrace(new Throwable().getStackTrace(), null, kind == SELF_CALLER ? 1 : 0, 1);
             }
         } catch (Throwable e) {
             Log.once("sampling.self", "a thread could not sample itself", e);
@@ -340,7 +356,7 @@ final class Sampler implements Runnable {
                 if (cfg.sampler == SamplingConfig.SAFEPOINT) {
                     safepointRound();
                 } else {
-                    ticketRound();
+                    ticketRound(next);
                 }
                 if (warm != null && !warm.walk(System.nanoTime() + interval / 4)) {
                     warm = null;
@@ -350,8 +366,21 @@ final class Sampler implements Runnable {
             }
             next += interval;
             now = System.nanoTime();
-            if (next < now) {
-                next = now + interval / 2;   // fell behind: no burst of rounds to catch up
+            if (cfg.sampler == SamplingConfig.SAFEPOINT) {
+                if (next < now) {
+                    next = now + interval / 2;   // fell behind: no burst of rounds to catch up
+                }
+                continue;
+            }
+            if (next <= creditedUntil) {
+                next = creditedUntil + interval;   // ticks a stack trace of this round counted for (settle)
+            }
+            if (now - next >= interval) {
+                // fell behind by whole ticks (this thread was not scheduled): skipped, the schedule's
+                // phase kept; a tick late by less than an interval runs at once
+                long missed = (now - next) / interval;
+                next += missed * interval;
+                stats.missedTicks(missed);
             }
         }
         try {
@@ -453,7 +482,7 @@ final class Sampler implements Runnable {
             if (!runnable && !cfg.waiting) {
                 continue;
             }
-            if (recordOther(t, trace)) {
+            if (recordOther(t, trace) != null) {
                 taken++;
                 if (!runnable) {
                     waiting++;
@@ -496,7 +525,7 @@ final class Sampler implements Runnable {
      * once per interval: the round's grace period is enforced by the threads themselves
      * ({@link #pass}, {@link Round#took}), so nobody waits for it.
      */
-    private void ticketRound() {
+    private void ticketRound(long tick) {
         closeRound();
         ArrayList<Thread> runnable = new ArrayList<Thread>();
         ArrayList<Thread> waiting = new ArrayList<Thread>();
@@ -514,11 +543,15 @@ final class Sampler implements Runnable {
             w = Math.min(w, waiting.size());
         }
         int tickets = Math.min(n - w, runnable.size());
+        if (tickets > 0) {
+            readCpu(runnable);
+        }
         long t0 = System.nanoTime();
         Round rd = null;
         int id = ++roundIds;   // every tick, tickets or not: quiet threads' probes count ticks
         if (tickets > 0) {
             rd = new Round(id, tickets, t0, graceNs);
+            rd.tick = Math.min(tick, t0);
             open = rd;
             Sampling.requested = 1;
         }
@@ -530,7 +563,7 @@ final class Sampler implements Runnable {
             waiting.set(pick, waiting.get(i));
             long s0 = System.nanoTime();
             StackTraceElement[] trace = t.getStackTrace();
-            if (trace.length > 0 && recordOther(t, trace)) {
+            if (trace.length > 0 && recordOther(t, trace) != null) {
                 waitingTaken++;
                 lastWaiting = System.nanoTime();
                 stats.cost(lastWaiting - s0);
@@ -538,6 +571,167 @@ final class Sampler implements Runnable {
         }
         pending = new Pending(rd, runnable, tickets, waitingTaken, w - waitingTaken, lastWaiting, t0,
                 runnable.size() + waiting.size());
+        if (rd != null) {
+            settle(rd, runnable);
+        }
+    }
+
+    /** Note each runnable thread's CPU time before the round is opened (for {@link #settle}). */
+    private void readCpu(ArrayList<Thread> runnable) {
+        int n = runnable.size();
+        if (cpuAtOpen.length < n) {
+            cpuAtOpen = new long[Math.max(n, cpuAtOpen.length * 2)];
+        }
+        for (int i = 0; i < n; i++) {
+            cpuAtOpen[i] = cpu == null ? -1 : cpu.of(runnable.get(i));
+        }
+    }
+
+    /**
+     * Wait out the round's grace period; if tickets are left, they belong to runnable threads that
+     * did not reach a yieldpoint in time. One that ran meanwhile (its CPU time moved by all the time since
+     * the request but the grace period: the chance a thread in rewritten code has to run to a yieldpoint
+     * within it, no better) was executing code without yieldpoints: if its innermost frame is the JDK's, it
+     * is inside a JDK call (a sort, a regular expression, class loading) that may take milliseconds,
+     * and the sampler takes its stack trace ({@code Thread.getStackTrace()}: a safepoint, the price of
+     * a thread that cannot sample itself). Its time then goes where JFR puts it, under the application
+     * frame that made the call; without this, time in long JDK calls was missing from the profile
+     * altogether (a loop of half sorting and half arithmetic gave the sorting no sample at all).
+     *
+     * <p>Not taken: threads that reached a yieldpoint in the round (they run rewritten code), threads
+     * whose CPU time did not move (descheduled, or blocked in a system call: no time to attribute),
+     * threads whose innermost frame is application code (descheduled there: a stack trace would carry
+     * the safepoint bias that self-sampling avoids), threads in native code unless
+     * {@code sample-waiting} (§3.1 counts them as waiting), and any thread when this thread wakes
+     * more than half an interval after another thread ended the round (a thread not seen at a
+     * yieldpoint since then may have left the JDK's code and come back: its stack would say little of
+     * the request's moment).
+     */
+    private void settle(Round rd, ArrayList<Thread> runnable) {
+        long now;
+        while ((now = System.nanoTime()) - rd.expires < 0) {
+            if (rd.tickets.get() <= 0 || stopped) {
+                return;
+            }
+            LockSupport.parkNanos(rd.expires - now);
+        }
+        if (rd.tickets.get() <= 0 || open != rd) {
+            return;
+        }
+        // While requested is set, a thread that reaches a yieldpoint marks itself seen (even after the
+        // grace period): one not seen has run no rewritten code since the request, however late this
+        // thread woke. Once another thread has cleared it, that is known only up to then.
+        long off = rd.disarmed.get();
+        if (off != 0 && now - off > cfg.intervalNs / 2) {
+            return;
+        }
+        // (requested stays set: the first thread to pass a yieldpoint now clears it and is marked seen, as
+        // before; a runnable thread merely descheduled through the grace period must not count as quiet)
+        int n = runnable.size();
+        int from = random.nextInt(n);
+        for (int k = 0; k < n && rd.tickets.get() > 0; k++) {
+            int i = (from + k) % n;
+            Thread t = runnable.get(i);
+            if (tookTicket(rd, t) || reachedYieldpoint(t, rd.id)) {
+                continue;
+            }
+            if (cpu != null) {
+                // ran through the grace period, as a thread in rewritten code must to take its ticket:
+                // off the CPU for no longer than the grace in all (this thread wakes later than that)
+                long before = cpuAtOpen[i];
+                long after = cpu.of(t);
+                if (before < 0 || after - before < System.nanoTime() - rd.start - graceNs) {
+                    continue;
+                }
+            }
+            if (t.getState() != Thread.State.RUNNABLE) {
+                continue;
+            }
+            long s0 = System.nanoTime();
+            StackTraceElement[] trace = t.getStackTrace();
+            if (!inJdkCode(trace)) {
+                Info inf = infos.get(t);
+                if (inf != null) {
+                    inf.stuckRound = rd.id;   // native code, or application code without yieldpoints
+                }
+                continue;
+            }
+            if (rd.tickets.decrementAndGet() < 0) {
+                continue;
+            }
+            long end = System.nanoTime();
+            int ticks = ticksCovered(rd, t, end, cpuAtOpen[i]);
+            SampleState st = recordOther(t, trace, ticks);
+            if (st == null) {
+                rd.tickets.incrementAndGet();   // nowhere to put it (hybrid: the thread has no tree)
+                continue;
+            }
+            st.seenRound = rd.id;   // sampled in this round: not quiet
+            rd.extra += ticks - 1;
+            creditedUntil = Math.max(creditedUntil, rd.tick + (ticks - 1) * cfg.intervalNs);
+            stats.uninstrumented(ticks);
+            stats.cost(end - s0);
+            long last;
+            while ((last = rd.lastEnd.get()) < end && !rd.lastEnd.compareAndSet(last, end)) {
+                // retry: a thread of the round finished its own sample at the same time
+            }
+            rd.done.incrementAndGet();
+        }
+    }
+
+    /**
+     * How many of the sampler's ticks a stack trace taken at {@code end} stands for: its own, and each
+     * later one that passed while this thread waited for the trace (a safepoint, a millisecond and more
+     * on a loaded machine), as long as {@code t} provably reached no yieldpoint meanwhile (requested
+     * still set, or set until then). Those ticks found the thread in this same call, and are not run
+     * (see {@link #run}): else a thread in a long JDK call would be sampled at a lower rate than one in
+     * rewritten code exactly because sampling it is slower (measured on a loaded machine: a loop of
+     * half sorting got 30-40 % of the samples). No more ticks than the thread's CPU time meanwhile
+     * fills: a thread that waited for a CPU at a tick takes no sample at it in rewritten code either.
+     */
+    private int ticksCovered(Round rd, Thread t, long end, long cpuBefore) {
+        long off = rd.disarmed.get();
+        long until = off != 0 ? Math.min(off, end) : end;
+        if (reachedYieldpoint(t, rd.id) || until <= rd.tick) {
+            return 1;
+        }
+        long later = (until - rd.tick) / cfg.intervalNs;
+        if (cpu != null && cpuBefore >= 0) {
+            long ran = cpu.of(t) - cpuBefore;
+            later = Math.min(later, Math.max(0, ran) / cfg.intervalNs);
+        }
+        return (int) Math.min(1 + later, 1000);
+    }
+
+    private static boolean tookTicket(Round rd, Thread t) {
+        for (Thread k : rd.takers) {
+            if (k == t) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean reachedYieldpoint(Thread t, int round) {
+        Info inf = infos.get(t);
+        SampleState st = inf == null ? null : state(t, inf);
+        return st != null && st.seenRound == round;
+    }
+
+    /**
+     * Whether a stack trace (top frame first) shows a thread inside the JDK's code (by class name, as the
+     * profile marks JDK frames) called from the application: not from jprewrite's runtime (a thread
+     * that has reached a yieldpoint and is on its way into the sampler), not in native code unless
+     * {@code sample-waiting}.
+     */
+    private boolean inJdkCode(StackTraceElement[] trace) {
+        for (int i = 0; i < trace.length; i++) {
+            String cls = trace[i].getClassName();
+            if (!Dispatch.isJdkName(cls)) {
+                return i > 0 && !cls.startsWith("jprewrite.runtime.") && (cfg.waiting || !trace[0].isNativeMethod());
+            }
+        }
+        return trace.length > 0 && (cfg.waiting || !trace[0].isNativeMethod());   // a JDK thread's own code
     }
 
     /** Close the open round: tickets not taken are lost; the round's counts go to the statistics. */
@@ -566,7 +760,7 @@ final class Sampler implements Runnable {
             }
             last = Math.max(last, rd.lastEnd.get());
         }
-        int samples = taken + p.waitingTaken;
+        int samples = taken + p.waitingTaken + (rd != null ? rd.extra : 0);
         stats.round(samples, lost, p.waitingTaken, p.considered, samples > 0 && last >= 0 ? last - p.start : -1);
     }
 
@@ -655,14 +849,24 @@ final class Sampler implements Runnable {
         return mode == SamplingConfig.SAMPLE || ThreadRoot.existing(t) != null;
     }
 
-    /** After a round that lost samples: the runnable threads that never reached a yieldpoint in it. */
+    /**
+     * After a round that lost samples: the runnable threads that never reached a yieldpoint in it, unless
+     * they ran meanwhile (their CPU time moved) and no stack trace found them outside the JDK's Java
+     * code: such a thread is inside a long JDK call, which {@link #settle} can sample, not stuck. (Marked
+     * quiet, a thread halfway through a sort that had been descheduled at one request sat out the next
+     * rounds, and the sort's share of the profile shrank on a loaded machine.)
+     */
     private void markQuiet(ArrayList<Thread> runnable, int round) {
-        for (Thread t : runnable) {
+        for (int i = 0; i < runnable.size(); i++) {
+            Thread t = runnable.get(i);
             Info inf = infos.get(t);
             if (inf == null) {
                 continue;
             }
             SampleState st = state(t, inf);
+            if (inf.stuckRound != round && ranSinceOpen(i, t)) {
+                continue;
+            }
             if (st == null || st.seenRound != round) {
                 if (inf.quietSince != 0) {
                     inf.backoff = Math.min(MAX_BACKOFF, inf.backoff * 2);   // a probe missed
@@ -671,6 +875,14 @@ final class Sampler implements Runnable {
                 inf.retryAt = round + inf.backoff;
             }
         }
+    }
+
+    /** Whether the {@code i}th runnable thread of the round being closed has run since it was opened. */
+    private boolean ranSinceOpen(int i, Thread t) {
+        if (cpu == null || i >= cpuAtOpen.length || cpuAtOpen[i] < 0) {
+            return false;
+        }
+        return cpu.of(t) > cpuAtOpen[i];
     }
 
     private static SampleState state(Thread t, Info inf) {
@@ -719,16 +931,25 @@ final class Sampler implements Runnable {
         return "main".equals(g.getName()) && !t.getName().startsWith("jprewrite-");
     }
 
-    /** Record a stack trace of another thread: its sampled tree (sample mode) or its exact node (hybrid). */
-    private boolean recordOther(Thread t, StackTraceElement[] trace) {
+    /**
+     * Record a stack trace of another thread: its sampled tree (sample mode) or its exact node (hybrid).
+     * Returns the thread's sampling state, or null when the sample has nowhere to go (hybrid: no tree).
+     */
+    private SampleState recordOther(Thread t, StackTraceElement[] trace) {
+        return recordOther(t, trace, 1);
+    }
+
+    /** The same, counting for {@code ticks} samples (see {@link #ticksCovered}). */
+    private SampleState recordOther(Thread t, StackTraceElement[] trace, int ticks) {
         if (mode == SamplingConfig.HYBRID) {
             ThreadRoot r = ThreadRoot.existing(t);
             if (r == null) {
-                return false;
+                return null;
             }
             Node node = ContextMapper.map(r, trace);
-            stateOf(r).recordNode(node);
-            return true;
+            SampleState st = stateOf(r);
+            st.recordNode(node, ticks);
+            return st;
         }
         ThreadRoot r = ThreadRoot.of(t);
         ClassLoader hint;
@@ -737,8 +958,9 @@ final class Sampler implements Runnable {
         } catch (Throwable e) {
             hint = null;
         }
-        stateOf(r).recordTrace(trace, hint);
-        return true;
+        SampleState st = stateOf(r);
+        st.recordTrace(trace, hint, 0, ticks);
+        return st;
     }
 
     private SampleState stateOf(ThreadRoot r) {

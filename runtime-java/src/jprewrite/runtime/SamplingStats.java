@@ -12,6 +12,14 @@ final class SamplingStats {
     long lost;
     /** Samples of blocked, waiting or sleeping threads, taken by the sampler thread. */
     long waitingSamples;
+    /**
+     * Samples of runnable threads in the JDK's code when a round's grace period was over, taken by the
+     * sampler thread from a stack trace (a thread in a long JDK call cannot reach a yieldpoint),
+     * including the later ticks such a trace counted for.
+     */
+    long uninstrumentedSamples;
+    /** Ticks skipped because the sampler thread was not scheduled in time (no thread sampled at them). */
+    long missedTicks;
     /** Distinct threads that gave at least one sample. */
     long threadsSeen;
     /** Sum over rounds of the threads the round considered (runnable and waiting). */
@@ -47,6 +55,14 @@ final class SamplingStats {
 
     synchronized void cost(long ns) {
         cost.add(ns);
+    }
+
+    synchronized void uninstrumented(int ticks) {
+        uninstrumentedSamples += ticks;
+    }
+
+    synchronized void missedTicks(long n) {
+        missedTicks += n;
     }
 
     synchronized void newThread() {
@@ -92,6 +108,8 @@ final class SamplingStats {
         sb.append(",\"waiting_samples\":").append(waitingSamples);
         sb.append(",\"threads_seen\":").append(threadsSeen);
         if (cfg.sampler != SamplingConfig.SAFEPOINT) {
+            sb.append(",\"uninstrumented_samples\":").append(uninstrumentedSamples);
+            sb.append(",\"missed_ticks\":").append(missedTicks);
             sb.append(",\"rounds_expired\":").append(expired);
             sb.append(",\"yieldpoint_calls\":").append(slowCalls() + passes);
         }
