@@ -520,10 +520,11 @@ final class Sampler implements Runnable {
     private Pending pending;
 
     /**
-     * One tick of the ticket samplers: close the round of the previous tick, then open the next one
-     * (runnable threads sample themselves, the sampler takes waiting ones). The sampler thread wakes
-     * once per interval: the round's grace period is enforced by the threads themselves
-     * ({@link #pass}, {@link Round#took}), so nobody waits for it.
+     * One tick of the ticket samplers ({@code tick}: when it was due): close the round of the previous
+     * tick, then open the next one (runnable threads sample themselves, the sampler takes waiting ones),
+     * then park until its grace period is over and take the threads that ran without reaching a
+     * yieldpoint ({@link #settle}). The grace period is enforced by the threads themselves
+     * ({@link #pass}, {@link Round#took}): a sampler thread that wakes late changes no round's length.
      */
     private void ticketRound(long tick) {
         closeRound();
