@@ -364,7 +364,7 @@ final class Sampler implements Runnable {
             } catch (Throwable e) {
                 Log.once("sampling.round", "a sampling round failed", e);
             }
-            next += interval;
+            next += jittered(interval);
             now = System.nanoTime();
             if (cfg.sampler == SamplingConfig.SAFEPOINT) {
                 if (next < now) {
@@ -391,6 +391,18 @@ final class Sampler implements Runnable {
         open = null;
         Sampling.requested = 0;
         stats.samplerCpuNs = cpuTime();   // now: once this thread has ended the JVM no longer tells
+    }
+
+    /**
+     * The time to the next tick: the interval on average, drawn uniformly from half an interval to one
+     * and a half. Ticks at a fixed rate alias with a program that repeats itself at a related period: a
+     * loop of about 12 ms of sorting and 13 ms of arithmetic, sampled every 10 ms, met only a few
+     * phases of its cycle, and three runs each gave the sort 56.7 / 56.9 / 60.3 % of the samples
+     * against 44.6-46.1 % of the time (sample mode; hybrid 33.9-35.2 % against 39.5-39.8 %). With
+     * these ticks: 47.1 / 44.1 / 46.6 % against 45.1-46.7 % (hybrid 40.0-40.8 % against 40.7-41.4 %).
+     */
+    private long jittered(long interval) {
+        return interval / 2 + (long) (random.nextDouble() * interval);
     }
 
     /**
