@@ -140,6 +140,15 @@ final class Sampler implements Runnable {
             }
         }
 
+        /** A sample of this round ended at {@code end} ({@link System#nanoTime()}): the round's latency reaches it. */
+        void finished(long end) {
+            long last;
+            while ((last = lastEnd.get()) < end && !lastEnd.compareAndSet(last, end)) {
+                // retry: another sample of the round finished at the same time
+            }
+            done.incrementAndGet();
+        }
+
         /** The passes of the takers through the per-thread check (read once the round is closed). */
         long passes() {
             long n = 0;
@@ -206,12 +215,7 @@ final class Sampler implements Runnable {
      * {@code java.management} module): the part of sampling's cost that no sampled thread pays.
      */
     private long cpuTime() {
-        try {
-            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-            return mx.isThreadCpuTimeSupported() ? mx.getThreadCpuTime(thread.getId()) : -1;
-        } catch (Throwable e) {
-            return -1;
-        }
+        return cpu == null ? -1 : cpu.of(thread);
     }
 
     /**
@@ -317,11 +321,7 @@ final class Sampler implements Runnable {
         }
         long end = System.nanoTime();
         s.stats.cost(end - t0);
-        long last;
-        while ((last = rd.lastEnd.get()) < end && !rd.lastEnd.compareAndSet(last, end)) {
-            // retry: another thread of the round finished at the same time
-        }
-        rd.done.incrementAndGet();
+        rd.finished(end);
     }
 
     private SampleState newState(ThreadRoot r) {
@@ -638,8 +638,8 @@ final class Sampler implements Runnable {
         if (off != 0 && now - off > cfg.intervalNs / 2) {
             return;
         }
-        // (requested stays set: the first thread to pass a yieldpoint now clears it and is marked seen, as
-        // before; a runnable thread merely descheduled through the grace period must not count as quiet)
+        // requested stays set: the first thread to pass a yieldpoint now clears it and is marked seen (a
+        // runnable thread merely descheduled through the grace period must not count as quiet)
         int n = runnable.size();
         int from = random.nextInt(n);
         for (int k = 0; k < n && rd.tickets.get() > 0; k++) {
@@ -684,11 +684,7 @@ final class Sampler implements Runnable {
             creditedUntil = Math.max(creditedUntil, rd.tick + (ticks - 1) * cfg.intervalNs);
             stats.uninstrumented(ticks);
             stats.cost(end - s0);
-            long last;
-            while ((last = rd.lastEnd.get()) < end && !rd.lastEnd.compareAndSet(last, end)) {
-                // retry: a thread of the round finished its own sample at the same time
-            }
-            rd.done.incrementAndGet();
+            rd.finished(end);
         }
     }
 
@@ -876,10 +872,10 @@ final class Sampler implements Runnable {
             if (inf == null) {
                 continue;
             }
-            SampleState st = state(t, inf);
             if (inf.stuckRound != round && ranSinceOpen(i, t)) {
                 continue;
             }
+            SampleState st = state(t, inf);
             if (st == null || st.seenRound != round) {
                 if (inf.quietSince != 0) {
                     inf.backoff = Math.min(MAX_BACKOFF, inf.backoff * 2);   // a probe missed
