@@ -48,6 +48,8 @@ final class Sampler implements Runnable {
     static volatile Round open;
     /** How long a round waits for its tickets to be taken (see {@link SamplingConfig#graceNs}). */
     private final long graceNs;
+    /** One round in how many takes stack traces of threads in the JDK's code ({@link SamplingConfig#traceEvery}). */
+    private final int traceEvery;
     /** Ticks of the ticket samplers so far (the id of the latest round). */
     private int roundIds;
     private final Random random = new Random(12345);
@@ -181,6 +183,7 @@ final class Sampler implements Runnable {
         this.cfg = cfg;
         this.mode = mode;
         this.graceNs = cfg.graceNs;
+        this.traceEvery = cfg.traceEvery();
         this.thread = new Thread(this, "jprewrite-sampler");
     }
 
@@ -576,6 +579,7 @@ final class Sampler implements Runnable {
             waiting.set(pick, waiting.get(i));
             long s0 = System.nanoTime();
             StackTraceElement[] trace = t.getStackTrace();
+            stats.stackTrace();
             if (trace.length > 0 && recordOther(t, trace) != null) {
                 waitingTaken++;
                 lastWaiting = System.nanoTime();
@@ -621,6 +625,9 @@ final class Sampler implements Runnable {
      * the request's moment).
      */
     private void settle(Round rd, ArrayList<Thread> runnable) {
+        if (traceEvery > 1 && random.nextInt(traceEvery) != 0) {
+            return;   // not a round for stack traces (SamplingConfig.traceEvery): no safepoint, no wake-up
+        }
         long now;
         while ((now = System.nanoTime()) - rd.expires < 0) {
             if (rd.tickets.get() <= 0 || stopped) {
@@ -660,12 +667,16 @@ final class Sampler implements Runnable {
             if (t.getState() != Thread.State.RUNNABLE) {
                 continue;
             }
+            if (!cfg.waiting && cpu != null && cpu.inNative(t)) {
+                continue;   // running native code (no trace: known without a safepoint), and not quiet
+            }
             long s0 = System.nanoTime();
             StackTraceElement[] trace = t.getStackTrace();
+            stats.stackTrace();
             if (!inJdkCode(trace)) {
                 Info inf = infos.get(t);
-                if (inf != null) {
-                    inf.stuckRound = rd.id;   // native code, or application code without yieldpoints
+                if (inf != null && !(trace.length > 0 && trace[0].isNativeMethod())) {
+                    inf.stuckRound = rd.id;   // application code without yieldpoints
                 }
                 continue;
             }
@@ -674,15 +685,18 @@ final class Sampler implements Runnable {
             }
             long end = System.nanoTime();
             int ticks = ticksCovered(rd, t, end, cpuAtOpen[i]);
-            SampleState st = recordOther(t, trace, ticks);
+            // this round's tick counts traceEvery times (rounds without traces count it 0 times); the
+            // later ticks the trace stands for were not run, and count once each
+            int weight = traceEvery + ticks - 1;
+            SampleState st = recordOther(t, trace, weight);
             if (st == null) {
                 rd.tickets.incrementAndGet();   // nowhere to put it (hybrid: the thread has no tree)
                 continue;
             }
             st.seenRound = rd.id;   // sampled in this round: not quiet
-            rd.extra += ticks - 1;
+            rd.extra += weight - 1;
             creditedUntil = Math.max(creditedUntil, rd.tick + (ticks - 1) * cfg.intervalNs);
-            stats.uninstrumented(ticks);
+            stats.uninstrumented(weight);
             stats.cost(end - s0);
             rd.finished(end);
         }

@@ -20,6 +20,12 @@ final class SamplingStats {
     long uninstrumentedSamples;
     /** Ticks skipped because the sampler thread was not scheduled in time (no thread sampled at them). */
     long missedTicks;
+    /**
+     * The sampler thread's calls of {@code Thread.getStackTrace()} on other threads (threads in the
+     * JDK's code, waiting threads): each is a global safepoint on JDK 17, the pause the ticket samplers
+     * otherwise avoid.
+     */
+    long stackTraces;
     /** Distinct threads that gave at least one sample. */
     long threadsSeen;
     /** Sum over rounds of the threads the round considered (runnable and waiting). */
@@ -59,6 +65,10 @@ final class SamplingStats {
 
     synchronized void uninstrumented(int ticks) {
         uninstrumentedSamples += ticks;
+    }
+
+    synchronized void stackTrace() {
+        stackTraces++;
     }
 
     synchronized void missedTicks(long n) {
@@ -110,6 +120,8 @@ final class SamplingStats {
         if (cfg.sampler != SamplingConfig.SAFEPOINT) {
             sb.append(",\"uninstrumented_samples\":").append(uninstrumentedSamples);
             sb.append(",\"missed_ticks\":").append(missedTicks);
+            sb.append(",\"stack_traces\":").append(stackTraces);
+            sb.append(",\"trace_every\":").append(cfg.traceEvery());
             sb.append(",\"rounds_expired\":").append(expired);
             sb.append(",\"yieldpoint_calls\":").append(slowCalls() + passes);
         }
