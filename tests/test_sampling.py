@@ -374,10 +374,14 @@ def jdk_call_jars(cases, tmp_path_factory) -> dict[str, Path]:
     return rewritten_jars(cases, tmp_path_factory.mktemp("jdk-call"), "JdkCall")
 
 
-#: sorting's share of the samples within this of its share of the thread's CPU time (observed: within
-#: 2.5 points on a quiet machine, 3 with two CPU hogs beside the JVM, when every round took stack
-#: traces; within 5.4 with one round in ten doing so, the default at 1 ms; before the fix: 0 %)
+#: sorting's share of the samples within this of its share of the thread's CPU time when every round
+#: may take stack traces (observed: within 2.5 points on a quiet machine, 3 with two CPU hogs beside
+#: the JVM; before the fix: 0 %)
 JDK_CALL_TOLERANCE = 0.10
+#: the same with one round in ten taking them (the default at 1 ms), over twice the CPU time: each trace
+#: counts ten times, so the sort's count varies more (observed at 1.5 s: within 5.4 points quiet, 10.7
+#: with two CPU hogs beside the JVM)
+WEIGHTED_TOLERANCE = 0.15
 
 
 @pytest.mark.parametrize("mode, sampler", [("sample", "partial"), ("sample", "incremental"), ("hybrid", "incremental")])
@@ -389,7 +393,8 @@ def test_time_in_a_long_jdk_call_is_sampled_under_its_caller(java, jdk_call_jars
         "JdkCall",
         "1500",
         classpath=jdk_call_jars[mode],
-        props={"jprewrite.sampler": sampler, "jprewrite.interval": "1ms"},
+        # every round may take stack traces (k = 1): the mechanism itself, without k's variance
+        props={"jprewrite.sampler": sampler, "jprewrite.interval": "1ms", "jprewrite.trace-interval": "1ms"},
     )
     s = check_sampling(p, sampler, mode)
     true_share = float(re.search(r"sort share ([0-9.]+)", proc.stdout).group(1))
@@ -446,7 +451,7 @@ def test_stack_traces_of_jdk_code_are_taken_in_one_round_in_trace_every(java, jd
     counting ten times: the sort's share stays right, at a tenth of the global safepoints."""
     proc, p = java(
         "JdkCall",
-        "1500",
+        "3000",
         classpath=jdk_call_jars["sample"],
         props={"jprewrite.interval": "1ms"},
     )
@@ -455,7 +460,7 @@ def test_stack_traces_of_jdk_code_are_taken_in_one_round_in_trace_every(java, jd
     true_share = float(re.search(r"sort share ([0-9.]+)", proc.stdout).group(1))
     counts = by_method(p["root"], ("sortPart", "ownPart"))
     total = counts["sortPart"] + counts["ownPart"]
-    assert abs(counts["sortPart"] / total - true_share) <= JDK_CALL_TOLERANCE, (counts, true_share, s)
+    assert abs(counts["sortPart"] / total - true_share) <= WEIGHTED_TOLERANCE, (counts, true_share, s)
     # the JDK-code samples come in multiples of ten, from at most a tenth of the rounds or so
     assert s["uninstrumented_samples"] >= 10 * 5, s
     assert s["stack_traces"] <= s["rounds"] / 5, s

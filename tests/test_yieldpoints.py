@@ -135,15 +135,18 @@ public class Leaf {{
 """
 
 
-def test_a_leaf_methods_time_lands_in_the_leaf(tmp_path) -> None:
+@pytest.mark.parametrize("mode", ["sample", "hybrid"])
+def test_a_leaf_methods_time_lands_in_the_leaf(tmp_path, mode: str) -> None:
     """A loop-free leaf does two thirds of the work (120 of 180 multiply-adds per call), its caller's loop
-    the rest. Sample mode's yieldpoints sit before returns and at entries whose samples are the
-    caller's, so each stretch of work is charged to its own frame. With yieldpoints at entries
-    (charged to the entered method) and loop headers, the leaf got the caller's stretch before the
-    call and the caller the leaf's own: the shares came out the other way round (a third to the leaf)."""
+    the rest. The yieldpoints sit before returns and at entries whose samples are the caller's (sample
+    mode's ``Sampling.entry()``, hybrid mode's ``Node.enterSampled``), so each stretch of work is
+    charged to its own frame. With yieldpoints at entries (charged to the entered method) and loop
+    headers, the leaf got the caller's stretch before the call and the caller the leaf's own: the
+    shares came out the other way round (a third to the leaf; so in hybrid mode until its exits got
+    yieldpoints too)."""
     jar = make_jar(javac({"Leaf.java": LEAF}, tmp_path / "classes"), tmp_path / "leaf.jar")
-    out = tmp_path / "leaf-sample.jar"
-    rewrite([jar], out, "--mode", "sample")
+    out = tmp_path / f"leaf-{mode}.jar"
+    rewrite([jar], out, "--mode", mode)
     jvm = ("-Djprewrite.interval=1ms", "-Djprewrite.sample-grace=500us")
     run = run_java([out], "Leaf", profile=tmp_path / "p.json", jvm=jvm)
     assert run.returncode == 0 and run.stdout == "done\n", run.stderr
@@ -173,6 +176,26 @@ def test_sample_mode_places_entry_and_exit_yieldpoints(tmp_path) -> None:
     caller = bodies["caller"]
     assert caller.count("Sampling.entry") == 1 and caller.count("Sampling.yieldpoint") == 1, caller
     assert bodies["main"].count("Sampling.yieldpoint") == 2, bodies["main"]
+
+
+def test_hybrid_mode_places_exit_yieldpoints_in_twins(tmp_path) -> None:
+    """Hybrid mode: the leaf's twin takes its entry yieldpoint in ``enterSampled`` (whose sample is the
+    caller's) and a pinned one with its node before its return; the caller's twin one at its loop
+    header and none before its return (the loop's exit test, then the return: a stretch too short to
+    matter). The exact counts are those of exact mode."""
+    jar = make_jar(javac({"Leaf.java": LEAF}, tmp_path / "classes"), tmp_path / "leaf.jar")
+    out = tmp_path / "leaf-hybrid.jar"
+    rewrite([jar], out, "--mode", "hybrid")
+    text = subprocess.run(
+        [tool("javap"), "-c", "-p", "-cp", str(out), "Leaf"], capture_output=True, text=True, check=True
+    ).stdout
+    bodies = {m.group(1): m.group(2) for m in re.finditer(r"static \S+ (\w+\$jp)\(.*?\n((?:.*\n)*?)\n", text)}
+    leaf = bodies["leaf$jp"].splitlines()
+    assert bodies["leaf$jp"].count("Node.enterSampled") == 1, leaf[:8]
+    assert bodies["leaf$jp"].count("Sampling.yieldpoint") == 1 and "lreturn" in leaf[-1], leaf[-9:]
+    assert "Sampling.requested" in leaf[-7] and "Sampling.requested" in leaf[-6] and "ior" in leaf[-5], leaf[-9:]
+    caller = bodies["caller$jp"]
+    assert caller.count("Node.enterSampled") == 1 and caller.count("Sampling.yieldpoint") == 1, caller
 
 
 SHORT = """

@@ -23,7 +23,7 @@ from .call_sites import call_site_code, init_publish, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
 from .runtime_api import NODE_BYTECODES
-from .yieldpoints import wants_entry_yieldpoint, yieldpoint_blocks, yieldpoint_code
+from .yieldpoints import exit_yieldpoint_frames, wants_entry_yieldpoint, yieldpoint_blocks, yieldpoint_code
 
 __all__ = ["BodyResult", "instrument_body"]
 
@@ -93,6 +93,7 @@ def instrument_body(
     added: set[int] | frozenset = frozenset(),
     part_calls: dict[int, int] | None = None,
     entry: bool | Literal["prologue"] = True,
+    twin: bool = False,
 ) -> BodyResult:
     """Instrument ``body`` in place; the node is in local ``node``.
 
@@ -103,7 +104,8 @@ def instrument_body(
     ``entry``: the body is a method's start (not an outlined part), where hybrid mode puts a
     yieldpoint; ``"prologue"``: the caller puts that yieldpoint in its prologue (an ESI twin's
     ``enterSampled``, which keeps the twin's bytecode as short as in exact mode), and the result
-    says whether it is wanted.
+    says whether it is wanted; ``twin``: the body is an ESI twin's, whose returns get hybrid mode's
+    exit yieldpoints when it has an entry one (:func:`~.yieldpoints.exit_yieldpoint_frames`).
     """
     opts = ctx.options
     blocks, dead = _live_blocks(ctx, body)
@@ -115,6 +117,9 @@ def instrument_body(
     entry_yieldpoint = hybrid and entry == "prologue" and wants_entry_yieldpoint(body, blocks, yieldpoints)
     if entry_yieldpoint:  # written by the caller's prologue, counted here with the body's
         ctx.report.yieldpoints += 1
+    # an ESI twin's returns: the stretch since its last yieldpoint is its own (its entry's sample is the
+    # caller's, Node.enterSampled), as in sample mode
+    exits = exit_yieldpoint_frames(ctx, method, body, blocks, yieldpoints) if entry_yieldpoint and twin else {}
     entry_frame = entry_frame_of(ctx, method, node) if yieldpoints and ctx.strategy.frames else None
     init_done = G.after_initialisation(ctx.name, method.name, method.descriptor, body, ctx.pool)
     position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
@@ -149,6 +154,13 @@ def instrument_body(
             _call(p, item, i, site, temps, init_done, position, original_handlers)
             site += 1
         else:
+            if i in exits:
+                skip = Label("yieldpoint_done")
+                frame = exits[i]
+                if frame is not None:
+                    p.needs.known[skip] = frame
+                p.out += ctx.rt.yieldpoint(node, skip, pinned=True)
+                ctx.report.yieldpoints += 1
             after: list = []
             if opc in _BEFORE:
                 before, after = _around(ctx, item, node)

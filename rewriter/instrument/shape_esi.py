@@ -82,7 +82,9 @@ def _write_twin(
     part_calls: dict[int, int] | None = None,
 ) -> None:
     """Instrument the twin's body, put the prologue in front, assemble (may raise CodeTooLargeError)."""
-    result = instrument_body(ctx, twin, body, node_slot, added=added, part_calls=part_calls, entry="prologue")
+    result = instrument_body(
+        ctx, twin, body, node_slot, added=added, part_calls=part_calls, entry="prologue", twin=True
+    )
     prologue, needs = _esi_prologue(ctx, m, node_slot, self_mid, sampled=result.entry_yieldpoint)
     body.insert(0, prologue)
     result.needs.update(needs)

@@ -4,9 +4,11 @@ A yieldpoint is a read of one static volatile field and a branch (``Sampling.req
 while a sampling round has tickets out does the thread call into the runtime:
 
 * **hybrid** mode (exact CCT and counters as well): ``Sampling.yieldpoint(node)`` at the start of
-  a method body (but a short leaf's, :func:`trivial_leaf`) and at every loop start (JP's
-  backward-jump targets, where the activation checks of JP §5.2 go); the current CCT node *is*
-  the stack trace (Hofer's shared frame objects), so a sample costs O(1);
+  a method body (but a short leaf's, :func:`trivial_leaf`; an ESI twin's is in ``Node.enterSampled``,
+  whose sample is the caller's node), at every loop start (JP's backward-jump targets, where the
+  activation checks of JP §5.2 go), and before an ESI twin's returns by sample mode's rules
+  (:func:`exit_yieldpoint_frames`); the current CCT node *is* the stack trace (Hofer's shared frame
+  objects), so a sample costs O(1);
 * **sample** mode (time profile only): ``Sampling.yieldpoint()``; the thread walks its own
   stack. Bodies are changed in place and nothing else: no ESI twins, no node passing, no
   counters, no holder class (:func:`add_sample_yieldpoints`).
@@ -69,6 +71,7 @@ __all__ = [
     "yieldpoint_code",
     "trivial_leaf",
     "exit_points",
+    "exit_yieldpoint_frames",
     "add_sample_yieldpoints",
 ]
 
@@ -197,6 +200,17 @@ def exit_points(body: CodeBody, blocks: list, loops: set[int], instrumented: Cal
                     calls += (insn.operand,)
         end[blk.index] = (anchored, since, calls)
     return points
+
+
+def exit_yieldpoint_frames(ctx: ClassContext, m: Method, body: CodeBody, blocks: list, loops: set[int]) -> dict:
+    """Hybrid mode (an ESI twin's body, before instrumentation): item index of each return and ``athrow``
+    that gets a yieldpoint before it (:func:`exit_points`) -> the frame its skip label needs (None where
+    the class needs no frames). Exits where no frame can be known (an uninitialized object on the
+    stack) are left out."""
+    points = exit_points(body, blocks, loops, ctx.plan.is_instrumented, ctx.cf.pool)
+    if not ctx.strategy.frames:
+        return dict.fromkeys(points)
+    return {i: frame_from_state(st) for i, st in _states_at(ctx, m, body, points).items()}
 
 
 def add_sample_yieldpoints(

@@ -101,15 +101,21 @@ public class Node {
     }
 
     /**
-     * {@link #enter}, then hybrid mode's entry yieldpoint on the callee's node: what an ESI twin
-     * calls in place of {@code enter} when its body starts with a yieldpoint. The twin's bytecode
-     * stays exactly as long as in exact mode (the JIT's inlining limits count bytecodes), and this
-     * method is short enough to be inlined everywhere: a volatile read and a branch, as before.
+     * {@link #enter}, then hybrid mode's entry yieldpoint: what an ESI twin calls in place of
+     * {@code enter} when its body starts with a yieldpoint. The twin's bytecode stays exactly as long
+     * as in exact mode (the JIT's inlining limits count bytecodes), and this method is short enough to
+     * be inlined everywhere: a volatile read and a branch, as before.
+     *
+     * <p>The sample is this node, the caller's, as in sample mode ({@code Sampling.entry()}): nothing of
+     * the callee has run yet, and the time since the thread's previous yieldpoint was spent in the
+     * caller (the callee's own time reaches its loop and exit yieldpoints). Charged to the callee, the
+     * caller's code before each call went to the callee: against JFR at 1 ms, h2's overlap was 31.5 %
+     * instead of 42.1 %.
      */
     public final Node enterSampled(int site, MethodId callee) {
         Node n = enter(site, callee);
         if (Sampling.requested != 0) {
-            Sampling.yieldpoint(n);
+            Sampling.yieldpoint(this);
         }
         return n;
     }

@@ -176,13 +176,13 @@ public final class ThreadRoot extends Node {
     }
 
     /**
-     * {@link #ctorEnter}, then hybrid mode's entry yieldpoint on the constructor's node (see
-     * {@link Node#enterSampled}): the constructor's bytecode stays as long as in exact mode.
+     * {@link #ctorEnter}, then hybrid mode's entry yieldpoint (see {@link Node#enterSampled}): the
+     * constructor's bytecode stays as long as in exact mode. The sample is the caller's node.
      */
     public static Node ctorEnterSampled(MethodId callee) {
         Node n = ctorEnter(callee);
         if (Sampling.requested != 0) {
-            Sampling.yieldpoint(n);
+            Sampling.yieldpoint(n.parent != null ? n.parent : n);
         }
         return n;
     }
