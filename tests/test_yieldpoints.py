@@ -142,8 +142,7 @@ def test_a_leaf_methods_time_lands_in_the_leaf(tmp_path, mode: str) -> None:
     mode's ``Sampling.entry()``, hybrid mode's ``Node.enterSampled``), so each stretch of work is
     charged to its own frame. With yieldpoints at entries (charged to the entered method) and loop
     headers, the leaf got the caller's stretch before the call and the caller the leaf's own: the
-    shares came out the other way round (a third to the leaf; so in hybrid mode until its exits got
-    yieldpoints too)."""
+    shares came out the other way round (a third to the leaf, in both modes)."""
     jar = make_jar(javac({"Leaf.java": LEAF}, tmp_path / "classes"), tmp_path / "leaf.jar")
     out = tmp_path / f"leaf-{mode}.jar"
     rewrite([jar], out, "--mode", mode)

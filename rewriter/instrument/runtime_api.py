@@ -55,7 +55,7 @@ def _f(owner: str, name: str, desc: str, role: str, static: bool = False) -> Run
 NODE_ENTER: Final = _m(NODE, "enter", "(I" + MID_DESC + ")" + NODE_DESC, False,
                 "find-or-create the child for (site, callee), calls++, return it")
 NODE_ENTER_SAMPLED: Final = _m(NODE, "enterSampled", "(I" + MID_DESC + ")" + NODE_DESC, False,
-                        "hybrid mode: `enter`, then the entry yieldpoint on the callee's node")
+                        "hybrid mode: `enter`, then the entry yieldpoint, whose sample is this (the caller's) node")
 NODE_BOUNDARY: Final = _m(NODE, "boundary", "(I" + MID_DESC + ")V", False,
                    "enter the callee's node and publish it (uninstrumented callee)")
 NODE_PUBLISH: Final = _m(NODE, "publish", "()V", False, "`root.published = this` (a `<clinit>` may run next)")
@@ -76,7 +76,7 @@ ROOT_N2B_PARENT: Final = _m(ROOT, "n2bParent", "(" + _OBJ + MID_DESC + ")" + NOD
 ROOT_CTOR_ENTER: Final = _m(ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC, True,
                      "an OSI constructor's node, beneath the published node and site")
 ROOT_CTOR_ENTER_SAMPLED: Final = _m(ROOT, "ctorEnterSampled", "(" + MID_DESC + ")" + NODE_DESC, True,
-                             "hybrid mode: `ctorEnter`, then the entry yieldpoint on the constructor's node")
+                             "hybrid mode: `ctorEnter`, then the entry yieldpoint, whose sample is the caller's node")
 ROOT_ESI_CAPABLE: Final = _m(ROOT, "esiCapable", "(" + _OBJ + ")Z", True,
                       "may an interface dispatcher pass the node to this receiver?")
 ROOT_PENDING: Final = _m(ROOT, "pending", "(" + NODE_DESC + "I" + MID_DESC + _OBJ + ")V", True,
