@@ -156,18 +156,24 @@ def test_a_leaf_methods_time_lands_in_the_leaf(tmp_path, mode: str) -> None:
     assert 0.5 <= leaf / (leaf + caller) <= 0.85, samples
 
 
+def _leaf_bodies(tmp_path, mode: str) -> dict[str, str]:
+    """``Leaf`` rewritten in ``mode``: each static method's name (a twin's with ``$jp``) -> its ``javap -c``
+    listing."""
+    jar = make_jar(javac({"Leaf.java": LEAF}, tmp_path / "classes"), tmp_path / "leaf.jar")
+    out = tmp_path / f"leaf-{mode}.jar"
+    rewrite([jar], out, "--mode", mode)
+    text = subprocess.run(
+        [tool("javap"), "-c", "-p", "-cp", str(out), "Leaf"], capture_output=True, text=True, check=True
+    ).stdout
+    return {m.group(1): m.group(2) for m in re.finditer(r"static \S+ ([\w$]+)\(.*?\n((?:.*\n)*?)\n", text)}
+
+
 def test_sample_mode_places_entry_and_exit_yieldpoints(tmp_path) -> None:
     """The leaf: ``Sampling.entry()`` first, a pinned read (twice, or'ed) before its return, none at the
     stores; the caller: its entry, its loop header, and no yieldpoint before its return, which follows
     the call of an instrumented method (that call ended at the leaf's own); main: its loop header and
     before its return (after a call into the JDK)."""
-    jar = make_jar(javac({"Leaf.java": LEAF}, tmp_path / "classes"), tmp_path / "leaf.jar")
-    out = tmp_path / "leaf-sample.jar"
-    rewrite([jar], out, "--mode", "sample")
-    text = subprocess.run(
-        [tool("javap"), "-c", "-p", "-cp", str(out), "Leaf"], capture_output=True, text=True, check=True
-    ).stdout
-    bodies = {m.group(1): m.group(2) for m in re.finditer(r"static \S+ (\w+)\(.*?\n((?:.*\n)*?)\n", text)}
+    bodies = _leaf_bodies(tmp_path, "sample")
     leaf = bodies["leaf"].splitlines()
     assert "Sampling.entry" in leaf[3], leaf[:4]
     assert "Sampling.requested" in leaf[-6] and "Sampling.requested" in leaf[-5] and "ior" in leaf[-4], leaf[-6:]
@@ -181,14 +187,8 @@ def test_hybrid_mode_places_exit_yieldpoints_in_twins(tmp_path) -> None:
     """Hybrid mode: the leaf's twin takes its entry yieldpoint in ``enterSampled`` (whose sample is the
     caller's) and a pinned one with its node before its return; the caller's twin one at its loop
     header and none before its return (the loop's exit test, then the return: a stretch too short to
-    matter). The exact counts are those of exact mode."""
-    jar = make_jar(javac({"Leaf.java": LEAF}, tmp_path / "classes"), tmp_path / "leaf.jar")
-    out = tmp_path / "leaf-hybrid.jar"
-    rewrite([jar], out, "--mode", "hybrid")
-    text = subprocess.run(
-        [tool("javap"), "-c", "-p", "-cp", str(out), "Leaf"], capture_output=True, text=True, check=True
-    ).stdout
-    bodies = {m.group(1): m.group(2) for m in re.finditer(r"static \S+ (\w+\$jp)\(.*?\n((?:.*\n)*?)\n", text)}
+    matter)."""
+    bodies = _leaf_bodies(tmp_path, "hybrid")
     leaf = bodies["leaf$jp"].splitlines()
     assert bodies["leaf$jp"].count("Node.enterSampled") == 1, leaf[:8]
     assert bodies["leaf$jp"].count("Sampling.yieldpoint") == 1 and "lreturn" in leaf[-1], leaf[-9:]
