@@ -428,7 +428,7 @@ def test_a_thread_in_native_code_costs_no_safepoint_and_keeps_its_own_samples(
         "NativeCall",
         "1500",
         classpath=native_call_jars[mode],
-        props={"jprewrite.sampler": sampler, "jprewrite.interval": "1ms", "jprewrite.trace-interval": "1ms"},
+        props={"jprewrite.sampler": sampler, "jprewrite.interval": "1ms", "jprewrite.trace-interval": "1ms", **GRACE},
         jvm=(f"-Xlog:safepoint=info:file={log}",),
     )
     s = check_sampling(p, sampler, mode)
@@ -438,13 +438,15 @@ def test_a_thread_in_native_code_costs_no_safepoint_and_keeps_its_own_samples(
     own_share = 1 - float(re.search(r"native share ([0-9.]+)", proc.stdout).group(1))
     own = by_method(p["root"], ("ownPart",))["ownPart"]
     # at most one sample per millisecond of the loop's CPU time (1,500 ms in all); a loaded machine loses
-    # the tickets of a thread waiting for a CPU: observed 0.97 of that on a quiet machine, 0.5 with the
-    # suite's two workers beside it, 0.09-0.12 before the fix
+    # the tickets of a thread waiting for a CPU, and a thread that did not run is made quiet for a while:
+    # observed 0.97 of that on a quiet machine, 0.24-0.5 beside the suite's two workers with the default
+    # grace, 0.38-0.43 with three CPU hogs and this grace (before the fix: 0.09-0.12 quiet, 0.05-0.09
+    # with the hogs)
     assert own >= NATIVE_OWN_FLOOR * 1500 * own_share, (own, own_share, s)
 
 
 #: the least share of its expected samples the thread's own loop must get (see the test above)
-NATIVE_OWN_FLOOR = 0.35
+NATIVE_OWN_FLOOR = 0.2
 
 
 def test_stack_traces_of_jdk_code_are_taken_in_one_round_in_trace_every(java, jdk_call_jars) -> None:
