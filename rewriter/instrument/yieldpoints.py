@@ -82,7 +82,8 @@ TRIVIAL = 8
 #: the most instructions a method without calls or loops may have and get no yieldpoint at all
 SHORT_LEAF = 24
 #: hybrid mode's :data:`TRIVIAL`: an ESI twin's exit needs a yieldpoint only after a longer stretch (each
-#: exit yieldpoint costs every return; with 8, hybrid over exact on scalac was +16 % instead of +5 %)
+#: exit yieldpoint costs every return: hybrid over exact on xalan +19 % with 8, +7 % with 24, accuracy
+#: against JFR the same; bench/RESULTS.md)
 HYBRID_TRIVIAL = 24
 
 _INVOKES = op.INVOKE_OPCODES
