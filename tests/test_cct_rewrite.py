@@ -299,3 +299,52 @@ def test_interfaces_below_version_52(tmp_path) -> None:
     expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
     differences = diff_profiles(expected, run.profile)
     assert not differences, "\n".join(differences[:30])
+
+
+def _holder_code(jar: Path, holder: str) -> dict[str, tuple[int, int]]:
+    """(max_stack written, max_stack by the assembler's depth flow) of each method of ``holder``."""
+    from jprewrite.classfile.model import read_class
+    from jprewrite.editor import disassemble
+    from jprewrite.editor.assembler import compute_max_stack
+
+    cf = read_class(zipfile.ZipFile(jar).read(f"{holder}.class"))
+    out = {}
+    for m in cf.methods:
+        code = m.code()
+        assert code is not None
+        out[m.name] = (code.max_stack, compute_max_stack(disassemble(m), cf.pool))
+    return out
+
+
+def test_holders_of_both_forms_verify_and_name_every_method(tmp_path) -> None:
+    """The holder's initialiser is written as bytes (``codegen.StraightCode``): its MethodIds in
+    fields (the usual form) and, for a class that could need more than ``MAX_FIELD_MIDS``, in an
+    array filled by ``fillN`` methods. Both verify, name the right methods, and declare the
+    max_stack the assembler's depth flow computes."""
+    many = "\n".join(f"  static int m{i}(int x) {{ return x + {i}; }}" for i in range(700))
+    calls = " + ".join(f"m{i}(1)" for i in range(0, 700, 50))
+    sources = {
+        "Many.java": f"public class Many {{\n{many}\n  static int all() {{ return {calls}; }}\n}}\n",
+        "Few.java": "public class Few { static int one(int x) { return x * 300; } }\n",
+        "HolderMain.java": """
+public class HolderMain {
+  public static void main(String[] args) { System.out.println(Many.all() + Few.one(2) + Many.m699(1)); }
+}
+""",
+    }
+    classes = javac(sources, tmp_path / "classes")
+    jar = make_jar(classes, tmp_path / "holders.jar")
+    out = tmp_path / "holders-out.jar"
+    rewrite([jar], out)
+    many_holder, few_holder = _holder_code(out, "Many$$jpmids"), _holder_code(out, "Few$$jpmids")
+    assert "fill0" in many_holder and "fill1" in many_holder, sorted(many_holder)  # the array form
+    assert set(few_holder) == {"<clinit>"}  # the field form
+    for name, (written, flow) in [*many_holder.items(), *few_holder.items()]:
+        assert written == flow, name
+    r = run_java([out], "HolderMain", profile=tmp_path / "holders.json")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"{sum(1 + i for i in range(0, 700, 50)) + 600 + 700}\n"
+    main = "HolderMain.main([Ljava/lang/String;)V"
+    assert find(r.profile, main, "Many.all()I", "Many.m650(I)I")["calls"] == 1
+    assert find(r.profile, main, "Many.m699(I)I")["calls"] == 1
+    assert find(r.profile, main, "Few.one(I)I")["calls"] == 1

@@ -26,6 +26,63 @@ def push_int(pool, value: int) -> Instruction:
     return Instruction(-1, op.LDC_W, pool.add_integer(value))
 
 
+class StraightCode:
+    """Straight-line code written as bytes: no labels, no branches, no handlers.
+
+    For generated code whose shape is fixed (the holder's initialiser: thousands of instructions
+    per class that only push constants and call): an :class:`Instruction` per step, a layout
+    and a stack-depth flow would cost more than everything else the holder needs. The writer
+    knows each step's encoding and its stack depth, so ``max_stack`` comes out on the way.
+    """
+
+    def __init__(self) -> None:
+        self.code = bytearray()
+        self.depth = 0
+        self.max_stack = 0
+
+    def _push(self, slots: int) -> None:
+        self.depth += slots
+        if self.depth > self.max_stack:
+            self.max_stack = self.depth
+
+    def simple(self, opcode: int, pops: int, pushes: int) -> None:
+        """A one-byte instruction (``dup``, ``aastore``, ``aload_0``, returns ...)."""
+        self.code.append(opcode)
+        self.depth -= pops
+        self._push(pushes)
+
+    def with_index(self, opcode: int, index: int, pops: int, pushes: int) -> None:
+        """An instruction with a two-byte constant-pool index (field, method, class)."""
+        self.code += bytes((opcode, index >> 8, index & 0xFF))
+        self.depth -= pops
+        self._push(pushes)
+
+    def ldc(self, index: int) -> None:
+        """A one-slot constant: ``ldc`` when the index fits a byte, else ``ldc_w``."""
+        if index <= 0xFF:
+            self.code += bytes((op.LDC, index))
+        else:
+            self.code += bytes((op.LDC_W, index >> 8, index & 0xFF))
+        self._push(1)
+
+    def push_int(self, pool, value: int) -> None:
+        """The shortest instruction pushing int ``value`` (as :func:`push_int`)."""
+        if -1 <= value <= 5:
+            self.code.append(op.ICONST_0 + value)
+        elif -128 <= value <= 127:
+            self.code += bytes((op.BIPUSH, value & 0xFF))
+        elif -32768 <= value <= 32767:
+            self.code += bytes((op.SIPUSH, (value >> 8) & 0xFF, value & 0xFF))
+        else:
+            self.ldc(pool.add_integer(value))
+            return
+        self._push(1)
+
+    def attribute(self, pool, max_locals: int) -> CodeAttribute:
+        """The Code attribute of what was written (no handlers, no nested attributes)."""
+        return CodeAttribute(pool.add_utf8("Code"), self.max_stack, max_locals, bytes(self.code), [], [])
+
+
 def load_opcode(desc: str) -> int:
     return {"J": op.LLOAD, "D": op.DLOAD, "F": op.FLOAD, "L": op.ALOAD, "[": op.ALOAD}.get(desc[0], op.ILOAD)
 

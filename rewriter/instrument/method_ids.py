@@ -15,6 +15,7 @@ contract-only form, which the agent's Java contract writer must reproduce.
 from __future__ import annotations
 
 from ..classfile import opcodes as op
+from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Instruction
 from ..classfile.model import ClassFile
 from . import codegen as G
@@ -46,9 +47,14 @@ class MidTable:
     is initialised on first use, whatever state its class is in.
     """
 
-    def __init__(self, cf: ClassFile, pool, fields: bool = False) -> None:
+    def __init__(self, cf: ClassFile, pool: ConstantPool, fields: bool = False) -> None:
         self.cf = cf
         self.pool = pool
+        #: the holder's internal name (the class's name does not change while it is rewritten)
+        self.holder = cf.name + HOLDER_SUFFIX
+        #: entry -> its field's Fieldref in ``pool``: every call site loads a MethodId, and
+        #: find-or-add would build the field's name and a memo key each time
+        self._field_refs: dict[int, int] = {}
         self.fields = fields  #: one static final field per MethodId (else the array)
         self.entries: list[tuple[str, str, str, int, int]] = []
         self.index: dict[tuple[str, str, str, int, int], int] = {}
@@ -64,14 +70,15 @@ class MidTable:
             self.entries.append(key)
         return i
 
-    @property
-    def holder(self) -> str:
-        return self.cf.name + HOLDER_SUFFIX
-
-    def load(self, i: int, pool=None) -> list:
-        pool = pool or self.pool
+    def load(self, i: int, pool: ConstantPool | None = None) -> list:
         if self.fields:
+            if pool is None or pool is self.pool:
+                ref = self._field_refs.get(i)
+                if ref is None:
+                    ref = self._field_refs[i] = self.pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC)
+                return [Instruction(-1, op.GETSTATIC, ref)]
             return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC))]
+        pool = pool or self.pool
         return [
             Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY)),
             G.push_int(pool, i),
@@ -83,40 +90,33 @@ class MidTable:
         k = self.init_flags.setdefault(target, len(self.init_flags))
         return self.pool.add_fieldref(self.holder, f"{INIT_FLAG_PREFIX}{k}", "Z")
 
-    def loader(self, pool):
+    def loader(self, pool: ConstantPool):
         """``load`` bound to ``pool`` (dispatchers are built in the class or in the holder)."""
         return lambda i: self.load(i, pool)
 
-    def fill_fields(self, pool) -> list:
+    def fill_fields(self, pool: ConstantPool, code: G.StraightCode) -> None:
         """Every MethodId made and stored in its field (the holder's ``<clinit>``: only there are
         static final fields constants to the JIT compilers)."""
         get = pool.add_methodref(MID_GET.owner, MID_GET.name, MID_GET.descriptor)
-        out: list = []
         for i in range(len(self.entries)):
-            out += self._make(pool, get, i)
-            out.append(
-                Instruction(-1, op.PUTSTATIC, pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC))
-            )
-        return out
+            self._make(pool, get, i, code)
+            code.with_index(op.PUTSTATIC, pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC), 1, 0)
 
-    def fill(self, pool, start: int, end: int) -> list:
+    def fill(self, pool: ConstantPool, start: int, end: int, code: G.StraightCode) -> None:
         """``array`` on the stack: store entries [start, end) into it; the array stays on the stack."""
         get = pool.add_methodref(MID_GET.owner, MID_GET.name, MID_GET.descriptor)
-        out: list = []
         for i in range(start, end):
-            out += [Instruction(-1, op.DUP), G.push_int(pool, i)]
-            out += self._make(pool, get, i)
-            out.append(Instruction(-1, op.AASTORE))
-        return out
+            code.simple(op.DUP, 0, 1)
+            code.push_int(pool, i)
+            self._make(pool, get, i, code)
+            code.simple(op.AASTORE, 3, 0)
 
-    def _make(self, pool, get: int, i: int) -> list:
+    def _make(self, pool: ConstantPool, get: int, i: int, code: G.StraightCode) -> None:
         """``MethodId.get(class, name, descriptor, kind, sites)`` of entry ``i``: the MethodId on the stack."""
         cls, name, desc, kind, sites = self.entries[i]
-        return [
-            Instruction(-1, op.LDC_W, pool.add_string(cls)),
-            Instruction(-1, op.LDC_W, pool.add_string(name)),
-            Instruction(-1, op.LDC_W, pool.add_string(desc)),
-            G.push_int(pool, kind),
-            G.push_int(pool, sites),
-            Instruction(-1, op.INVOKESTATIC, get),
-        ]
+        code.ldc(pool.add_string(cls))
+        code.ldc(pool.add_string(name))
+        code.ldc(pool.add_string(desc))
+        code.push_int(pool, kind)
+        code.push_int(pool, sites)
+        code.with_index(op.INVOKESTATIC, get, 5, 1)

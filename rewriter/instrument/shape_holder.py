@@ -109,10 +109,13 @@ def _wanted_dispatchers(ctx: ClassContext) -> list[tuple[str, str, str, str, boo
 
 def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
     """``<clinit>``: the inline-cache array, then the MethodIds: each in its own field, or in the
-    array filled by ``fillN`` methods of at most :data:`MIDS_PER_CHUNK` entries each."""
+    array filled by ``fillN`` methods of at most :data:`MIDS_PER_CHUNK` entries each.
+
+    Straight-line code, written as bytes (:class:`~.codegen.StraightCode`): a holder's
+    initialiser has about seven instructions per MethodId, more than all its class's wrappers."""
     mids, pool = ctx.mids, holder.pool
     n = len(mids.entries)
-    items: list[Instruction | Label] = []
+    code = G.StraightCode()
     if mids.dispatchers:
         holder.fields.append(
             Field(
@@ -123,37 +126,34 @@ def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
                 holder,
             )
         )
-        items += [
-            G.push_int(pool, 2 * mids.dispatchers),  # two classes per dispatcher
-            Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Class")),
-            Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY)),
-        ]
+        code.push_int(pool, 2 * mids.dispatchers)  # two classes per dispatcher
+        code.with_index(op.ANEWARRAY, pool.add_class("java/lang/Class"), 1, 1)
+        code.with_index(op.PUTSTATIC, pool.add_fieldref(mids.holder, SEEN_FIELD, _CLASS_ARRAY), 1, 0)
     if mids.fields:  # one constant field per MethodId, set here (see method_ids)
         for k in range(n):
             name_index = pool.add_utf8(f"{MID_FIELD_PREFIX}{k}")
             holder.fields.append(Field(_MID_FIELD_FLAGS, name_index, pool.add_utf8(MID_DESC), [], holder))
-        items += mids.fill_fields(pool)
+        mids.fill_fields(pool, code)
     else:
         holder.fields.append(Field(_MID_FIELD_FLAGS, pool.add_utf8(MIDS_FIELD), pool.add_utf8(MIDS_ARRAY), [], holder))
-        items += [G.push_int(pool, n), Instruction(-1, op.ANEWARRAY, pool.add_class(MID))]
+        code.push_int(pool, n)
+        code.with_index(op.ANEWARRAY, pool.add_class(MID), 1, 1)
         for k, start in enumerate(range(0, n, MIDS_PER_CHUNK)):
             end = min(n, start + MIDS_PER_CHUNK)
             name = f"fill{k}"
             desc = "(" + MIDS_ARRAY + ")" + MIDS_ARRAY
             m = Method(ACC_PRIVATE | ACC_STATIC, pool.add_utf8(name), pool.add_utf8(desc), [], holder)
-            write_body(
-                m,
-                CodeBody(
-                    items=[Instruction(-1, op.ALOAD, 0), *mids.fill(pool, start, end), Instruction(-1, op.ARETURN)],
-                    max_locals=1,
-                ),
-            )
+            fill = G.StraightCode()
+            fill.simple(op.ALOAD_0, 0, 1)
+            mids.fill(pool, start, end, fill)
+            fill.simple(op.ARETURN, 1, 0)
+            m.attributes.append(fill.attribute(pool, 1))
             holder.methods.append(m)
-            items.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(mids.holder, name, desc)))
-        items.append(Instruction(-1, op.PUTSTATIC, pool.add_fieldref(mids.holder, MIDS_FIELD, MIDS_ARRAY)))
-    items.append(Instruction(-1, op.RETURN))
+            code.with_index(op.INVOKESTATIC, pool.add_methodref(mids.holder, name, desc), 1, 1)
+        code.with_index(op.PUTSTATIC, pool.add_fieldref(mids.holder, MIDS_FIELD, MIDS_ARRAY), 1, 0)
+    code.simple(op.RETURN, 0, 0)
     clinit = Method(ACC_STATIC, pool.add_utf8("<clinit>"), pool.add_utf8("()V"), [], holder)
-    write_body(clinit, CodeBody(items=items, max_locals=0))
+    clinit.attributes.append(code.attribute(pool, 0))
     holder.methods.append(clinit)
 
 

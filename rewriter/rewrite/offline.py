@@ -40,6 +40,11 @@ from ..instrument import (
 from .runtime_build import runtime_classes
 
 _MAX_ROUNDS = 4
+#: zlib level of the entries the rewriter writes: level 1 deflates the rewritten classes in 0.63x
+#: level 6's time, into 6.5 % more bytes (commons-math3, h2, sunflow: 0.37 s against 0.59 s, 11.9
+#: against 11.2 MB); the deflate was 7.7 % of a one-core rewrite at level 6. Unchanged entries keep
+#: their compressed bytes.
+_COMPRESSLEVEL = 1
 
 
 @dataclass
@@ -345,4 +350,11 @@ def _write(
     if container.kind == "directory":
         write_directory(item.output, entries(), inputs=[container])
     else:
-        write_jar(item.output, entries(), inputs=[container], comment=container.comment, preamble=container.preamble)
+        write_jar(
+            item.output,
+            entries(),
+            inputs=[container],
+            comment=container.comment,
+            preamble=container.preamble,
+            compresslevel=_COMPRESSLEVEL,
+        )
