@@ -21,6 +21,7 @@ from ..errors import ClassFormatError
 __all__ = [
     "MethodDescriptor",
     "parse_method_descriptor",
+    "method_slots",
     "parse_field_descriptor",
     "is_valid_field_descriptor",
     "type_size",
@@ -117,6 +118,24 @@ def parse_method_descriptor(desc: object) -> MethodDescriptor:  # (not a str: Cl
             raise ClassFormatError(f"method descriptor {desc!r} has junk after the return type")
         ret = desc[pos:]
     return MethodDescriptor(tuple(params), ret)
+
+
+# descriptor -> (parameter slots, return slots); descriptors repeat across classes (a few thousand
+# distinct in a large program), and the stack-depth flow asks about every call it meets
+_SLOTS: Final[dict[str, tuple[int, int]]] = {}
+
+
+def method_slots(desc: str) -> tuple[int, int]:
+    """(slots the parameters take, slots the return value takes) of a valid method descriptor,
+    without ``this``: what a call pops and pushes. Remembered per descriptor (a dict lookup: the
+    ``param_slots`` property sums the parameters again on every call)."""
+    slots = _SLOTS.get(desc)
+    if slots is None:
+        md = parse_method_descriptor(desc)
+        if len(_SLOTS) >= 65536:
+            _SLOTS.clear()
+        slots = _SLOTS[desc] = (md.param_slots, md.return_slots)
+    return slots
 
 
 @lru_cache(maxsize=8192)

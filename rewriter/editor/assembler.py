@@ -332,13 +332,14 @@ _CONTROL: Final[tuple[int, ...]] = tuple(
 
 # id(pool) -> (the pool, its cache); the pool is held so that its id is not reused (not weakly:
 # compiled by mypyc, the pool cannot be weakly referenced), and the few most recent are kept
-_EFFECTS: Final[dict[int, tuple[ConstantPool, dict[tuple, tuple[int, int]]]]] = {}
+_EFFECTS: Final[dict[int, tuple[ConstantPool, dict[int, tuple[int, int]]]]] = {}
 
 
-def _effects_cache(pool: ConstantPool) -> dict[tuple, tuple[int, int]]:
+def _effects_cache(pool: ConstantPool) -> dict[int, tuple[int, int]]:
     """Stack effects of pool-dependent instructions, kept per pool: every method of a class asks
     about the same few hundred field and method references, and each answer parses a descriptor.
-    (Pools only grow while a class is edited, so an index keeps its meaning.)"""
+    (Pools only grow while a class is edited, so an index keeps its meaning.) Keyed by an int
+    (operand and opcode; ``multianewarray``'s dimensions, negative), not a tuple to allocate."""
     entry = _EFFECTS.get(id(pool))
     if entry is None:
         if len(_EFFECTS) >= 8:
@@ -386,6 +387,7 @@ def _max_stack(body: CodeBody, pool: ConstantPool, insns: list[Instruction], lab
     control = _CONTROL
     multianewarray = op.MULTIANEWARRAY
     eff: tuple[int, int] | None
+    key: int
     while work:
         i, depth = work.pop()
         if i >= n or depth_at[i] >= depth:
@@ -399,7 +401,10 @@ def _max_stack(body: CodeBody, pool: ConstantPool, insns: list[Instruction], lab
             o = insn.opcode
             eff = fixed[o]
             if eff is None:
-                key = (o, insn.operand if o != multianewarray else (insn.operand, insn.dims))  # type: ignore[attr-defined]
+                if o != multianewarray:
+                    key = (insn.operand << 8) | o
+                else:
+                    key = -1 - ((insn.operand << 8) | insn.dims)  # type: ignore[attr-defined]
                 eff = effects.get(key)
                 if eff is None:
                     eff = effects[key] = stack_effect(insn, pool)

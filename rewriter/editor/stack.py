@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..classfile import constants as C
 from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
-from ..classfile.descriptors import parse_method_descriptor, type_size
+from ..classfile.descriptors import method_slots, type_size
 from ..classfile.instructions import Instruction
 
 __all__ = ["stack_effect"]
@@ -32,19 +32,21 @@ def stack_effect(insn: Instruction, pool: ConstantPool) -> tuple[int, int]:
             return 0, type_size(desc)
         return 0, 1
     if o in op.FIELD_OPCODES:
-        _, _, desc = pool.member_ref(insn.operand)
-        size = type_size(desc)
-        return {op.GETSTATIC: (0, size), op.PUTSTATIC: (size, 0), op.GETFIELD: (1, size), op.PUTFIELD: (1 + size, 0)}[o]
-    if o in (op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.INVOKEINTERFACE):
-        _, _, desc = pool.member_ref(insn.operand)
-        md = parse_method_descriptor(desc)
-        receiver = 0 if o == op.INVOKESTATIC else 1
-        return md.param_slots + receiver, md.return_slots
+        size = type_size(pool.member_ref(insn.operand)[2])
+        if o == op.GETSTATIC:
+            return 0, size
+        if o == op.PUTSTATIC:
+            return size, 0
+        if o == op.GETFIELD:
+            return 1, size
+        return 1 + size, 0
+    if o == op.INVOKEVIRTUAL or o == op.INVOKESPECIAL or o == op.INVOKESTATIC or o == op.INVOKEINTERFACE:
+        params, ret = method_slots(pool.member_ref(insn.operand)[2])
+        return (params if o == op.INVOKESTATIC else params + 1), ret
     if o == op.INVOKEDYNAMIC:
         c = pool.get(insn.operand, C.INVOKE_DYNAMIC)
         _, desc = pool.name_and_type(c.second)  # type: ignore[attr-defined]
-        md = parse_method_descriptor(desc)
-        return md.param_slots, md.return_slots
+        return method_slots(desc)
     if o == op.MULTIANEWARRAY:
         return insn.dims, 1  # type: ignore[attr-defined]
     raise ValueError(f"no stack effect for opcode {o}")

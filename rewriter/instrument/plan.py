@@ -133,6 +133,8 @@ class CctPlan:
         self.hierarchy = hierarchy
         self._instrumented = instrumented
         self._esi_cache: dict[tuple[str, str, str], bool] = {}
+        # is_instrumented's answers: every call site asks about its owner; forget() drops a name
+        self._instrumented_cache: dict[str, bool] = {}
         self._clinit_cache: dict[str, bool] = {}
         self._overriders: dict[tuple[str, str], list[str]] | None = None
         # call_site's answers: a pure function of its arguments until the world or the hierarchy
@@ -144,6 +146,7 @@ class CctPlan:
         self._world_set: set[str] = set()
 
     def set_world(self, names: Iterable[str]) -> None:
+        self._instrumented_cache.clear()
         self.world = sorted(n for n in names if self.is_instrumented(n))
         self._world_set = set(self.world)
         self._overriders = None
@@ -162,6 +165,7 @@ class CctPlan:
     def forget(self, name: str) -> None:
         """Drop decisions about ``name`` (load time: a class not found earlier has appeared, or failed)."""
         self._esi_cache = {k: v for k, v in self._esi_cache.items() if k[0] != name}
+        self._instrumented_cache.pop(name, None)
         self._clinit_cache.clear()
         self._call_sites.clear()  # any answer may have resolved through ``name``
 
@@ -171,6 +175,12 @@ class CctPlan:
 
     # ----------------------------------------------------------- classes
     def is_instrumented(self, name: str) -> bool:
+        found = self._instrumented_cache.get(name)
+        if found is None:
+            found = self._instrumented_cache[name] = self._decide_instrumented(name)
+        return found
+
+    def _decide_instrumented(self, name: str) -> bool:
         if name.startswith("[") or name.startswith(RUNTIME_PACKAGE):
             return False
         if not self._instrumented(name):
