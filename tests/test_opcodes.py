@@ -13,10 +13,15 @@ import pytest
 
 from jprewrite.analysis.typeflow import SubroutineError, TypeflowError, infer_states, step
 from jprewrite.classfile import opcodes as op
+from jprewrite.classfile.constants import ConstantPool
 from jprewrite.classfile.frames import Double, Long
+from jprewrite.classfile.instructions import Instruction
 from jprewrite.classfile.model import ACC_STATIC, read_class
-from jprewrite.editor import disassemble, stack_effect
-from jprewrite.editor.assembler import compute_max_stack
+from jprewrite.editor import Label, disassemble, stack_effect
+from jprewrite.editor.assembler import compute_max_stack, max_stack_by_flow, max_stack_in_order
+from jprewrite.editor.body import CodeBody
+
+from support.corpus import jar_classes, package_jars
 
 try:
     from test_instructions import compiled_classes, jdk_sample_classes, needs_jdk
@@ -195,3 +200,47 @@ def test_interpreter_agrees_with_the_stack_effects():
                     if insn.opcode in op.UNCONDITIONAL_OPCODES or insn.opcode in op.JUMP_OPCODES or i in cfg.leaders:
                         break
     assert checked > 50_000
+
+
+_COMPILERS = ("scala", "kotlin", "libproguard-java", "jython", "libclojure-java", "libaspectj-java", "groovy")
+
+
+def test_max_stack_in_code_order_agrees_with_the_work_list():
+    """The assembler's one pass in code order (``max_stack_in_order``) gives the work list's
+    answer on every method of jars from compilers and tools other than javac, or says it cannot
+    tell (-1): it rests on the JVM's rule that every path brings the same depth."""
+    methods = 0
+    for pkg in _COMPILERS:
+        jars = package_jars(pkg)
+        for jar in jars[:1]:
+            for _, data in jar_classes(jar):
+                cf = read_class(data)
+                for m in cf.methods:
+                    if m.code() is None:
+                        continue
+                    body = disassemble(m)
+                    in_order = max_stack_in_order(body, cf.pool)
+                    if in_order >= 0:
+                        assert in_order == max_stack_by_flow(body, cf.pool), f"{jar.name} {cf.name}.{m.name}"
+                        methods += 1
+    assert methods > 100_000
+
+
+def test_max_stack_falls_back_to_the_work_list_where_the_order_cannot_tell():
+    """A loop body after a ``goto`` reached only by a backward branch, without a frame (code below
+    version 50): the pass in code order cannot know its depth; the work list can."""
+    body_start, cond = Label("body"), Label("cond")
+    items = [
+        Instruction(-1, op.GOTO, cond),
+        body_start,
+        *[Instruction(-1, op.ICONST_1) for _ in range(3)],
+        *[Instruction(-1, op.POP) for _ in range(3)],
+        cond,
+        Instruction(-1, op.ICONST_0),
+        Instruction(-1, op.IFEQ, body_start),
+        Instruction(-1, op.RETURN),
+    ]
+    body = CodeBody(items=items, max_locals=0)
+    pool = ConstantPool()
+    assert max_stack_in_order(body, pool) == -1
+    assert compute_max_stack(body, pool) == 3

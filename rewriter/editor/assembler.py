@@ -371,6 +371,100 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
 def _max_stack(body: CodeBody, pool: ConstantPool, insns: list[Instruction], label_at: dict[int, int]) -> int:
     """:func:`compute_max_stack` over the body's instructions ``insns``; ``label_at``: each label's
     instruction index (as :func:`_encode` gives them)."""
+    best = max_stack_in_order(body, pool)
+    return best if best >= 0 else _max_stack_by_flow(body, pool, insns, label_at)
+
+
+def max_stack_by_flow(body: CodeBody, pool: ConstantPool) -> int:
+    """:func:`compute_max_stack` by the work list alone (what :func:`max_stack_in_order` is checked against)."""
+    insns: list[Instruction] = []
+    label_at: dict[int, int] = {}
+    for item in body.items:
+        if isinstance(item, Label):
+            label_at[id(item)] = len(insns)
+        else:
+            insns.append(item)
+    return _max_stack_by_flow(body, pool, insns, label_at)
+
+
+def max_stack_in_order(body: CodeBody, pool: ConstantPool) -> int:
+    """:func:`compute_max_stack` in one pass in code order, or -1 where that cannot tell.
+
+    The JVM requires every path to an instruction to bring the same stack depth (JVMS 4.10.1.4,
+    4.10.2.2), so the depth falls through from the instruction before; after a jump, a return
+    or a throw it comes from a label whose depth is known: a forward branch's target, a
+    handler (one slot) or a frame's stack. Code that a transfer ends in front of a label known
+    no other way (a target only of backward branches without a frame: code below version 50),
+    ``jsr`` (whose subroutine returns to the instruction after it), or a depth below zero, is
+    left to :func:`max_stack_by_flow`, the work list. Whichever answers, the answer is the same
+    for code the JVM accepts; one pass costs a third of the work list's time per instruction, and
+    every method a rewriting writes passes through here.
+    """
+    effects = _effects_cache(pool)
+    fixed = op.STACK_EFFECTS
+    control = _CONTROL
+    multianewarray = op.MULTIANEWARRAY
+    known: dict[int, int] = {}  # id(label) -> the depth there
+    for h in body.handlers:
+        known[id(h.handler)] = 1
+    for label, frame in body.frames.items():
+        known[id(label)] = sum(2 if t.tag in (3, 4) else 1 for t in frame.stack)
+    depth: int = 0
+    best: int = 0
+    after: int
+    key: int
+    d: int | None
+    eff: tuple[int, int] | None
+    falls = True  # the previous instruction falls through to this place
+    for item in body.items:
+        if isinstance(item, Label):
+            if not falls:
+                d = known.get(id(item))
+                if d is not None:
+                    depth = d
+                    falls = True
+                    if depth > best:
+                        best = depth
+            continue
+        if not falls:
+            return -1
+        o = item.opcode
+        eff = fixed[o]
+        if eff is None:
+            if o != multianewarray:
+                key = (item.operand << 8) | o
+            else:
+                key = -1 - ((item.operand << 8) | item.dims)  # type: ignore[attr-defined]
+            eff = effects.get(key)
+            if eff is None:
+                eff = effects[key] = stack_effect(item, pool)
+        after = depth - eff[0]
+        if after < 0:
+            return -1
+        after += eff[1]
+        if after > best:
+            best = after
+        c = control[o]
+        if c:
+            if c == _C_SWITCH:
+                for t in (item.default, *item.targets):  # type: ignore[attr-defined]
+                    known.setdefault(id(t), after)
+                falls = False
+            elif c == _C_JSR:
+                return -1
+            elif c == _C_END:
+                falls = False
+            else:
+                known.setdefault(id(item.operand), after)
+                if c == _C_GOTO:
+                    falls = False
+        depth = after
+    return best
+
+
+def _max_stack_by_flow(body: CodeBody, pool: ConstantPool, insns: list[Instruction], label_at: dict[int, int]) -> int:
+    """:func:`compute_max_stack` by a work list over every path from the entry, the handlers and
+    the frames; ``insns`` and ``label_at`` as :func:`_encode` gives them."""
     n = len(insns)
     effects = _effects_cache(pool)
     fixed = op.STACK_EFFECTS
