@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from jprewrite.analysis.typeflow import State, execute
 from jprewrite.classfile import opcodes as op
+from jprewrite.classfile.constants import ConstantPool
 from jprewrite.classfile.frames import Frame, Integer, Top
-from jprewrite.classfile.instructions import Instruction
+from jprewrite.classfile.instructions import Fragment, Instruction
 from jprewrite.classfile.model import read_class
-from jprewrite.editor import CodeTooLargeError, Label, disassemble, write_body
+from jprewrite.editor import AssemblyError, CodeTooLargeError, Label, disassemble, make_fragment, write_body
 from jprewrite.editor.assembler import layout
 from jprewrite.editor.params import insert_parameter
 
@@ -327,3 +329,67 @@ def test_insert_parameter_when_a_long_reuses_the_last_parameter_slot(tmp_path) -
     (tmp_path / "K.class").write_bytes(cf.to_bytes())
     out = run([tool("java"), "-Xverify:all", "-cp", str(tmp_path), "K"])
     assert out.stdout.strip() == "2"
+
+
+def _spread_neutral_code(pool, m, *, as_fragments: bool) -> None:
+    """Before every instruction of ``m``: ``System.out`` pushed twice and popped (neutral code
+    with a peak of two slots above the depth it finds), written out or as fragments."""
+    out = pool.add_fieldref("java/lang/System", "out", "Ljava/io/PrintStream;")
+    steps = [Instruction(-1, op.GETSTATIC, out), Instruction(-1, op.DUP), Instruction(-1, op.POP2)]
+    made = make_fragment(steps, pool)
+    assert (made.peak, made.max_locals) == (2, 0)
+    body = disassemble(m)
+    items: list = []
+    for item in body.items:
+        if not isinstance(item, Label):
+            if as_fragments:
+                items.append(Fragment(made.code, made.peak, made.max_locals))
+            else:
+                items += [Instruction(-1, x.opcode, x.operand) for x in steps]
+        items.append(item)
+    body.items = items
+    write_body(m, body)
+
+
+def test_fragments_assemble_as_the_instructions_they_stand_for(program, tmp_path) -> None:
+    """A body with fragments is written byte for byte as with the instructions written out
+    (code, max_stack: the fragment's peak above the depth it finds, max_locals, handlers,
+    frames); the type flow steps over a fragment; the class verifies and runs as before."""
+    data = (program / "demo" / "Main.class").read_bytes()
+    with_fragments, written_out = read_class(data), read_class(data)
+    for m, m2 in zip(with_fragments.methods, written_out.methods):
+        if m.code() is None:
+            continue
+        _spread_neutral_code(with_fragments.pool, m, as_fragments=True)
+        _spread_neutral_code(written_out.pool, m2, as_fragments=False)
+        a, b = m.code(), m2.code()
+        assert (a.code, a.max_stack, a.max_locals) == (b.code, b.max_stack, b.max_locals), m.name
+    assert with_fragments.to_bytes() == written_out.to_bytes()
+    state = State([Integer, Top], [Integer])
+    assert execute(state, Fragment(b"\x00", 3, 0), with_fragments.pool, "demo/Main") == state
+    expected = _java(program)
+    out = _copy(program, tmp_path / "classes")
+    _edit_main(
+        out,
+        lambda cf: [_spread_neutral_code(cf.pool, m, as_fragments=True) for m in cf.methods if m.code() is not None],
+    )
+    verify_jvm([out]).assert_clean()
+    assert _java(out) == expected
+
+
+def test_a_fragment_is_straight_neutral_code() -> None:
+    """make_fragment refuses what cannot be copied anywhere: labels, branches, returns, and code
+    that takes values it did not push or leaves the stack deeper."""
+    pool = ConstantPool()
+    for items in (
+        [Label("x")],
+        [Instruction(-1, op.ICONST_0), Instruction(-1, op.IFEQ, Label("t"))],
+        [Instruction(-1, op.RETURN)],
+        [Instruction(-1, op.POP)],
+        [Instruction(-1, op.ICONST_0)],
+        [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ATHROW)],
+    ):
+        with pytest.raises(AssemblyError):
+            make_fragment(items, pool)
+    wide = make_fragment([Instruction(-1, op.LLOAD, 300), Instruction(-1, op.POP2)], pool)
+    assert (wide.code, wide.peak, wide.max_locals) == (bytes((op.WIDE, op.LLOAD, 1, 44, op.POP2)), 2, 302)

@@ -81,6 +81,8 @@ from .opcodes import (
 
 __all__ = [
     "Instruction",
+    "Fragment",
+    "FRAGMENT_OPCODE",
     "Iinc",
     "InvokeInterface",
     "InvokeDynamic",
@@ -193,6 +195,45 @@ class InvokeDynamic(Instruction):
     def _operands(self) -> str:
         extra = f" reserved={self.reserved}" if self.reserved else ""
         return f"#{self.operand}{extra}"
+
+
+#: the opcode a :class:`Fragment` answers to: none of the JVM's (0xcb-0xfd are unassigned, JVMS 6.2),
+#: so that per-opcode tables send it down their rare paths
+FRAGMENT_OPCODE: Final = 0xFD
+
+
+@mypyc_attr(acyclic=True)
+class Fragment(Instruction):
+    """Instructions already encoded, placed in a method body as one item.
+
+    What a rewriter inserts many times over (a bytecode counter at every basic block: six
+    instructions) costs an :class:`Instruction` per step, then layout, encoding and the stack
+    flow per step, every time; a fragment is encoded once and copied. So only code that can be
+    copied anywhere: no branches, switches or handlers, and **neutral**: it leaves the operand
+    stack as deep as it found it, never reaching below that depth, and leaves every local
+    variable with the type it had (it may store a value of the same type). The type flow steps
+    over it, and a frame before it holds after it. ``peak``: the most slots it pushes above the
+    depth it starts at; ``max_locals``: one past the highest local slot it uses.
+    """
+
+    __slots__ = ("code", "peak", "max_locals")
+    _FIELDS: ClassVar[tuple[str, ...]] = Instruction._FIELDS + ("code", "peak", "max_locals")
+
+    def __init__(self, code: bytes, peak: int, max_locals: int) -> None:
+        self.offset = -1
+        self.opcode = FRAGMENT_OPCODE
+        self.operand = None
+        self.wide = False
+        self.code = code
+        self.peak = peak
+        self.max_locals = max_locals
+
+    @property
+    def name(self) -> str:
+        return "fragment"
+
+    def _operands(self) -> str:
+        return f"{self.code.hex()} peak={self.peak} max_locals={self.max_locals}"
 
 
 @mypyc_attr(acyclic=True)

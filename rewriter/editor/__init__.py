@@ -7,7 +7,7 @@ instructions into it; :func:`write_body` assembles it back into the method.
 from __future__ import annotations
 
 from ..classfile.model import Method
-from .assembler import MAX_CODE_LENGTH, AssemblyError, CodeTooLargeError, FrameAfter, assemble, layout
+from .assembler import MAX_CODE_LENGTH, AssemblyError, CodeTooLargeError, FrameAfter, assemble, layout, make_fragment
 from .body import CodeBody, Handler, Item, Label, LocalVariable, branch_targets
 from .disassembler import disassemble, disassemble_code
 from .params import insert_locals, insert_parameter, shift_body
@@ -24,6 +24,7 @@ __all__ = [
     "disassemble_code",
     "assemble",
     "layout",
+    "make_fragment",
     "write_body",
     "FrameAfter",
     "MAX_CODE_LENGTH",

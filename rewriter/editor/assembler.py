@@ -28,7 +28,15 @@ from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute, ExceptionHandler, StackMapTable
 from ..classfile.constants import ConstantPool
 from ..classfile.frames import Frame, Uninitialized
-from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch, encode_at, switch_padding
+from ..classfile.instructions import (
+    FRAGMENT_OPCODE,
+    Fragment,
+    Instruction,
+    LookupSwitch,
+    TableSwitch,
+    encode_at,
+    switch_padding,
+)
 from ..errors import ClassFormatError, JprewriteError
 from .body import CodeBody, Label
 from .stack import stack_effect
@@ -104,6 +112,8 @@ def _size(insn: Instruction, pos: int, long: bool) -> int:
         return 1 + switch_padding(pos) + 12 + 4 * len(insn.targets)  # type: ignore[attr-defined]
     if o == op.LOOKUPSWITCH:
         return 1 + switch_padding(pos) + 8 + 8 * len(insn.targets)  # type: ignore[attr-defined]
+    if isinstance(insn, Fragment):
+        return len(insn.code)
     raise AssemblyError(f"cannot assemble opcode {o}")
 
 
@@ -302,10 +312,16 @@ def _encode_rare(buf: bytearray, item: Instruction, pos: int, top: int, targets:
         targets.append(item.default.offset)
         targets.extend(t for _, t in pairs)
         encode_at(buf, LookupSwitch(pos, item.default.offset, [k for k, _ in pairs], [t for _, t in pairs]), pos)
+    elif isinstance(item, Fragment):
+        buf += item.code
+        if item.max_locals > top:
+            top = item.max_locals
     else:
         raise AssemblyError(f"cannot assemble opcode {o}")
     return top
 
+
+_NEUTRAL: Final = (0, 0)
 
 # What an opcode does to the flow, for compute_max_stack: one table lookup per instruction.
 _C_NEXT: Final = 0
@@ -368,6 +384,34 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     return _max_stack(body, pool, insns, label_at)
 
 
+def make_fragment(items: list[Instruction | Label], pool: ConstantPool) -> Fragment:
+    """``items`` encoded once as a :class:`~jprewrite.classfile.instructions.Fragment`, in the forms
+    the assembler would give them anywhere (local and ``ldc`` forms do not depend on position).
+
+    Raises AssemblyError for what a fragment cannot be: a label, a branch, a switch, a return,
+    ``athrow``, ``jsr``, code that takes values it did not push or leaves the stack deeper. That every local keeps
+    its type is the caller's promise (the type flow steps over fragments).
+    """
+    depth = 0
+    peak = 0
+    for insn in items:
+        if isinstance(insn, Label) or isinstance(insn, Fragment) or _CONTROL[insn.opcode] != _C_NEXT:
+            raise AssemblyError(f"a fragment is straight-line code that falls through, not {insn!r}")
+        pops, pushes = stack_effect(insn, pool)
+        depth -= pops
+        if depth < 0:
+            raise AssemblyError(f"a fragment takes nothing from the stack it found: {insn!r} does")
+        depth += pushes
+        if depth > peak:
+            peak = depth
+    if depth:
+        raise AssemblyError(f"a fragment leaves the stack as deep as it found it, not {depth} slots deeper")
+    body = CodeBody(items=list(items), max_locals=0)
+    positions, long, size = _layout(body, False)
+    code, max_locals = _encode(body, positions, long, size, [], {})
+    return Fragment(code, peak, max_locals)
+
+
 def _max_stack(body: CodeBody, pool: ConstantPool, insns: list[Instruction], label_at: dict[int, int]) -> int:
     """:func:`compute_max_stack` over the body's instructions ``insns``; ``label_at``: each label's
     instruction index (as :func:`_encode` gives them)."""
@@ -404,6 +448,7 @@ def max_stack_in_order(body: CodeBody, pool: ConstantPool) -> int:
     fixed = op.STACK_EFFECTS
     control = _CONTROL
     multianewarray = op.MULTIANEWARRAY
+    fragment = FRAGMENT_OPCODE
     known: dict[int, int] = {}  # id(label) -> the depth there
     for h in body.handlers:
         known[id(h.handler)] = 1
@@ -431,6 +476,10 @@ def max_stack_in_order(body: CodeBody, pool: ConstantPool) -> int:
         o = item.opcode
         eff = fixed[o]
         if eff is None:
+            if o == fragment:  # neutral: back at the depth it started at
+                if depth + item.peak > best:  # type: ignore[attr-defined]
+                    best = depth + item.peak  # type: ignore[attr-defined]
+                continue
             if o != multianewarray:
                 key = (item.operand << 8) | o
             else:
@@ -480,6 +529,7 @@ def _max_stack_by_flow(body: CodeBody, pool: ConstantPool, insns: list[Instructi
     best = 0
     control = _CONTROL
     multianewarray = op.MULTIANEWARRAY
+    fragment = FRAGMENT_OPCODE
     eff: tuple[int, int] | None
     key: int
     while work:
@@ -494,6 +544,10 @@ def _max_stack_by_flow(body: CodeBody, pool: ConstantPool, insns: list[Instructi
             insn = insns[i]
             o = insn.opcode
             eff = fixed[o]
+            if eff is None and o == fragment:  # neutral: back at the depth it started at
+                if depth + insn.peak > best:  # type: ignore[attr-defined]
+                    best = depth + insn.peak  # type: ignore[attr-defined]
+                eff = _NEUTRAL
             if eff is None:
                 if o != multianewarray:
                     key = (insn.operand << 8) | o

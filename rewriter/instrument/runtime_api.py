@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..classfile import opcodes as op
-from ..classfile.instructions import Instruction
+from ..classfile.instructions import Fragment, Instruction
+from ..editor import make_fragment
 from .codegen import push_int
 from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING
 
@@ -144,6 +145,8 @@ class RuntimeCalls:
     def __init__(self, pool, load_mid: Callable[[int], list]) -> None:
         self.pool = pool
         self.load_mid = load_mid
+        # (node, counter field, amount) -> the counter update, encoded once per class
+        self._counters: dict[tuple[int, int, int], Fragment] = {}
 
     # ----------------------------------------------------------------- members
     def invoke(self, member: RuntimeMember) -> Instruction:
@@ -197,15 +200,26 @@ class RuntimeCalls:
         ]
 
     def add_to_counter(self, node: int, ref: int, amount: int) -> list:
-        """``node.<counter> += amount`` for a ``long`` counter field already in the pool (``ref``)."""
-        return [
-            Instruction(-1, op.ALOAD, node),
-            Instruction(-1, op.DUP),
-            Instruction(-1, op.GETFIELD, ref),
-            Instruction(-1, op.LDC2_W, self.pool.add_long(amount)),
-            Instruction(-1, op.LADD),
-            Instruction(-1, op.PUTFIELD, ref),
-        ]
+        """``node.<counter> += amount`` for a ``long`` counter field already in the pool (``ref``).
+
+        One :class:`~jprewrite.classfile.instructions.Fragment` (a counter goes in at every basic
+        block: six instructions to lay out, encode and flow each time, when written out); a class
+        uses the same few node slots and amounts, so each is encoded once."""
+        key = (node, ref, amount)
+        made = self._counters.get(key)
+        if made is None:
+            made = self._counters[key] = make_fragment(
+                [
+                    Instruction(-1, op.ALOAD, node),
+                    Instruction(-1, op.DUP),
+                    Instruction(-1, op.GETFIELD, ref),
+                    Instruction(-1, op.LDC2_W, self.pool.add_long(amount)),
+                    Instruction(-1, op.LADD),
+                    Instruction(-1, op.PUTFIELD, ref),
+                ],
+                self.pool,
+            )
+        return [Fragment(made.code, made.peak, made.max_locals)]
 
     def save_slot(self, node: int, saved: int) -> list:
         """``saved = node.root.published`` (wrappers and OSI leave the callback slot as they found it)."""

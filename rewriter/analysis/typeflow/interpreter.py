@@ -26,7 +26,7 @@ from ...classfile.frames import (
     VType,
     vtype_of_descriptor,
 )
-from ...classfile.instructions import Instruction
+from ...classfile.instructions import FRAGMENT_OPCODE, Instruction
 from .state import State, SubroutineError, TypeflowError, type_size
 
 __all__ = ["step", "execute", "component_type"]
@@ -282,6 +282,10 @@ def _subroutine(locals_: list, stack: list, insn: Instruction, pool, this_class:
     )
 
 
+def _fragment(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
+    """A :class:`~jprewrite.classfile.instructions.Fragment` is neutral: the state after it is the state before."""
+
+
 def _cannot(locals_: list, stack: list, insn: Instruction, pool, this_class: str, new_label) -> None:
     raise TypeflowError(f"cannot execute {_name(insn)}")
 
@@ -315,6 +319,7 @@ def _handlers() -> tuple:
     table[op.PUTSTATIC], table[op.INVOKEDYNAMIC], table[op.NEW] = _putstatic, _invokedynamic, _new
     table[op.NEWARRAY], table[op.ANEWARRAY], table[op.MULTIANEWARRAY] = _newarray, _anewarray, _multianewarray
     table[op.CHECKCAST] = _checkcast
+    table[FRAGMENT_OPCODE] = _fragment
     return tuple(table)
 
 
