@@ -145,8 +145,9 @@ class RuntimeCalls:
     def __init__(self, pool, load_mid: Callable[[int], list]) -> None:
         self.pool = pool
         self.load_mid = load_mid
-        # (node, counter field, amount) -> the counter update, encoded once per class
-        self._counters: dict[tuple[int, int, int], Fragment] = {}
+        # fragments encoded once per class: (node, counter field, amount) -> a counter update,
+        # (node, saved, -1) -> a slot restore
+        self._fragments: dict[tuple[int, int, int], Fragment] = {}
 
     # ----------------------------------------------------------------- members
     def invoke(self, member: RuntimeMember) -> Instruction:
@@ -206,9 +207,9 @@ class RuntimeCalls:
         block: six instructions to lay out, encode and flow each time, when written out); a class
         uses the same few node slots and amounts, so each is encoded once."""
         key = (node, ref, amount)
-        made = self._counters.get(key)
+        made = self._fragments.get(key)
         if made is None:
-            made = self._counters[key] = make_fragment(
+            made = self._fragments[key] = make_fragment(
                 [
                     Instruction(-1, op.ALOAD, node),
                     Instruction(-1, op.DUP),
@@ -231,13 +232,21 @@ class RuntimeCalls:
         ]
 
     def restore_slot(self, node: int, saved: int) -> list:
-        """``node.root.published = saved``."""
-        return [
-            Instruction(-1, op.ALOAD, node),
-            Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
-            Instruction(-1, op.ALOAD, saved),
-            Instruction(-1, op.PUTFIELD, self.field_ref(ROOT_PUBLISHED)),
-        ]
+        """``node.root.published = saved``: a fragment (every wrapper has two, and a constructor
+        one before each return), encoded once per class and slots."""
+        key = (node, saved, -1)
+        made = self._fragments.get(key)
+        if made is None:
+            made = self._fragments[key] = make_fragment(
+                [
+                    Instruction(-1, op.ALOAD, node),
+                    Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
+                    Instruction(-1, op.ALOAD, saved),
+                    Instruction(-1, op.PUTFIELD, self.field_ref(ROOT_PUBLISHED)),
+                ],
+                self.pool,
+            )
+        return [Fragment(made.code, made.peak, made.max_locals)]
 
     # ----------------------------------------------------------------- ThreadRoot
     def n2b_enter(self, this_or_null: Instruction, mid: int) -> list:
