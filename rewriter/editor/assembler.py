@@ -373,7 +373,13 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     COMPUTE_FRAMES writes ``nop…athrow`` with ``[Throwable]`` on the stack there) must fit in
     ``max_stack`` although no path from the entry reaches it.
     """
-    # the instructions alone, and for each label the index of the instruction it stands before
+    insns, label_at = _instructions_and_labels(body)
+    return _max_stack(body, pool, insns, label_at)
+
+
+def _instructions_and_labels(body: CodeBody) -> tuple[list[Instruction], dict[int, int]]:
+    """The instructions alone, and for each label the index of the instruction it stands before
+    (what :func:`_encode` collects on its way)."""
     insns: list[Instruction] = []
     label_at: dict[int, int] = {}
     for item in body.items:
@@ -381,7 +387,7 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
             label_at[id(item)] = len(insns)
         else:
             insns.append(item)
-    return _max_stack(body, pool, insns, label_at)
+    return insns, label_at
 
 
 def make_fragment(items: list[Instruction | Label], pool: ConstantPool) -> Fragment:
@@ -389,8 +395,8 @@ def make_fragment(items: list[Instruction | Label], pool: ConstantPool) -> Fragm
     the assembler would give them anywhere (local and ``ldc`` forms do not depend on position).
 
     Raises AssemblyError for what a fragment cannot be: a label, a branch, a switch, a return,
-    ``athrow``, ``jsr``, code that takes values it did not push or leaves the stack deeper. That every local keeps
-    its type is the caller's promise (the type flow steps over fragments).
+    ``athrow``, ``jsr``, code that takes values it did not push or leaves the stack deeper. That
+    every local keeps its type is the caller's promise (the type flow steps over fragments).
     """
     depth = 0
     peak = 0
@@ -421,13 +427,7 @@ def _max_stack(body: CodeBody, pool: ConstantPool, insns: list[Instruction], lab
 
 def max_stack_by_flow(body: CodeBody, pool: ConstantPool) -> int:
     """:func:`compute_max_stack` by the work list alone (what :func:`max_stack_in_order` is checked against)."""
-    insns: list[Instruction] = []
-    label_at: dict[int, int] = {}
-    for item in body.items:
-        if isinstance(item, Label):
-            label_at[id(item)] = len(insns)
-        else:
-            insns.append(item)
+    insns, label_at = _instructions_and_labels(body)
     return _max_stack_by_flow(body, pool, insns, label_at)
 
 
