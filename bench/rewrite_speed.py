@@ -24,6 +24,10 @@ What is measured (issue 15: >= 500 classes/s, default counting, one core, cold p
   compiled modules call each other natively, past any wrapper.
 * ``--pure-baseline``: each repeat also runs the same installation as pure Python
   (``JPREWRITE_PURE=1``), for the compiled build (setup.py, mypyc) against its fallback.
+* ``--side-by-side`` (with a baseline): the baseline and jprewrite rewrite the jars at the same
+  time, each pinned to a core of its own (cores swapped every repeat), and the ratio is taken per
+  repeat: on a VM whose host moves single runs by 10-15 %, both sides then meet the same noise
+  (the two processes also share the memory bus, so their times are above a lone run's).
 
 Repeats alternate jprewrite and the JVM tools so that machine noise hits both; medians.
 The machine's load average is printed: other jobs slow both sides.
@@ -114,6 +118,42 @@ def child_cpu(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float,
     if r.returncode != 0:
         sys.exit(f"{cmd[0]} failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), r
+
+
+def run_side_by_side(
+    jars: list[Path], counting: str, scratch: Path, baseline: str | None, pure: bool, swap: bool
+) -> tuple[float, float]:
+    """CPU seconds of (baseline, jprewrite) rewriting ``jars`` at the same time, one core each."""
+    procs = []
+    outs = []
+    for i, (pythonpath, is_pure) in enumerate(((baseline, pure), (None, False))):
+        out = Path(tempfile.mkdtemp(prefix="rw-", dir=scratch))
+        outs.append(out)
+        cmd = [sys.executable, "-m", "jprewrite.cli.main", "rewrite", *map(str, jars), "--output-dir", str(out)]
+        cmd += ["--jobs", "1", "--quiet", "--counting", counting]
+        core = (i + int(swap)) % 2
+        err = tempfile.TemporaryFile(dir=scratch)
+        p = subprocess.Popen(
+            cmd,
+            env=jprewrite_env(pythonpath, is_pure),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            preexec_fn=lambda core=core: os.sched_setaffinity(0, {core}),
+        )
+        procs.append((p, err))
+    cpu = []
+    try:
+        for p, err in procs:
+            _, status, usage = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            if p.returncode != 0:
+                err.seek(0)
+                sys.exit(f"jprewrite failed ({p.returncode}): {err.read().decode(errors='replace')[-2000:]}")
+            cpu.append(usage.ru_utime + usage.ru_stime)
+    finally:
+        for out in outs:
+            subprocess.run(["rm", "-rf", str(out)], check=False)
+    return cpu[0], cpu[1]
 
 
 def jprewrite_env(pythonpath: str | None = None, pure: bool = False) -> dict[str, str]:
@@ -278,8 +318,17 @@ def main() -> None:
         action="store_true",
         help="each repeat also runs this installation as pure Python (JPREWRITE_PURE=1): compiled against pure",
     )
+    p.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="run the baseline and jprewrite at the same time, one core each, and report per-repeat ratios",
+    )
     p.add_argument("--child-phases", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.side_by_side and not (a.baseline or a.pure_baseline):
+        p.error("--side-by-side needs --baseline or --pure-baseline")
+    if a.side_by_side and (os.cpu_count() or 1) < 2:
+        p.error("--side-by-side needs two cores")
     if a.child_phases:
         child_phases(a.jars.split(","), a.counting, a.scratch)
         return
@@ -292,16 +341,23 @@ def main() -> None:
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; counting {a.counting}; {a.repeats} repeats")
     print(f"jprewrite build: {build_of()}" + (f"; baseline: {build_of(pure=True)}" if a.pure_baseline else ""))
     print(f"load average at start: {load_average()}")
-    rows: dict[str, list] = {"jprewrite": [], "baseline": [], "jacoco": [], "asm copy": []}
+    rows: dict[str, list] = {"jprewrite": [], "baseline": [], "ratio": [], "jacoco": [], "asm copy": []}
     for r in range(1, a.repeats + 1):
         line = f"  repeat {r}:"
-        if a.baseline or a.pure_baseline:
-            cpu = run_jprewrite(jars, a.counting, scratch, a.baseline, pure=a.pure_baseline)
-            rows["baseline"].append(cpu)
-            line += f" {'pure' if a.pure_baseline else 'baseline'} {cpu:.2f}s CPU ({n / cpu:.0f} classes/s);"
-        cpu = run_jprewrite(jars, a.counting, scratch)
-        rows["jprewrite"].append(cpu)
-        line += f" jprewrite {cpu:.2f}s CPU ({n / cpu:.0f} classes/s)"
+        if a.side_by_side:
+            base, cpu = run_side_by_side(jars, a.counting, scratch, a.baseline, a.pure_baseline, swap=r % 2 == 0)
+            rows["baseline"].append(base)
+            rows["jprewrite"].append(cpu)
+            rows["ratio"].append(cpu / base)
+            line += f" side by side: baseline {base:.2f}s CPU, jprewrite {cpu:.2f}s CPU, ratio {cpu / base:.3f}"
+        else:
+            if a.baseline or a.pure_baseline:
+                cpu = run_jprewrite(jars, a.counting, scratch, a.baseline, pure=a.pure_baseline)
+                rows["baseline"].append(cpu)
+                line += f" {'pure' if a.pure_baseline else 'baseline'} {cpu:.2f}s CPU ({n / cpu:.0f} classes/s);"
+            cpu = run_jprewrite(jars, a.counting, scratch)
+            rows["jprewrite"].append(cpu)
+            line += f" jprewrite {cpu:.2f}s CPU ({n / cpu:.0f} classes/s)"
         if tools is not None:
             jac = run_instr_bench("jacoco", jars, tools, warm=True)
             asm = run_instr_bench("copy", jars, tools, warm=False)
@@ -319,6 +375,10 @@ def main() -> None:
         b = statistics.median(rows["baseline"])
         label = "pure (cold, CPU)" if a.pure_baseline else "baseline (cold, CPU)"
         print(f"{label:24} {b:9.2f} {n / b:10.0f}   (jprewrite is {b / med:.2f}x faster)")
+    if rows["ratio"]:
+        ratios = ", ".join(f"{x:.3f}" for x in rows["ratio"])
+        print(f"side by side, jprewrite / baseline per repeat: {ratios}; median {statistics.median(rows['ratio']):.3f}")
+        print("  (both ran at once, one core each: their classes/s above are not a lone run's)")
     for tool in ("jacoco", "asm copy"):
         if rows[tool]:
             for key, label in (("cold", "cold pass"), ("jvm_cpu", "JVM CPU"), ("warm", "warm pass")):
