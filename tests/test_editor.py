@@ -17,7 +17,15 @@ from jprewrite.classfile.constants import ConstantPool
 from jprewrite.classfile.frames import Frame, Integer, Top
 from jprewrite.classfile.instructions import Fragment, Instruction
 from jprewrite.classfile.model import read_class
-from jprewrite.editor import AssemblyError, CodeTooLargeError, Label, disassemble, make_fragment, write_body
+from jprewrite.editor import (
+    AssemblyError,
+    CodeBody,
+    CodeTooLargeError,
+    Label,
+    disassemble,
+    make_fragment,
+    write_body,
+)
 from jprewrite.editor.assembler import layout
 from jprewrite.editor.params import insert_parameter
 
@@ -393,3 +401,13 @@ def test_a_fragment_is_straight_neutral_code() -> None:
             make_fragment(items, pool)
     wide = make_fragment([Instruction(-1, op.LLOAD, 300), Instruction(-1, op.POP2)], pool)
     assert (wide.code, wide.peak, wide.max_locals) == (bytes((op.WIDE, op.LLOAD, 1, 44, op.POP2)), 2, 302)
+
+
+def test_locals_of_a_body_with_fragments_cannot_move() -> None:
+    """A fragment's local slots are in its bytes: moving a body's locals after fragments went in
+    would leave them reading the wrong slots, so it is refused."""
+    pool = ConstantPool()
+    made = make_fragment([Instruction(-1, op.ILOAD, 1), Instruction(-1, op.POP)], pool)
+    body = CodeBody(items=[made, Instruction(-1, op.RETURN)], max_locals=2)
+    with pytest.raises(ValueError):
+        body.shift_locals(1, 2)

@@ -213,7 +213,9 @@ class Fragment(Instruction):
     stack as deep as it found it, never reaching below that depth, and leaves every local
     variable with the type it had (it may store a value of the same type). The type flow steps
     over it, and a frame before it holds after it. ``peak``: the most slots it pushes above the
-    depth it starts at; ``max_locals``: one past the highest local slot it uses.
+    depth it starts at; ``max_locals``: one past the highest local slot it uses. Its slots are
+    in its bytes, so a body's locals are moved (a parameter inserted) before fragments go in,
+    never after (``CodeBody.shift_locals`` refuses).
     """
 
     __slots__ = ("code", "peak", "max_locals")

@@ -34,7 +34,7 @@ from typing import Final
 from ..classfile import opcodes as op
 from ..classfile.attributes import TypeAnnotation
 from ..classfile.frames import Frame, Uninitialized
-from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
+from ..classfile.instructions import FRAGMENT_OPCODE, Instruction, LookupSwitch, TableSwitch
 from ..classfile.native import mypyc_attr
 
 _LABEL_NUMBERS: Final = count(1)  # names of labels made without one: L1, L2...
@@ -205,6 +205,9 @@ class CodeBody:
         for insn in self.items:
             if not isinstance(insn, Label) and insn.opcode in slot_ops and insn.operand >= from_slot:
                 insn.operand += by
+            elif not isinstance(insn, Label) and insn.opcode == FRAGMENT_OPCODE:
+                # its slots are in its bytes: locals move before fragments go in, never after
+                raise ValueError("cannot move the locals of a body that holds fragments")
         for table in (self.local_variables, self.local_variable_types):
             for row in table:
                 if row.slot >= from_slot:
