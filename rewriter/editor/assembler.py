@@ -364,6 +364,21 @@ def _effects_cache(pool: ConstantPool) -> dict[int, tuple[int, int]]:
     return entry[1]
 
 
+def _pool_effect(insn: Instruction, pool: ConstantPool, effects: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """The stack effect of an instruction whose effect the pool decides, from the pool's cache
+    (:func:`_effects_cache`), computed on first need."""
+    o = insn.opcode
+    key: int
+    if o != op.MULTIANEWARRAY:
+        key = (insn.operand << 8) | o
+    else:
+        key = -1 - ((insn.operand << 8) | insn.dims)  # type: ignore[attr-defined]
+    eff = effects.get(key)
+    if eff is None:
+        eff = effects[key] = stack_effect(insn, pool)
+    return eff
+
+
 def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     """Largest operand-stack depth (in slots) anywhere in the code, handlers and dead code included.
 
@@ -447,7 +462,6 @@ def max_stack_in_order(body: CodeBody, pool: ConstantPool) -> int:
     effects = _effects_cache(pool)
     fixed = op.STACK_EFFECTS
     control = _CONTROL
-    multianewarray = op.MULTIANEWARRAY
     fragment = FRAGMENT_OPCODE
     known: dict[int, int] = {}  # id(label) -> the depth there
     for h in body.handlers:
@@ -457,7 +471,6 @@ def max_stack_in_order(body: CodeBody, pool: ConstantPool) -> int:
     depth: int = 0
     best: int = 0
     after: int
-    key: int
     d: int | None
     eff: tuple[int, int] | None
     falls = True  # the previous instruction falls through to this place
@@ -480,13 +493,7 @@ def max_stack_in_order(body: CodeBody, pool: ConstantPool) -> int:
                 if depth + item.peak > best:  # type: ignore[attr-defined]
                     best = depth + item.peak  # type: ignore[attr-defined]
                 continue
-            if o != multianewarray:
-                key = (item.operand << 8) | o
-            else:
-                key = -1 - ((item.operand << 8) | item.dims)  # type: ignore[attr-defined]
-            eff = effects.get(key)
-            if eff is None:
-                eff = effects[key] = stack_effect(item, pool)
+            eff = _pool_effect(item, pool, effects)
         after = depth - eff[0]
         if after < 0:
             return -1
@@ -528,10 +535,8 @@ def _max_stack_by_flow(body: CodeBody, pool: ConstantPool, insns: list[Instructi
             work.append((at, sum(2 if t.tag in (3, 4) else 1 for t in frame.stack)))
     best = 0
     control = _CONTROL
-    multianewarray = op.MULTIANEWARRAY
     fragment = FRAGMENT_OPCODE
     eff: tuple[int, int] | None
-    key: int
     while work:
         i, depth = work.pop()
         if i >= n or depth_at[i] >= depth:
@@ -549,13 +554,7 @@ def _max_stack_by_flow(body: CodeBody, pool: ConstantPool, insns: list[Instructi
                     best = depth + insn.peak  # type: ignore[attr-defined]
                 eff = _NEUTRAL
             if eff is None:
-                if o != multianewarray:
-                    key = (insn.operand << 8) | o
-                else:
-                    key = -1 - ((insn.operand << 8) | insn.dims)  # type: ignore[attr-defined]
-                eff = effects.get(key)
-                if eff is None:
-                    eff = effects[key] = stack_effect(insn, pool)
+                eff = _pool_effect(insn, pool, effects)
             after = depth - eff[0] + eff[1]
             if after > best:
                 best = after

@@ -203,9 +203,11 @@ class CodeBody:
         """
         slot_ops = _SLOT_OPCODES
         for insn in self.items:
-            if not isinstance(insn, Label) and insn.opcode in slot_ops and insn.operand >= from_slot:
+            if isinstance(insn, Label):
+                continue
+            if insn.opcode in slot_ops and insn.operand >= from_slot:
                 insn.operand += by
-            elif not isinstance(insn, Label) and insn.opcode == FRAGMENT_OPCODE:
+            elif insn.opcode == FRAGMENT_OPCODE:
                 # its slots are in its bytes: locals move before fragments go in, never after
                 raise ValueError("cannot move the locals of a body that holds fragments")
         for table in (self.local_variables, self.local_variable_types):

@@ -206,10 +206,10 @@ class RuntimeCalls:
         One :class:`~jprewrite.classfile.instructions.Fragment` (a counter goes in at every basic
         block: six instructions to lay out, encode and flow each time, when written out); a class
         uses the same few node slots and amounts, so each is encoded once."""
-        key = (node, ref, amount)
-        made = self._fragments.get(key)
+        made = self._fragments.get((node, ref, amount))
         if made is None:
-            made = self._fragments[key] = make_fragment(
+            made = self._remember(
+                (node, ref, amount),
                 [
                     Instruction(-1, op.ALOAD, node),
                     Instruction(-1, op.DUP),
@@ -218,7 +218,6 @@ class RuntimeCalls:
                     Instruction(-1, op.LADD),
                     Instruction(-1, op.PUTFIELD, ref),
                 ],
-                self.pool,
             )
         return [Fragment(made.code, made.peak, made.max_locals)]
 
@@ -234,19 +233,23 @@ class RuntimeCalls:
     def restore_slot(self, node: int, saved: int) -> list:
         """``node.root.published = saved``: a fragment (every wrapper has two, and a constructor
         one before each return), encoded once per class and slots."""
-        key = (node, saved, -1)
-        made = self._fragments.get(key)
+        made = self._fragments.get((node, saved, -1))
         if made is None:
-            made = self._fragments[key] = make_fragment(
+            made = self._remember(
+                (node, saved, -1),
                 [
                     Instruction(-1, op.ALOAD, node),
                     Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
                     Instruction(-1, op.ALOAD, saved),
                     Instruction(-1, op.PUTFIELD, self.field_ref(ROOT_PUBLISHED)),
                 ],
-                self.pool,
             )
         return [Fragment(made.code, made.peak, made.max_locals)]
+
+    def _remember(self, key: tuple[int, int, int], items: list) -> Fragment:
+        """``items`` encoded as a fragment, kept under ``key`` for the class's later uses."""
+        made = self._fragments[key] = make_fragment(items, self.pool)
+        return made
 
     # ----------------------------------------------------------------- ThreadRoot
     def n2b_enter(self, this_or_null: Instruction, mid: int) -> list:
