@@ -316,6 +316,106 @@ def _holder_code(jar: Path, holder: str) -> dict[str, tuple[int, int]]:
     return out
 
 
+_WRAPPER_SHAPES = {
+    "Shapes.java": """
+public class Shapes implements Defaults {
+  static void v() { }
+  int i(int x) { return x + 1; }
+  long j(long a, double b) { return a + (long) b; }
+  double d(float f, long l, int[] xs) { return f + l + xs.length; }
+  String s(Object o, byte b, char c, short sh, boolean z) { return "" + o + b + c + sh + z; }
+  static Object[][] a(long[][] xs) { return new Object[xs.length][]; }
+  float f() { throw new IllegalStateException("thrown through the wrapper"); }
+  // 1 + 126 * 2 = 253 parameter slots, the most a twin (two slots more) may have: the wrapper's
+  // node and saved slot at 253 and 254
+  long wide(LONGS) { return l0 + l125; }
+  static long wideStatic(int i, LONGS) { return i + l0 + l125; }
+}
+""".replace("LONGS", ", ".join(f"long l{k}" for k in range(126))),
+    "Defaults.java": """
+public interface Defaults {
+  default char c(char x) { return (char) (x + 1); }
+  static short sh(short x) { return (short) (x * 2); }
+}
+""",
+    "ShapesMain.java": """
+import java.lang.reflect.*;
+public class ShapesMain {
+  public static void main(String[] args) throws Exception {
+    Shapes s = new Shapes();
+    for (Method m : Shapes.class.getDeclaredMethods()) {
+      if (m.getName().contains("$")) continue;
+      Object[] values = new Object[m.getParameterCount()];
+      Class<?>[] types = m.getParameterTypes();
+      for (int k = 0; k < values.length; k++) {
+        Class<?> t = types[k];
+        values[k] = t == long.class ? (Object) 3L : t == int.class ? (Object) 2 : t == double.class ? (Object) 1.5
+            : t == float.class ? (Object) 2.5f : t == byte.class ? (Object) (byte) 4 : t == char.class ? (Object) 'q'
+            : t == short.class ? (Object) (short) 5 : t == boolean.class ? (Object) true
+            : t == int[].class ? new int[3] : t == long[][].class ? new long[2][] : "o";
+      }
+      try {
+        Object r = m.invoke(Modifier.isStatic(m.getModifiers()) ? null : s, values);
+        System.out.println(m.getName() + " " + (r instanceof Object[] ? ((Object[]) r).length : r));
+      } catch (InvocationTargetException e) {
+        System.out.println(m.getName() + " threw " + e.getCause().getMessage());
+      }
+    }
+    System.out.println(Defaults.class.getMethod("c", char.class).invoke(s, 'a'));
+    System.out.println(Defaults.class.getMethod("sh", short.class).invoke(null, (short) 21));
+  }
+}
+""",
+}
+
+
+def test_wrappers_and_checks_written_as_bytes_are_what_the_assembler_gives(tmp_path) -> None:
+    """N2B wrappers are written from their parts' bytes (``shape_n2b.make_n2b``), with the
+    handler, its frame and max_stack known from the shape; the override check at the start of a
+    virtual twin is one fragment written as bytes (``override_check``). For every shape of
+    parameters and result (two-slot values, arrays, the most parameter slots a twin allows,
+    interface static and default methods), wrappers and twins are what the general assembler
+    makes of the same instructions: code, max_stack, max_locals, handlers and frames byte for
+    byte, and max_stack as the depth flow computes it. They verify and run (reflection calls
+    the wrappers, and an exception leaves through the handler)."""
+    from jprewrite.classfile.model import read_class
+    from jprewrite.editor import assemble, disassemble
+    from jprewrite.editor.assembler import max_stack_by_flow
+    from jprewrite.instrument.support import esi_name
+
+    classes = javac(_WRAPPER_SHAPES, tmp_path / "classes")
+    jar = make_jar(classes, tmp_path / "shapes.jar")
+    out = tmp_path / "shapes-out.jar"
+    rewrite([jar], out)
+    wrappers = 0
+    for name in ("Shapes", "Defaults"):
+        cf = read_class(zipfile.ZipFile(out).read(f"{name}.class"))
+        names = {m.name for m in cf.methods}
+        for m in cf.methods:
+            if m.name.startswith("<") or (esi_name(m.name) not in names and not m.name.endswith("$jp")):
+                continue
+            written = m.code()
+            assert written is not None
+            body = disassemble(m)
+            again = assemble(
+                body, cf.pool, frames=True, name_index=written.name_index, attribute_order=body.attribute_order
+            )
+            again.context = written.context
+            for nested in again.attributes:
+                if hasattr(nested, "context"):
+                    nested.context = written.context
+            assert written.encode_body(cf.pool) == again.encode_body(cf.pool), m.name
+            assert written.max_stack == max_stack_by_flow(disassemble(m), cf.pool), m.name
+            wrappers += 1
+    assert wrappers == 22  # 11 wrappers, 11 twins (the 7 of Shapes's instance methods with a check)
+    plain = run_java([jar], "ShapesMain")
+    r = run_java([out], "ShapesMain", profile=tmp_path / "shapes.json")
+    assert plain.returncode == 0, plain.stderr
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.splitlines()) == sorted(plain.stdout.splitlines())  # (reflection's order varies)
+    assert "f threw thrown through the wrapper" in r.stdout.splitlines()
+
+
 def test_holders_of_both_forms_verify_and_name_every_method(tmp_path) -> None:
     """The holder's initialiser is written as bytes (``codegen.StraightCode``): its MethodIds in
     fields (the usual form) and, for a class that could need more than ``MAX_FIELD_MIDS``, in an

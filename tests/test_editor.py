@@ -22,7 +22,9 @@ from jprewrite.editor import (
     CodeBody,
     CodeTooLargeError,
     Label,
+    assemble,
     disassemble,
+    encode_straight,
     make_fragment,
     write_body,
 )
@@ -401,6 +403,35 @@ def test_a_fragment_is_straight_neutral_code() -> None:
             make_fragment(items, pool)
     wide = make_fragment([Instruction(-1, op.LLOAD, 300), Instruction(-1, op.POP2)], pool)
     assert (wide.code, wide.peak, wide.max_locals) == (bytes((op.WIDE, op.LLOAD, 1, 44, op.POP2)), 2, 302)
+
+
+def test_straight_code_encodes_as_the_assembler_and_says_its_depths() -> None:
+    """encode_straight (what wrappers written as bytes are made of) gives the bytes, the depth
+    after and the peak relative to the start, and the locals reached; it refuses control flow
+    and code that takes what it did not push, but not code that leaves values or stores."""
+    pool = ConstantPool()
+    get = pool.add_methodref("java/lang/Long", "valueOf", "(J)Ljava/lang/Long;")
+    items = [
+        Instruction(-1, op.LLOAD, 2),
+        Instruction(-1, op.INVOKESTATIC, get),
+        Instruction(-1, op.ASTORE, 254),
+        Instruction(-1, op.ALOAD, 254),
+        Instruction(-1, op.DCONST_1),
+    ]
+    code, depth, peak, max_locals = encode_straight(items, pool)
+    body = CodeBody(items=[*items, Instruction(-1, op.POP2), Instruction(-1, op.ARETURN)], max_locals=0)
+    assembled = assemble(body, pool, frames=False)
+    assert code == assembled.code[: len(code)]
+    assert (depth, peak, max_locals) == (3, 3, 255)
+    for bad in (
+        [Label("x")],
+        [Instruction(-1, op.ICONST_0), Instruction(-1, op.IFEQ, Label("t"))],
+        [Instruction(-1, op.RETURN)],
+        [Instruction(-1, op.POP)],
+        [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ATHROW)],
+    ):
+        with pytest.raises(AssemblyError):
+            encode_straight(bad, pool)
 
 
 def test_locals_of_a_body_with_fragments_cannot_move() -> None:

@@ -529,6 +529,12 @@ class ConstantPool:
         # same few hundred of them thousands of times per class, and each answer stays true
         # while entries are only appended (``replace`` forgets them all).
         self._memo: dict[tuple, Any] = {}
+        # the most frequent memos keyed without a tuple to allocate: what an index reads as
+        # (index * 4 + 0 class name, + 1 name and type, + 2 member reference), and the index of
+        # a Utf8 or a Class by its text
+        self._reads: dict[int, Any] = {}
+        self._utf8_at: dict[str, int] = {}
+        self._class_at: dict[str, int] = {}
         if tags is not None:
             self._validate()
 
@@ -786,31 +792,31 @@ class ConstantPool:
 
     def class_name(self, i: int) -> str:
         """Internal name (or array descriptor) of the CONSTANT_Class at i."""
-        key = ("C", i)
-        name = self._memo.get(key)
+        key = i * 4
+        name = self._reads.get(key)
         if name is None:
             c = self[i]
             if c.tag != CLASS:
                 raise ClassFormatError(f"constant-pool entry #{i} is a {TAG_NAMES[c.tag]}, not a Class")
-            name = self._memo[key] = self.utf8(c.index)  # type: ignore[attr-defined]
+            name = self._reads[key] = self.utf8(c.index)  # type: ignore[attr-defined]
         return name
 
     def name_and_type(self, i: int) -> tuple[str, str]:
-        key = ("N", i)
-        pair = self._memo.get(key)
+        key = i * 4 + 1
+        pair = self._reads.get(key)
         if pair is None:
             c = self.get(i, NAME_AND_TYPE)
-            pair = self._memo[key] = (self.utf8(c.first), self.utf8(c.second))  # type: ignore[attr-defined]
+            pair = self._reads[key] = (self.utf8(c.first), self.utf8(c.second))  # type: ignore[attr-defined]
         return pair
 
     def member_ref(self, i: int) -> tuple[str, str, str]:
         """(owner internal name, member name, descriptor) of a Field/Method/InterfaceMethod ref."""
-        key = ("R", i)
-        ref = self._memo.get(key)
+        key = i * 4 + 2
+        ref = self._reads.get(key)
         if ref is None:
             c = self.get(i, FIELDREF, METHODREF, INTERFACE_METHODREF)
             name, desc = self.name_and_type(c.second)  # type: ignore[attr-defined]
-            ref = self._memo[key] = (self.class_name(c.first), name, desc)  # type: ignore[attr-defined]
+            ref = self._reads[key] = (self.class_name(c.first), name, desc)  # type: ignore[attr-defined]
         return ref
 
     def entries(self) -> Iterator[tuple[int, Constant]]:
@@ -903,19 +909,20 @@ class ConstantPool:
             self._dirty = True
         self._index = None
         self._memo = {}
+        self._reads = {}
+        self._utf8_at = {}
+        self._class_at = {}
 
     def add_utf8(self, text: str) -> int:
-        key = ("u", text)
-        i = self._memo.get(key)
+        i = self._utf8_at.get(text)
         if i is None:
-            i = self._memo[key] = self.add(Utf8(text))
+            i = self._utf8_at[text] = self.add(Utf8(text))
         return i
 
     def add_class(self, name: str) -> int:
-        key = ("c", name)
-        i = self._memo.get(key)
+        i = self._class_at.get(name)
         if i is None:
-            i = self._memo[key] = self.add(ClassRef(self.add_utf8(name)))
+            i = self._class_at[name] = self.add(ClassRef(self.add_utf8(name)))
         return i
 
     def add_string(self, text: str) -> int:
@@ -937,6 +944,7 @@ class ConstantPool:
         i = self._memo.get(key)
         if i is None:
             i = self._memo[key] = self.add(Fieldref(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+            self._reads[i * 4 + 2] = (owner, name, descriptor)  # what member_ref(i) will answer
         return i
 
     def add_methodref(self, owner: str, name: str, descriptor: str, *, interface: bool = False) -> int:
@@ -945,6 +953,7 @@ class ConstantPool:
         if i is None:
             ref_cls = InterfaceMethodref if interface else Methodref
             i = self._memo[key] = self.add(ref_cls(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+            self._reads[i * 4 + 2] = (owner, name, descriptor)  # what member_ref(i) will answer
         return i
 
     def add_integer(self, value: int) -> int:

@@ -209,13 +209,15 @@ class Fragment(Instruction):
     What a rewriter inserts many times over (a bytecode counter at every basic block: six
     instructions) costs an :class:`Instruction` per step, then layout, encoding and the stack
     flow per step, every time; a fragment is encoded once and copied. So only code that can be
-    copied anywhere: no branches, switches or handlers, and **neutral**: it leaves the operand
-    stack as deep as it found it, never reaching below that depth, and leaves every local
-    variable with the type it had (it may store a value of the same type). The type flow steps
-    over it, and a frame before it holds after it. ``peak``: the most slots it pushes above the
-    depth it starts at; ``max_locals``: one past the highest local slot it uses. Its slots are
-    in its bytes, so a body's locals are moved (a parameter inserted) before fragments go in,
-    never after (``CodeBody.shift_locals`` refuses).
+    copied anywhere: no switches or handlers, no branches but forward ones to its own end, and
+    **neutral**: every path through it that does not leave the method (a return inside a guard)
+    reaches its end with the operand stack as deep as it found it, never reaching below that
+    depth, and leaves every local variable with the type it had (it may store a value of the
+    same type). The type flow steps over it, and a frame before it holds after it (a frame at
+    the label right after a fragment with branches is the caller's to give). ``peak``: the most
+    slots it pushes above the depth it starts at; ``max_locals``: one past the highest local
+    slot it uses. Its slots are in its bytes, so a body's locals are moved (a parameter
+    inserted) before fragments go in, never after (``CodeBody.shift_locals`` refuses).
     """
 
     __slots__ = ("code", "peak", "max_locals")

@@ -202,8 +202,11 @@ class Method(Member):
 
     def code(self) -> CodeAttribute | None:
         """The decoded Code attribute, or None for abstract and native methods."""
-        a = self.attribute("Code")
-        return a if isinstance(a, CodeAttribute) else None
+        for a in self.attributes:
+            if type(a) is CodeAttribute:  # decoded already: found without reading names
+                return a
+        found = self.attribute("Code")
+        return found if isinstance(found, CodeAttribute) else None
 
 
 def _core_field(name: str, doc: str) -> property:

@@ -405,6 +405,35 @@ def _instructions_and_labels(body: CodeBody) -> tuple[list[Instruction], dict[in
     return insns, label_at
 
 
+def encode_straight(items: list[Instruction | Label], pool: ConstantPool) -> tuple[bytes, int, int, int]:
+    """``items``, straight-line code that falls through, encoded as the assembler would anywhere
+    (local and ``ldc`` forms do not depend on position): the bytes, the stack's depth after them
+    and their peak (both relative to the depth they start at), and the locals they reach
+    (max_locals for them alone).
+
+    For generated code whose shape is known (a wrapper's head, a call with its arguments): its
+    bytes go straight into a Code attribute, past labels, layout and the stack-depth flow.
+    Raises AssemblyError for a label, a branch, a switch, a return, ``athrow``, ``jsr``, or
+    code that takes values it did not push.
+    """
+    depth = 0
+    peak = 0
+    for insn in items:
+        if isinstance(insn, Label) or isinstance(insn, Fragment) or _CONTROL[insn.opcode] != _C_NEXT:
+            raise AssemblyError(f"straight-line code falls through, not {insn!r}")
+        pops, pushes = stack_effect(insn, pool)
+        depth -= pops
+        if depth < 0:
+            raise AssemblyError(f"straight-line code takes nothing from the stack it found: {insn!r} does")
+        depth += pushes
+        if depth > peak:
+            peak = depth
+    body = CodeBody(items=list(items), max_locals=0)
+    positions, long, size = _layout(body, False)
+    code, max_locals = _encode(body, positions, long, size, [], {})
+    return code, depth, peak, max_locals
+
+
 def make_fragment(items: list[Instruction | Label], pool: ConstantPool) -> Fragment:
     """``items`` encoded once as a :class:`~jprewrite.classfile.instructions.Fragment`, in the forms
     the assembler would give them anywhere (local and ``ldc`` forms do not depend on position).
@@ -413,23 +442,9 @@ def make_fragment(items: list[Instruction | Label], pool: ConstantPool) -> Fragm
     ``athrow``, ``jsr``, code that takes values it did not push or leaves the stack deeper. That
     every local keeps its type is the caller's promise (the type flow steps over fragments).
     """
-    depth = 0
-    peak = 0
-    for insn in items:
-        if isinstance(insn, Label) or isinstance(insn, Fragment) or _CONTROL[insn.opcode] != _C_NEXT:
-            raise AssemblyError(f"a fragment is straight-line code that falls through, not {insn!r}")
-        pops, pushes = stack_effect(insn, pool)
-        depth -= pops
-        if depth < 0:
-            raise AssemblyError(f"a fragment takes nothing from the stack it found: {insn!r} does")
-        depth += pushes
-        if depth > peak:
-            peak = depth
+    code, depth, peak, max_locals = encode_straight(items, pool)
     if depth:
         raise AssemblyError(f"a fragment leaves the stack as deep as it found it, not {depth} slots deeper")
-    body = CodeBody(items=list(items), max_locals=0)
-    positions, long, size = _layout(body, False)
-    code, max_locals = _encode(body, positions, long, size, [], {})
     return Fragment(code, peak, max_locals)
 
 

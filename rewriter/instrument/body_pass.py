@@ -110,7 +110,10 @@ def instrument_body(
     opts = ctx.options
     blocks, dead = _live_blocks(ctx, body)
     ctx.report.blocks += len(blocks)
-    starts = {_past_added(body, b.start, added): b for b in blocks}
+    # the block that starts at each item index (a list: read once per item of every body)
+    starts: list[B.Block | None] = [None] * (len(body.items) + 1)
+    for b in blocks:
+        starts[_past_added(body, b.start, added)] = b
     activation = activation_plan(method, body, blocks) if opts.activation else {}
     hybrid = opts.mode == "hybrid"
     yieldpoints = yieldpoint_blocks(body, blocks, entry=entry is True) if hybrid else set()
@@ -122,14 +125,14 @@ def instrument_body(
     exits = exit_yieldpoint_frames(ctx, method, body, blocks, yieldpoints) if entry_yieldpoint and twin else {}
     entry_frame = entry_frame_of(ctx, method, node) if yieldpoints and ctx.strategy.frames else None
     init_done = G.after_initialisation(ctx.name, method.name, method.descriptor, body, ctx.pool)
-    position = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
+    position: dict = {}  # label -> its item index, made on first need (a pending call inside handlers)
     original_handlers = list(body.handlers)
     temps = body.max_locals
     bytecodes_ref = ctx.rt.field_ref(NODE_BYTECODES)
     p = _Pass(ctx, method, body, node, added, part_calls)
     site = first_site
     for i, item in enumerate(body.items):
-        blk = starts.get(i)
+        blk = starts[i]
         if blk is not None:
             if blk.index in activation:
                 p.out += activation_code(ctx, node, blk, *activation[blk.index], method, body, p.needs)
@@ -141,7 +144,7 @@ def instrument_body(
             p.out.append(item)
             continue
         opc = item.opcode
-        if id(item) in added:
+        if added and id(item) in added:
             site += part_calls.get(id(item), 0) if part_calls else 0
             p.out.append(item)
         elif dead[i]:
@@ -154,7 +157,7 @@ def instrument_body(
             _call(p, item, i, site, temps, init_done, position, original_handlers)
             site += 1
         else:
-            if i in exits:
+            if exits and i in exits:
                 skip = Label("yieldpoint_done")
                 frame = exits[i]
                 if frame is not None:
@@ -229,6 +232,8 @@ def _call(
         handler_end = Label("pending_handler_end")
         p.tail += [handler, *code.pending, Instruction(-1, op.ATHROW), handler_end]
         p.first_handlers.append(Handler(start, end, handler, 0))
+        if original_handlers and not position:
+            position.update((x, k) for k, x in enumerate(p.body.items) if isinstance(x, Label))
         for h in original_handlers:  # the rethrow must meet the handlers the call met
             if position[h.start] <= i < position[h.end]:
                 p.last_handlers.append(Handler(handler, handler_end, h.handler, h.catch_type))

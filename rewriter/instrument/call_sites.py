@@ -8,7 +8,7 @@ node's child cache. What each action emits is the contract's "Call sites" list
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor, type_size
@@ -19,6 +19,8 @@ from .plan import CallAction, CallSite
 from .support import KIND_JDK, UNKNOWN_SITE, dispatcher_descriptor, esi_descriptor, esi_name
 
 __all__ = ["SiteCode", "call_site_code", "init_publish", "pending_temps"]
+
+_BOUNDARY: Final = CallAction.BOUNDARY.value
 
 
 @dataclass
@@ -49,12 +51,18 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
         const: Any = pool[insn.operand]  # (an InvokeDynamic)
         name, desc = pool.name_and_type(const.name_and_type_index)
         mid = ctx.mids.ref("invokedynamic", name, desc, KIND_JDK)
-        ctx.report.call_sites[CallAction.BOUNDARY.value] += 1
+        ctx.report.call_sites[_BOUNDARY] += 1
         return SiteCode(ctx.rt.boundary(node, site, mid), insn)
-    owner, name, desc = pool.member_ref(insn.operand)
-    interface = pool.tag(insn.operand) == 11
-    decision = plan.call_site(insn.opcode, owner, name, desc, interface)
-    ctx.report.call_sites[decision.action.value] += 1
+    key = (insn.operand << 8) | insn.opcode
+    known = ctx.site_decisions.get(key)
+    if known is None:
+        owner, name, desc = pool.member_ref(insn.operand)
+        interface = pool.tag(insn.operand) == 11
+        decision = plan.call_site(insn.opcode, owner, name, desc, interface)
+        ctx.site_decisions[key] = (owner, name, desc, interface, decision)
+    else:
+        owner, name, desc, interface, decision = known
+    ctx.report.call_sites[decision.label] += 1
     if insn.opcode == op.INVOKESTATIC and decision.resolved and plan.needs_init_publish(decision.owner, ctx.name):
         pre, post = init_publish(ctx, node, decision.owner)
         code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
@@ -138,7 +146,10 @@ def _pass(
     site_push = G.push_int(pool, site)
     if insn.opcode == op.INVOKESPECIAL and name != "<init>" and resolved_owner != ctx.name:
         site_push = G.push_int(pool, UNKNOWN_SITE)  # a super call selected its method: no override check
-    ref = pool.add_methodref(owner, esi_name(name), esi_descriptor(desc), interface=interface)
+    key = (insn.operand << 8) | insn.opcode
+    ref = ctx.esi_refs.get(key, -1)
+    if ref < 0:
+        ref = ctx.esi_refs[key] = pool.add_methodref(owner, esi_name(name), esi_descriptor(desc), interface=interface)
     call: Instruction
     if isinstance(insn, InvokeInterface):
         call = InvokeInterface(-1, ref, insn.count + 2)

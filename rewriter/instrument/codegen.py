@@ -27,18 +27,21 @@ def push_int(pool, value: int) -> Instruction:
 
 
 class StraightCode:
-    """Straight-line code written as bytes: no labels, no branches, no handlers.
+    """Code written as bytes that runs straight on to its end: no labels, no handlers, no
+    branches but forward ones to its very end (:meth:`branch_to_end`, a guard's exits).
 
     For generated code whose shape is fixed (the holder's initialiser: thousands of instructions
-    per class that only push constants and call): an :class:`Instruction` per step, a layout
-    and a stack-depth flow would cost more than everything else the holder needs. The writer
-    knows each step's encoding and its stack depth, so ``max_stack`` comes out on the way.
+    per class that only push constants and call; the override check of every virtual twin): an
+    :class:`Instruction` per step, a layout and a stack-depth flow would cost more than the
+    rest of the code's making. The writer knows each step's encoding and its stack depth, so
+    ``max_stack`` comes out on the way.
     """
 
     def __init__(self) -> None:
         self.code = bytearray()
         self.depth = 0
         self.max_stack = 0
+        self._branches: list[int] = []  # positions of branches to the end
 
     def _push(self, slots: int) -> None:
         self.depth += slots
@@ -77,6 +80,34 @@ class StraightCode:
             self.ldc(pool.add_integer(value))
             return
         self._push(1)
+
+    def local(self, opcode: int, slot: int) -> None:
+        """A load or store of local ``slot`` (``iload`` ... ``astore``) in the form the assembler
+        gives it: ``xload_n`` up to slot 3, then the byte form, then ``wide``."""
+        if slot <= 3:
+            self.code.append(op.SHORT_FORM_BASE[opcode] + slot)
+        elif slot <= 0xFF:
+            self.code += bytes((opcode, slot))
+        else:
+            self.code += bytes((op.WIDE, opcode, slot >> 8, slot & 0xFF))
+        pops, pushes = op.STACK_EFFECTS[opcode]  # type: ignore[misc]
+        self.depth -= pops
+        self._push(pushes)
+
+    def branch_to_end(self, opcode: int, pops: int) -> None:
+        """A conditional branch to the end of the code (its offset written by :meth:`end_branches`)."""
+        self._branches.append(len(self.code))
+        self.code += bytes((opcode, 0, 0))
+        self.depth -= pops
+
+    def end_branches(self) -> None:
+        """Point every :meth:`branch_to_end` at the end of the code written so far."""
+        end = len(self.code)
+        for at in self._branches:
+            offset = end - at
+            self.code[at + 1] = offset >> 8
+            self.code[at + 2] = offset & 0xFF
+        self._branches.clear()
 
     def attribute(self, pool, max_locals: int) -> CodeAttribute:
         """The Code attribute of what was written (no handlers, no nested attributes)."""

@@ -19,7 +19,7 @@ from ..classfile.constants import ConstantPool
 from ..classfile.model import ACC_FINAL, ClassFile, Method
 from .method_ids import MidTable, mid_fields_fit
 from .options import InstrumentOptions
-from .plan import CctPlan
+from .plan import CallSite, CctPlan
 from .pool_cache import CachingPool
 from .runtime_api import RuntimeCalls
 
@@ -116,6 +116,11 @@ class ClassContext:
     #: dispatchers this class's call sites use, in its own holder: (interface named at the call
     #: site, name, descriptor) -> (declaring interface, publishing)
     caller_dispatchers: dict[tuple[str, str, str], tuple[str, bool]] = field(default_factory=dict)
+    #: call sites' references decided so far: (pool index << 8) | opcode -> (owner, name,
+    #: descriptor, interface, decision); a class calls the same few methods from many sites
+    site_decisions: dict[int, tuple[str, str, str, bool, CallSite]] = field(default_factory=dict)
+    #: the same key -> the pool index of the ESI reference a passing call site calls instead
+    esi_refs: dict[int, int] = field(default_factory=dict)
     #: the class's internal name (asked for at every call site and block: kept)
     name: str = field(init=False)
 

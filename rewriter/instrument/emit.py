@@ -18,8 +18,9 @@ from ..analysis.frames import complete_frames, frame_after_provider
 from ..analysis.typeflow import FrameUnknown, flow_to, frame_from_state
 from ..classfile.frames import Frame, Object
 from ..classfile.model import ACC_STATIC, Method
-from ..editor import Label, write_body
+from ..editor import Label
 from ..editor.body import CodeBody
+from ..editor.method_code import write_body
 from .context import ClassContext
 
 __all__ = ["FrameNeeds", "assemble", "add_method"]

@@ -85,6 +85,18 @@ class MidTable:
             Instruction(-1, op.AALOAD),
         ]
 
+    def write(self, i: int, code: G.StraightCode) -> None:
+        """:meth:`load` written as bytes (in the class's own pool): the MethodId on the stack."""
+        if self.fields:
+            ref = self._field_refs.get(i)
+            if ref is None:
+                ref = self._field_refs[i] = self.pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC)
+            code.with_index(op.GETSTATIC, ref, 0, 1)
+            return
+        code.with_index(op.GETSTATIC, self.pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY), 0, 1)
+        code.push_int(self.pool, i)
+        code.simple(op.AALOAD, 2, 1)
+
     def init_flag(self, target: str) -> int:
         """The fieldref of the holder's ``$jp$init<k>`` flag for class ``target`` (made on first use)."""
         k = self.init_flags.setdefault(target, len(self.init_flags))

@@ -99,6 +99,7 @@ class CallSite:
     descriptor: str
     kind: int  #: MID kind for boundary nodes
     resolved: bool = True  #: False when the reference did not resolve (owner is then the referenced class)
+    label: str = ""  #: ``action.value``, what reports count (read per call site: an enum's value is a Python property)
 
     # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
     def __init__(
@@ -110,6 +111,7 @@ class CallSite:
         object.__setattr__(self, "descriptor", descriptor)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "resolved", resolved)
+        object.__setattr__(self, "label", action.value)
 
 
 class ClassPatterns:

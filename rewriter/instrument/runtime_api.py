@@ -152,7 +152,10 @@ class RuntimeCalls:
     # ----------------------------------------------------------------- members
     def invoke(self, member: RuntimeMember) -> Instruction:
         opcode = op.INVOKESTATIC if member.static else op.INVOKEVIRTUAL
-        return Instruction(-1, opcode, self.pool.add_methodref(member.owner, member.name, member.descriptor))
+        return Instruction(-1, opcode, self.method_ref(member))
+
+    def method_ref(self, member: RuntimeMember) -> int:
+        return self.pool.add_methodref(member.owner, member.name, member.descriptor)
 
     def field_ref(self, member: RuntimeMember) -> int:
         return self.pool.add_fieldref(member.owner, member.name, member.descriptor)
@@ -233,6 +236,12 @@ class RuntimeCalls:
     def restore_slot(self, node: int, saved: int) -> list:
         """``node.root.published = saved``: a fragment (every wrapper has two, and a constructor
         one before each return), encoded once per class and slots."""
+        made = self.restore_slot_fragment(node, saved)
+        return [Fragment(made.code, made.peak, made.max_locals)]
+
+    def restore_slot_fragment(self, node: int, saved: int) -> Fragment:
+        """:meth:`restore_slot`'s fragment itself, for code written as bytes (not to be placed
+        in a body: a placed item gets its offset set)."""
         made = self._fragments.get((node, saved, -1))
         if made is None:
             made = self._remember(
@@ -244,7 +253,7 @@ class RuntimeCalls:
                     Instruction(-1, op.PUTFIELD, self.field_ref(ROOT_PUBLISHED)),
                 ],
             )
-        return [Fragment(made.code, made.peak, made.max_locals)]
+        return made
 
     def _remember(self, key: tuple[int, int, int], items: list) -> Fragment:
         """``items`` encoded as a fragment, kept under ``key`` for the class's later uses."""

@@ -99,10 +99,21 @@ def esi_name(name: str) -> str:
     return name + ESI_NAME_SUFFIX
 
 
+_ESI_DESCRIPTORS: Final[dict[str, str]] = {}
+
+
 def esi_descriptor(descriptor: str) -> str:
-    """``(args)R`` -> ``(args Ljprewrite/runtime/Node; I)R``."""
-    close = descriptor.rindex(")")
-    return descriptor[:close] + NODE_DESC + "I" + descriptor[close:]
+    """``(args)R`` -> ``(args Ljprewrite/runtime/Node; I)R``.
+
+    Remembered (a method's twin, wrapper and override check, and every call site passing the
+    node, ask for the same few descriptors; a long-lived agent forgets them past 50,000)."""
+    found = _ESI_DESCRIPTORS.get(descriptor)
+    if found is None:
+        if len(_ESI_DESCRIPTORS) >= 50_000:
+            _ESI_DESCRIPTORS.clear()
+        close = descriptor.rindex(")")
+        found = _ESI_DESCRIPTORS[descriptor] = descriptor[:close] + NODE_DESC + "I" + descriptor[close:]
+    return found
 
 
 def dispatcher_descriptor(interface: str, descriptor: str) -> str:
