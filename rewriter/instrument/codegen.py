@@ -11,7 +11,7 @@ from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.frames import Frame, Top, UninitializedThis, initial_frame_locals
-from ..classfile.instructions import Instruction
+from ..classfile.instructions import Fragment, Instruction
 from ..editor.body import CodeBody, Label
 
 
@@ -93,6 +93,12 @@ class StraightCode:
         pops, pushes = op.STACK_EFFECTS[opcode]  # type: ignore[misc]
         self.depth -= pops
         self._push(pushes)
+
+    def fragment(self, made: Fragment) -> None:
+        """A fragment's bytes (neutral: the depth stays, its peak counts above it)."""
+        self.code += made.code
+        if self.depth + made.peak > self.max_stack:
+            self.max_stack = self.depth + made.peak
 
     def branch_to_end(self, opcode: int, pops: int) -> None:
         """A conditional branch to the end of the code (its offset written by :meth:`end_branches`)."""

@@ -19,7 +19,7 @@ from typing import Final
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.frames import Integer, Object
-from ..classfile.instructions import Instruction
+from ..classfile.instructions import Fragment
 from ..classfile.model import ACC_FINAL, ACC_PRIVATE, ACC_STATIC, ACC_VARARGS, Method
 from ..editor import CodeTooLargeError, Label, disassemble
 from ..editor.body import CodeBody
@@ -31,7 +31,7 @@ from .emit import FrameNeeds, assemble
 from .outline import outline_regions
 from .override_check import override_check
 from .parts import SPLIT_BUDGETS, write_parts
-from .runtime_api import LocalSite
+from .runtime_api import NODE_ENTER, NODE_ENTER_SAMPLED
 from .shape_delegating import add_kept_delegator
 from .shape_n2b import make_n2b
 from .support import ESI_FLAGS, KIND_INSTRUMENTED, NODE, esi_descriptor, esi_name
@@ -115,9 +115,15 @@ def _esi_prologue(
     needs = FrameNeeds()
     if ctx.strategy.check_overrides and not m.access & (ACC_STATIC | ACC_PRIVATE | ACC_FINAL) and m.name != "<init>":
         prologue, needs = override_check(ctx, m.name, m.descriptor, node_slot, self_mid)
-    emit = ctx.rt.enter_sampled if sampled else ctx.rt.enter
-    enter = emit(node_slot, LocalSite(node_slot + 1), self_mid)
-    return prologue + enter + [Instruction(-1, op.ASTORE, node_slot)], needs
+    # caller = caller.enter(site, mid): neutral (the node's slot keeps its type), and in every
+    # twin, so written as bytes and placed as one fragment
+    c = G.StraightCode()
+    c.local(op.ALOAD, node_slot)
+    c.local(op.ILOAD, node_slot + 1)
+    ctx.mids.write(self_mid, c)
+    c.with_index(op.INVOKEVIRTUAL, ctx.rt.method_ref(NODE_ENTER_SAMPLED if sampled else NODE_ENTER), 3, 1)
+    c.local(op.ASTORE, node_slot)
+    return [*prologue, Fragment(bytes(c.code), c.max_stack, node_slot + 2)], needs
 
 
 def _split_esi(ctx: ClassContext, m: Method, node_slot: int, self_mid: int) -> tuple[Method, list[Method]] | None:

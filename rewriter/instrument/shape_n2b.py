@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute, ExceptionHandler, StackMapTable
-from ..classfile.descriptors import parse_method_descriptor
+from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.frames import Frame, Object, initial_frame_locals
 from ..classfile.instructions import Instruction
 from ..classfile.model import ACC_STATIC, Method
 from ..editor import Handler, Label
-from ..editor.assembler import encode_straight
 from ..editor.body import CodeBody
 from ..editor.method_code import code_name_index, set_code
 from . import codegen as G
 from .context import ClassContext
 from .emit import THROWABLE, FrameNeeds
+from .runtime_api import NODE_ROOT, ROOT_N2B_ENTER, ROOT_PUBLISHED
 from .support import ENTERED, NODE, esi_descriptor, esi_name
 
 __all__ = ["make_n2b", "slot_restoring_body"]
@@ -29,45 +29,65 @@ __all__ = ["make_n2b", "slot_restoring_body"]
 def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
     """Replace ``m``'s body (its ESI twin holds the original now) with the N2B wrapper.
 
-    Every instrumented method has one, and its shape is fixed: two straight runs (the entry and
-    the call), the slot restore before the return and before the rethrow, one catch-all handler
-    and its one frame. So the Code attribute is written from those parts' bytes, with the
-    handler's offsets, frame and ``max_stack`` known from the shape: a body of labels, its
-    layout and a stack-depth flow cost more than the rest of the wrapper. What comes out is
-    byte for byte what assembling :func:`slot_restoring_body`'s body gives (tested).
+    Every instrumented method has one, and its shape is fixed: the entry, the call, the slot
+    restore before the return and before the rethrow, one catch-all handler and its one frame.
+    So its Code attribute is written as bytes (:class:`~.codegen.StraightCode`), with the
+    handler's offsets, frame and ``max_stack`` known from the shape: instruction objects, a
+    layout and a stack-depth flow would cost more than the rest of the wrapper. What comes out
+    is byte for byte what the assembler makes of :func:`slot_restoring_body`'s body (tested).
     """
     pool, rt = ctx.pool, ctx.rt
     is_static = bool(m.access & ACC_STATIC)
-    args, slot = G.load_arguments(m.descriptor, is_static)
-    parent, saved = slot, slot + 1
-    this_or_null = Instruction(-1, op.ACONST_NULL) if is_static else Instruction(-1, op.ALOAD, 0)
-    head = [*rt.n2b_enter(this_or_null, self_mid), Instruction(-1, op.ASTORE, parent), *rt.save_slot(parent, saved)]
-    ref = pool.add_methodref(
+    md = parse_method_descriptor(m.descriptor)
+    this_slots = 0 if is_static else 1
+    parent = this_slots + md.param_slots
+    saved = parent + 1
+    c = G.StraightCode()
+    # parent = ThreadRoot.n2bEnter(this or null, mid); saved = parent.root.published
+    if is_static:
+        c.simple(op.ACONST_NULL, 0, 1)
+    else:
+        c.simple(op.ALOAD_0, 0, 1)
+    ctx.mids.write(self_mid, c)
+    c.with_index(op.INVOKESTATIC, rt.method_ref(ROOT_N2B_ENTER), 2, 1)
+    c.local(op.ASTORE, parent)
+    c.local(op.ALOAD, parent)
+    c.with_index(op.GETFIELD, rt.field_ref(NODE_ROOT), 1, 1)
+    c.with_index(op.GETFIELD, rt.field_ref(ROOT_PUBLISHED), 1, 1)
+    c.local(op.ASTORE, saved)
+    # try { return m$jp(args..., parent, ENTERED) }
+    esi = pool.add_methodref(
         ctx.name, esi_name(m.name), esi_descriptor(m.descriptor), interface=ctx.strategy.is_interface
     )
-    call = Instruction(-1, op.INVOKESTATIC if is_static else op.INVOKESPECIAL, ref)
-    protected = [*args, Instruction(-1, op.ALOAD, parent), G.push_int(pool, ENTERED), call]
+    start = len(c.code)
+    if not is_static:
+        c.simple(op.ALOAD_0, 0, 1)
+    slot = this_slots
+    for p in md.params:
+        c.local(G.load_opcode(p), slot)
+        slot += type_size(p)
+    c.local(op.ALOAD, parent)
+    c.push_int(pool, ENTERED)
+    c.with_index(op.INVOKESTATIC if is_static else op.INVOKESPECIAL, esi, saved + 1, md.return_slots)
+    end = len(c.code)
+    # finally { parent.root.published = saved }: before the return, and before the rethrow
     restore = rt.restore_slot_fragment(parent, saved)
-    head_code, _, head_peak, _ = encode_straight(head, pool)
-    call_code, result, call_peak, _ = encode_straight(protected, pool)
-    start = len(head_code)
-    end = start + len(call_code)
-    handler = end + len(restore.code) + 1
-    return_op = G.return_opcode(parse_method_descriptor(m.descriptor).return_type)
-    code = b"".join((head_code, call_code, restore.code, bytes((return_op,)), restore.code, bytes((op.ATHROW,))))
-    # the depths: the head and the call start at 0; the restore runs above the result and
-    # above the handler's Throwable
-    max_stack = max(head_peak, call_peak, result + restore.peak, 1 + restore.peak)
+    c.fragment(restore)
+    c.simple(G.return_opcode(md.return_type), md.return_slots, 0)
+    handler = len(c.code)
+    c.depth = 1  # the handler's Throwable
+    c.fragment(restore)
+    c.simple(op.ATHROW, 1, 0)
     nested: list = []
     if ctx.strategy.frames:
         locals_ = initial_frame_locals(ctx.name, m.name, m.descriptor, is_static) + [Object(NODE), Object(NODE)]
         smt = StackMapTable(pool.add_utf8("StackMapTable"), b"", None)
         smt.set_frames([Frame(handler, locals_, [THROWABLE])])
         nested.append(smt)
-    attribute = CodeAttribute(
-        code_name_index(m), max_stack, saved + 1, code, [ExceptionHandler(start, end, handler, 0)], nested
+    code = CodeAttribute(
+        code_name_index(m), c.max_stack, saved + 1, bytes(c.code), [ExceptionHandler(start, end, handler, 0)], nested
     )
-    set_code(m, attribute)
+    set_code(m, code)
 
 
 def slot_restoring_body(
