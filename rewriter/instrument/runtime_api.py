@@ -20,8 +20,7 @@ from typing import Final
 
 from ..classfile import opcodes as op
 from ..classfile.instructions import Fragment, Instruction
-from ..editor import make_fragment
-from .codegen import push_int
+from .codegen import StraightCode, push_int
 from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING
 
 __all__ = ["RuntimeMember", "RUNTIME_API", "LocalSite", "RuntimeCalls", "contract_table"]
@@ -207,21 +206,19 @@ class RuntimeCalls:
         """``node.<counter> += amount`` for a ``long`` counter field already in the pool (``ref``).
 
         One :class:`~jprewrite.classfile.instructions.Fragment` (a counter goes in at every basic
-        block: six instructions to lay out, encode and flow each time, when written out); a class
-        uses the same few node slots and amounts, so each is encoded once."""
-        made = self._fragments.get((node, ref, amount))
+        block: six instructions to lay out, encode and flow each time, when written out), written
+        as bytes; a class uses the same few node slots and amounts, so each is written once."""
+        key = (node, ref, amount)
+        made = self._fragments.get(key)
         if made is None:
-            made = self._remember(
-                (node, ref, amount),
-                [
-                    Instruction(-1, op.ALOAD, node),
-                    Instruction(-1, op.DUP),
-                    Instruction(-1, op.GETFIELD, ref),
-                    Instruction(-1, op.LDC2_W, self.pool.add_long(amount)),
-                    Instruction(-1, op.LADD),
-                    Instruction(-1, op.PUTFIELD, ref),
-                ],
-            )
+            c = StraightCode()
+            c.local(op.ALOAD, node)
+            c.simple(op.DUP, 1, 2)
+            c.with_index(op.GETFIELD, ref, 1, 2)
+            c.with_index(op.LDC2_W, self.pool.add_long(amount), 0, 2)
+            c.simple(op.LADD, 4, 2)
+            c.with_index(op.PUTFIELD, ref, 3, 0)
+            made = self._fragments[key] = Fragment(bytes(c.code), c.max_stack, node + 1)
         return [Fragment(made.code, made.peak, made.max_locals)]
 
     def save_slot(self, node: int, saved: int) -> list:
@@ -242,22 +239,15 @@ class RuntimeCalls:
     def restore_slot_fragment(self, node: int, saved: int) -> Fragment:
         """:meth:`restore_slot`'s fragment itself, for code written as bytes (not to be placed
         in a body: a placed item gets its offset set)."""
-        made = self._fragments.get((node, saved, -1))
+        key = (node, saved, -1)
+        made = self._fragments.get(key)
         if made is None:
-            made = self._remember(
-                (node, saved, -1),
-                [
-                    Instruction(-1, op.ALOAD, node),
-                    Instruction(-1, op.GETFIELD, self.field_ref(NODE_ROOT)),
-                    Instruction(-1, op.ALOAD, saved),
-                    Instruction(-1, op.PUTFIELD, self.field_ref(ROOT_PUBLISHED)),
-                ],
-            )
-        return made
-
-    def _remember(self, key: tuple[int, int, int], items: list) -> Fragment:
-        """``items`` encoded as a fragment, kept under ``key`` for the class's later uses."""
-        made = self._fragments[key] = make_fragment(items, self.pool)
+            c = StraightCode()
+            c.local(op.ALOAD, node)
+            c.with_index(op.GETFIELD, self.field_ref(NODE_ROOT), 1, 1)
+            c.local(op.ALOAD, saved)
+            c.with_index(op.PUTFIELD, self.field_ref(ROOT_PUBLISHED), 2, 0)
+            made = self._fragments[key] = Fragment(bytes(c.code), c.max_stack, max(node, saved) + 1)
         return made
 
     # ----------------------------------------------------------------- ThreadRoot

@@ -94,7 +94,8 @@ def slot_restoring_body(
     head: list, protected: list, restore: list, return_type: str, max_locals: int, handler_locals: list
 ) -> tuple[CodeBody, FrameNeeds]:
     """``head``, then ``protected`` under a catch-all; ``restore`` (the slot as it was found) runs
-    before the return and before the rethrow. What N2B and B2N wrappers share."""
+    before the return and before the rethrow: a B2N wrapper's body, and the shape
+    :func:`make_n2b` writes as bytes."""
     start, end, handler = Label("restore_start"), Label("restore_end"), Label("restore_handler")
     items = [
         *head,
