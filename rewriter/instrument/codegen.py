@@ -94,6 +94,16 @@ class StraightCode:
         self.depth -= pops
         self._push(pushes)
 
+    def load_arguments(self, descriptor: str, is_static: bool) -> None:
+        """``this`` (unless static) and every parameter loaded, as :func:`load_arguments` gives them."""
+        slot = 0
+        if not is_static:
+            self.local(op.ALOAD, 0)
+            slot = 1
+        for p in parse_method_descriptor(descriptor).params:
+            self.local(load_opcode(p), slot)
+            slot += type_size(p)
+
     def fragment(self, made: Fragment) -> None:
         """A fragment's bytes (neutral: the depth stays, its peak counts above it)."""
         self.code += made.code

@@ -73,10 +73,7 @@ class MidTable:
     def load(self, i: int, pool: ConstantPool | None = None) -> list:
         if self.fields:
             if pool is None or pool is self.pool:
-                ref = self._field_refs.get(i)
-                if ref is None:
-                    ref = self._field_refs[i] = self.pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC)
-                return [Instruction(-1, op.GETSTATIC, ref)]
+                return [Instruction(-1, op.GETSTATIC, self._field_ref(i))]
             return [Instruction(-1, op.GETSTATIC, pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC))]
         pool = pool or self.pool
         return [
@@ -88,14 +85,18 @@ class MidTable:
     def write(self, i: int, code: G.StraightCode) -> None:
         """:meth:`load` written as bytes (in the class's own pool): the MethodId on the stack."""
         if self.fields:
-            ref = self._field_refs.get(i)
-            if ref is None:
-                ref = self._field_refs[i] = self.pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC)
-            code.with_index(op.GETSTATIC, ref, 0, 1)
+            code.with_index(op.GETSTATIC, self._field_ref(i), 0, 1)
             return
         code.with_index(op.GETSTATIC, self.pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY), 0, 1)
         code.push_int(self.pool, i)
         code.simple(op.AALOAD, 2, 1)
+
+    def _field_ref(self, i: int) -> int:
+        """The Fieldref of entry ``i``'s field in the class's pool, made on first need."""
+        ref = self._field_refs.get(i)
+        if ref is None:
+            ref = self._field_refs[i] = self.pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC)
+        return ref
 
     def init_flag(self, target: str) -> int:
         """The fieldref of the holder's ``$jp$init<k>`` flag for class ``target`` (made on first use)."""

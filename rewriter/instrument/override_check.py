@@ -12,7 +12,7 @@ dispatchers, which check the receiver themselves.
 from __future__ import annotations
 
 from ..classfile import opcodes as op
-from ..classfile.descriptors import method_slots, parse_method_descriptor, type_size
+from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.frames import Frame, initial_frame_locals
 from ..classfile.instructions import Fragment
 from ..editor import Label
@@ -68,13 +68,8 @@ def override_check(ctx: ClassContext, name: str, descriptor: str, node: int, mid
     c.branch_to_end(op.IFNULL, 1)
     # else the override runs: this.m(args...) through the original signature
     md = parse_method_descriptor(descriptor)
-    c.simple(op.ALOAD_0, 0, 1)
-    slot = 1
-    for p in md.params:
-        c.local(G.load_opcode(p), slot)
-        slot += type_size(p)
-    arg_slots, result = method_slots(descriptor)
-    c.with_index(op.INVOKEVIRTUAL, original, 1 + arg_slots, result)
-    c.simple(G.return_opcode(md.return_type), result, 0)
+    c.load_arguments(descriptor, False)
+    c.with_index(op.INVOKEVIRTUAL, original, 1 + md.param_slots, md.return_slots)
+    c.simple(G.return_opcode(md.return_type), md.return_slots, 0)
     c.end_branches()
     return [Fragment(bytes(c.code), c.max_stack, site + 1), go], needs

@@ -169,10 +169,6 @@ class RuntimeCalls:
         """``node.enter(site, mid)``: the callee's node on the stack."""
         return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_ENTER)]
 
-    def enter_sampled(self, node: int, site: int | LocalSite, mid: int) -> list:
-        """``node.enterSampled(site, mid)``: :meth:`enter` with hybrid mode's entry yieldpoint."""
-        return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_ENTER_SAMPLED)]
-
     def boundary(self, node: int, site: int | LocalSite, mid: int) -> list:
         return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_BOUNDARY)]
 
@@ -251,9 +247,6 @@ class RuntimeCalls:
         return made
 
     # ----------------------------------------------------------------- ThreadRoot
-    def n2b_enter(self, this_or_null: Instruction, mid: int) -> list:
-        return [this_or_null, *self.load_mid(mid), self.invoke(ROOT_N2B_ENTER)]
-
     def clinit_enter(self, mid: int) -> list:
         """``ThreadRoot.n2bParent(null, mid).enter(-1, mid)``: an OSI ``<clinit>``'s node on the stack."""
         return [
@@ -287,16 +280,6 @@ class RuntimeCalls:
             push_int(self.pool, site),
             *self.load_mid(mid),
             self.invoke(ROOT_END_PENDING),
-        ]
-
-    def redirect(self, node: int, site: LocalSite, mid: int) -> list:
-        """``ThreadRoot.redirect(this, node, site, mid)``: null when the ESI may run."""
-        return [
-            Instruction(-1, op.ALOAD, 0),
-            Instruction(-1, op.ALOAD, node),
-            self.site(site),
-            *self.load_mid(mid),
-            self.invoke(ROOT_REDIRECT),
         ]
 
     def activation_decrement(self, node: int, amount: int) -> list:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute, ExceptionHandler, StackMapTable
-from ..classfile.descriptors import parse_method_descriptor, type_size
+from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.frames import Frame, Object, initial_frame_locals
 from ..classfile.instructions import Instruction
 from ..classfile.model import ACC_STATIC, Method
@@ -60,12 +60,7 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
         ctx.name, esi_name(m.name), esi_descriptor(m.descriptor), interface=ctx.strategy.is_interface
     )
     start = len(c.code)
-    if not is_static:
-        c.simple(op.ALOAD_0, 0, 1)
-    slot = this_slots
-    for p in md.params:
-        c.local(G.load_opcode(p), slot)
-        slot += type_size(p)
+    c.load_arguments(m.descriptor, is_static)
     c.local(op.ALOAD, parent)
     c.push_int(pool, ENTERED)
     c.with_index(op.INVOKESTATIC if is_static else op.INVOKESPECIAL, esi, saved + 1, md.return_slots)
