@@ -376,8 +376,9 @@ def test_wrappers_and_checks_written_as_bytes_are_what_the_assembler_gives(tmp_p
     parameters and result (two-slot values, arrays, the most parameter slots a twin allows,
     interface static and default methods), wrappers and twins are what the general assembler
     makes of the same instructions: code, max_stack, max_locals, handlers and frames byte for
-    byte, and max_stack as the depth flow computes it. They verify and run (reflection calls
-    the wrappers, and an exception leaves through the handler)."""
+    byte, and max_stack as the depth flow computes it (a twin's: the original's and what its
+    inserted code adds, at least the flow's). They verify and run (reflection calls the
+    wrappers, and an exception leaves through the handler)."""
     from jprewrite.classfile.model import read_class
     from jprewrite.editor import assemble, disassemble
     from jprewrite.editor.assembler import max_stack_by_flow
@@ -404,8 +405,15 @@ def test_wrappers_and_checks_written_as_bytes_are_what_the_assembler_gives(tmp_p
             for nested in again.attributes:
                 if hasattr(nested, "context"):
                     nested.context = written.context
+            flow = max_stack_by_flow(disassemble(m), cf.pool)
+            if m.name.endswith("$jp"):
+                # a twin declares the original's max_stack and what its inserted code adds
+                # (emit.stack_bound): at most a counter's five slots over the flow's depth
+                assert flow <= written.max_stack <= flow + 5, (m.name, written.max_stack, flow)
+                again.max_stack = written.max_stack
+            else:
+                assert written.max_stack == flow, m.name
             assert written.encode_body(cf.pool) == again.encode_body(cf.pool), m.name
-            assert written.max_stack == max_stack_by_flow(disassemble(m), cf.pool), m.name
             wrappers += 1
     assert wrappers == 22  # 11 wrappers, 11 twins (the 7 of Shapes's instance methods with a check)
     plain = run_java([jar], "ShapesMain")
@@ -448,3 +456,44 @@ public class HolderMain {
     assert find(r.profile, main, "Many.all()I", "Many.m650(I)I")["calls"] == 1
     assert find(r.profile, main, "Many.m699(I)I")["calls"] == 1
     assert find(r.profile, main, "Few.one(I)I")["calls"] == 1
+
+
+@pytest.mark.parametrize(
+    ("package", "options"),
+    [
+        ("librhino-java", ()),
+        ("libclojure-java", ("--mode", "hybrid", "--counting", "precise", "--allocations", "--activation")),
+    ],
+)
+def test_declared_max_stack_is_never_below_the_flow(tmp_path, package, options) -> None:
+    """Twins and constructors declare the original's max_stack plus what their inserted code
+    adds (``emit.stack_bound``), without a depth flow. On real compilers' output (Rhino's
+    interpreter and generated parser, Clojure's compiler), with every kind of inserted code
+    (hybrid yieldpoints, precise counters, allocation counts, activation checks, pending
+    calls), every method of every class written declares at least what the assembler's work
+    list finds, and at most a counter's five slots more."""
+    from jprewrite.classfile.model import read_class
+    from jprewrite.editor import disassemble
+    from jprewrite.editor.assembler import max_stack_by_flow
+
+    from support.corpus import package_jars
+
+    jar = package_jars(package)[0]
+    out = tmp_path / "out.jar"
+    rewrite([jar], out, *options)
+    methods, over = 0, {}
+    with zipfile.ZipFile(out) as z:
+        for entry in z.namelist():
+            if not entry.endswith(".class") or entry.startswith("jprewrite/"):
+                continue
+            cf = read_class(z.read(entry))
+            for m in cf.methods:
+                code = m.code()
+                if code is None:
+                    continue
+                flow = max_stack_by_flow(disassemble(m), cf.pool)
+                assert flow <= code.max_stack <= flow + 5, (entry, m.name, m.descriptor, code.max_stack, flow)
+                methods += 1
+                over[code.max_stack - flow] = over.get(code.max_stack - flow, 0) + 1
+    assert methods > 10000, methods
+    assert over.get(0, 0) > methods // 2, over  # most methods declare what the flow finds

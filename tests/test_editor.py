@@ -26,6 +26,7 @@ from jprewrite.editor import (
     disassemble,
     encode_straight,
     make_fragment,
+    peak_depth,
     write_body,
 )
 from jprewrite.editor.assembler import layout
@@ -442,3 +443,25 @@ def test_locals_of_a_body_with_fragments_cannot_move() -> None:
     body = CodeBody(items=[made, Instruction(-1, op.RETURN)], max_locals=2)
     with pytest.raises(ValueError):
         body.shift_locals(1, 2)
+
+
+def test_peak_depth_of_inserted_code() -> None:
+    """``peak_depth``: how far a straight run rises above the depth it starts at: fixed effects,
+    the pool's (a long field takes two slots), a fragment's peak on top of the depth before it,
+    labels nothing; a run that first takes values off (a pending call's spill) counts from its start."""
+    pool = ConstantPool()
+    field = pool.add_fieldref("p/C", "count", "J")
+    call = pool.add_methodref("p/C", "take", "(JI)V")
+    skip = Label()
+    items = [
+        Instruction(-1, op.ALOAD, 0),
+        Instruction(-1, op.GETSTATIC, field),  # 3
+        Instruction(-1, op.ICONST_1),  # 4
+        Instruction(-1, op.INVOKESTATIC, call),  # 1
+        skip,
+        Fragment(b"\x00", 5, 0),  # 1 + 5
+        Instruction(-1, op.POP),
+    ]
+    assert peak_depth(items, pool) == 6
+    assert peak_depth([Instruction(-1, op.ISTORE, 4), Instruction(-1, op.ILOAD, 4)], pool) == 0
+    assert peak_depth([], pool) == 0

@@ -114,6 +114,9 @@ _COMPILED: Final = __file__.endswith((".so", ".pyd"))
 
 _U2: Final = struct.Struct(">H")
 _U2U2: Final = struct.Struct(">HH")
+# an entry's tag with its operands in one pack (a rewriting encodes a hundred new entries a class)
+_TAG_U2: Final = struct.Struct(">BH")
+_TAG_U2U2: Final = struct.Struct(">BHH")
 _S4: Final = struct.Struct(">i")
 _U4: Final = struct.Struct(">I")
 _S8: Final = struct.Struct(">q")
@@ -180,7 +183,7 @@ class Utf8(Constant):
         return (UTF8, self.raw)
 
     def encode(self) -> bytes:
-        return b"\x01" + _U2.pack(len(self.raw)) + self.raw
+        return _TAG_U2.pack(1, len(self.raw)) + self.raw
 
     def __repr__(self) -> str:
         return f"Utf8({self.value!r})"
@@ -285,7 +288,7 @@ class _OneRef(Constant):
         return (self.tag, self.index)
 
     def encode(self) -> bytes:
-        return bytes((self.tag,)) + _U2.pack(self.index)
+        return _TAG_U2.pack(self.tag, self.index)
 
 
 @mypyc_attr(acyclic=True)
@@ -332,7 +335,7 @@ class _TwoRef(Constant):
         return (self.tag, self.first, self.second)
 
     def encode(self) -> bytes:
-        return bytes((self.tag,)) + _U2U2.pack(self.first, self.second)
+        return _TAG_U2U2.pack(self.tag, self.first, self.second)
 
 
 @mypyc_attr(acyclic=True)

@@ -20,7 +20,7 @@ from .body import CodeBody, Handler, Item, Label, LocalVariable, branch_targets
 from .disassembler import disassemble, disassemble_code
 from .method_code import set_code, write_body
 from .params import insert_locals, insert_parameter, shift_body
-from .stack import stack_effect
+from .stack import peak_depth, stack_effect
 
 __all__ = [
     "CodeBody",
@@ -45,4 +45,5 @@ __all__ = [
     "insert_parameter",
     "shift_body",
     "stack_effect",
+    "peak_depth",
 ]

@@ -268,9 +268,11 @@ def _encode(
     # their offsets, from the last one back: an object that is in the body twice (``[nop] * n``)
     # keeps the offset of its first place
     items = body.items
+    done: Instruction  # (typed: a native attribute write, compiled)
     for k in range(len(placed) - 1, -1, -1):
         i = placed[k]
-        items[i].offset = positions[i]
+        done = items[i]  # type: ignore[assignment]  # (placed: instructions only)
+        done.offset = positions[i]
     n = len(buf)
     if n != size:
         raise AssemblyError(f"the code was laid out in {size} bytes but written in {n}")
@@ -608,12 +610,15 @@ def assemble(
     frame_after: FrameAfter | None = None,
     name_index: int | None = None,
     attribute_order: list[str] | None = None,
+    max_stack: int = -1,
 ) -> CodeAttribute:
     """A new Code attribute for ``body``.
 
     ``frames``: write a StackMapTable (class files of version 50 and later).
     ``frame_after(i)``: the frame after instruction ``body.items[i]`` (needed only
     when a conditional branch had to be widened).
+    ``max_stack``: the caller's bound (:func:`~.stack.peak_depth`), written as it is; without
+    one (-1) a depth flow over the code computes it.
     """
     positions, long, size = _layout(body, True)
     insns: list[Instruction] = []
@@ -660,7 +665,7 @@ def assemble(
     ordered.extend(body.other_attributes)
     result = CodeAttribute(
         name_index if name_index is not None else pool.add_utf8("Code"),
-        _max_stack(body, pool, insns, label_at),
+        max_stack if max_stack >= 0 else _max_stack(body, pool, insns, label_at),
         max_locals,
         code,
         handlers,

@@ -124,8 +124,9 @@ class CodeBody:
 
     ``items`` is the instruction stream with labels marking positions. The
     other lists refer to labels in ``items``. ``max_locals`` is kept up to date
-    by :meth:`new_local` and parameter insertion; ``max_stack`` is recomputed
-    by the assembler.
+    by :meth:`new_local` and parameter insertion; ``max_stack`` is the
+    disassembled method's (the assembler computes the new one, unless the
+    caller gives it a bound built on this one).
     """
 
     items: list[Item]

@@ -37,13 +37,17 @@ def disassemble(method: Method) -> CodeBody:
 def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
     insns: list[Instruction] = code.instructions()
     length = len(code.code)
-    starts = {insn.offset for insn in insns}
+    starts: list[bool] = [False] * (length + 1)  # (a list: compiled, a store and a read are a few instructions)
+    starts[length] = True  # the end of the code, for ranges that run to it
+    at: Instruction
+    for at in insns:
+        starts[at.offset] = True
     labels: dict[int, Label] = {}
 
     def label_at(offset: int) -> Label:
         lab = labels.get(offset)
         if lab is None:
-            if offset != length and offset not in starts:
+            if not 0 <= offset <= length or not starts[offset]:
                 raise ClassFormatError(
                     f"offset {offset} is not the start of an instruction",
                     offset=code.code_offset + offset if code.code_offset >= 0 else None,
@@ -98,15 +102,20 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
                 body.code_annotations.append(CodeAnnotationRef(attr.name_index, ta, _annotation_targets(ta, label_at)))
         else:
             body.other_attributes.append(attr)
+    # the labels go in by offset order, merged with the instructions (far fewer labels than
+    # instructions: no lookup per instruction)
     items: list = []
-    for insn, sym in zip(insns, symbolic):
-        lab = labels.get(insn.offset)
-        if lab is not None:
-            items.append(lab)
-        items.append(sym)
-    end = labels.get(length)
-    if end is not None:
-        items.append(end)
+    marks = sorted(labels)
+    m = 0
+    next_mark = marks[0] if marks else length + 1
+    for k in range(len(insns)):
+        if insns[k].offset == next_mark:
+            items.append(labels[next_mark])
+            m += 1
+            next_mark = marks[m] if m < len(marks) else length + 1
+        items.append(symbolic[k])
+    if next_mark == length:
+        items.append(labels[length])
     body.items = items
     return body
 

@@ -23,8 +23,9 @@ def code_name_index(method: Method) -> int:
     return old.name_index if old is not None else owner.pool.add_utf8("Code")
 
 
-def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None = None) -> None:
-    """Assemble ``body`` and make it ``method``'s Code attribute (in place of the old one).
+def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None = None, max_stack: int = -1) -> None:
+    """Assemble ``body`` and make it ``method``'s Code attribute (in place of the old one);
+    ``max_stack`` as :func:`~.assembler.assemble` takes it.
 
     A method without code (abstract or native before the caller changed its flags) gets a new
     Code attribute. Raises :class:`CodeTooLargeError` (and leaves the method unchanged) when it
@@ -39,6 +40,7 @@ def write_body(method: Method, body: CodeBody, *, frame_after: FrameAfter | None
         frame_after=frame_after,
         name_index=code_name_index(method),
         attribute_order=body.attribute_order,
+        max_stack=max_stack,
     )
     set_code(method, new)
 

@@ -15,7 +15,7 @@ from ..analysis import blocks as B
 from ..classfile import opcodes as op
 from ..classfile.instructions import Instruction
 from ..classfile.model import Method
-from ..editor import Handler, Label
+from ..editor import Handler, Label, peak_depth
 from ..editor.body import CodeBody
 from . import codegen as G
 from .activation import activation_code, activation_plan, entry_frame_of
@@ -30,6 +30,14 @@ __all__ = ["BodyResult", "instrument_body"]
 _ARRAY_TYPES: Final = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
 #: the opcodes :func:`_around` may put code around (the others skip the call)
 _BEFORE: Final = frozenset((op.NEW, op.GETSTATIC, op.PUTSTATIC, op.NEWARRAY, op.ANEWARRAY, op.MULTIANEWARRAY))
+_R_INVOKE: Final = 1
+_R_RETURN: Final = 2
+_R_AROUND: Final = 3
+#: what the body pass does with each opcode (one index per item instead of set lookups)
+_ROLE: Final = bytes(
+    _R_INVOKE if o in op.INVOKE_OPCODES else _R_RETURN if o in op.RETURN_OPCODES else _R_AROUND if o in _BEFORE else 0
+    for o in range(256)
+)
 
 
 @dataclass
@@ -38,6 +46,10 @@ class BodyResult:
     needs: FrameNeeds  #: frames the inserted code needs
     #: hybrid mode wants an entry yieldpoint that the caller puts in its prologue (``entry="prologue"``)
     entry_yieldpoint: bool = False
+    #: the most the inserted code rises above the depth the original code has where it goes
+    rise: int = 0
+    #: the most inserted code at a depth of its own needs (a pending call's handler: 1 + its code)
+    own: int = 0
 
 
 @dataclass
@@ -57,6 +69,8 @@ class _Pass:
     last_handlers: list = field(default_factory=list)
     dead_returns: set[int] = field(default_factory=set)
     extra_locals: int = 0
+    rise: int = 0
+    own: int = 0
 
     # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
     def __init__(
@@ -81,6 +95,17 @@ class _Pass:
         self.last_handlers = []
         self.dead_returns = set()
         self.extra_locals = 0
+        self.rise = 0
+        self.own = 0
+
+    def put(self, code: list) -> None:
+        """Append inserted ``code`` where the original code has its own depth (between its
+        instructions), and note how far it rises above it (for the caller's ``max_stack``)."""
+        if code:
+            self.out += code
+            rise = peak_depth(code, self.ctx.pool)
+            if rise > self.rise:
+                self.rise = rise
 
 
 def instrument_body(
@@ -131,29 +156,30 @@ def instrument_body(
     bytecodes_ref = ctx.rt.field_ref(NODE_BYTECODES)
     p = _Pass(ctx, method, body, node, added, part_calls)
     site = first_site
+    roles = _ROLE
     for i, item in enumerate(body.items):
         blk = starts[i]
         if blk is not None:
             if blk.index in activation:
-                p.out += activation_code(ctx, node, blk, *activation[blk.index], method, body, p.needs)
-            p.out += _counters(p, blk, bytecodes_ref)
+                p.put(activation_code(ctx, node, blk, *activation[blk.index], method, body, p.needs))
+            p.put(_counters(p, blk, bytecodes_ref))
             if blk.index in yieldpoints:
-                p.out += yieldpoint_code(ctx, node, blk, body, p.needs, entry_frame=entry_frame)
+                p.put(yieldpoint_code(ctx, node, blk, body, p.needs, entry_frame=entry_frame))
                 ctx.report.yieldpoints += 1
         if isinstance(item, Label):
             p.out.append(item)
             continue
-        opc = item.opcode
+        role = roles[item.opcode]
         if added and id(item) in added:
             site += part_calls.get(id(item), 0) if part_calls else 0
             p.out.append(item)
         elif dead[i]:
-            if opc in op.INVOKE_OPCODES:
+            if role == _R_INVOKE:
                 site += 1  # sites are numbered in code order, dead ones included
-            elif opc in op.RETURN_OPCODES:
+            elif role == _R_RETURN:
                 p.dead_returns.add(id(item))
             p.out.append(item)
-        elif opc in op.INVOKE_OPCODES:
+        elif role == _R_INVOKE:
             _call(p, item, i, site, temps, init_done, position, original_handlers)
             site += 1
         else:
@@ -162,19 +188,19 @@ def instrument_body(
                 frame = exits[i]
                 if frame is not None:
                     p.needs.known[skip] = frame
-                p.out += ctx.rt.yieldpoint(node, skip, pinned=True)
+                p.put(ctx.rt.yieldpoint(node, skip, pinned=True))
                 ctx.report.yieldpoints += 1
             after: list = []
-            if opc in _BEFORE:
+            if role == _R_AROUND:
                 before, after = _around(ctx, item, node)
-                p.out += before
+                p.put(before)
             p.out.append(item)
-            p.out += after
+            p.put(after)
     body.items = p.out + p.tail
     body.handlers = p.first_handlers + body.handlers + p.last_handlers
     p.needs.handlers += [(h.start, h.handler) for h in p.first_handlers]
     body.max_locals = max(body.max_locals, temps + p.extra_locals)
-    return BodyResult(p.dead_returns, p.needs, entry_yieldpoint)
+    return BodyResult(p.dead_returns, p.needs, entry_yieldpoint, p.rise, p.own)
 
 
 def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list[B.Block], bytearray]:
@@ -225,12 +251,13 @@ def _call(
 ) -> None:
     """A live call site; a pending call gets a catch-all handler (after ``super()``/``this()`` only)."""
     code = call_site_code(p.ctx, item, p.node, site, temps)
-    p.out += code.pre
+    p.put(code.pre)
     if code.pending is not None and init_done is not None and i >= init_done:
         start, end, handler = Label("pending_start"), Label("pending_end"), Label("pending_handler")
         p.out += [start, code.call, end]
         handler_end = Label("pending_handler_end")
         p.tail += [handler, *code.pending, Instruction(-1, op.ATHROW), handler_end]
+        p.own = max(p.own, 1 + peak_depth(code.pending, p.ctx.pool))  # the handler starts at one slot
         p.first_handlers.append(Handler(start, end, handler, 0))
         if original_handlers and not position:
             position.update((x, k) for k, x in enumerate(p.body.items) if isinstance(x, Label))
@@ -239,7 +266,7 @@ def _call(
                 p.last_handlers.append(Handler(handler, handler_end, h.handler, h.catch_type))
     else:
         p.out.append(code.call)
-    p.out += code.post
+    p.put(code.post)  # (the call leaves the depth the original call left: the pre code's pushes are its arguments)
     if code.pending is not None:
         p.extra_locals = max(p.extra_locals, pending_temps(item, p.ctx.pool))
 

@@ -23,7 +23,7 @@ from ..editor.body import CodeBody
 from ..editor.method_code import write_body
 from .context import ClassContext
 
-__all__ = ["FrameNeeds", "assemble", "add_method"]
+__all__ = ["FrameNeeds", "assemble", "add_method", "stack_bound"]
 
 THROWABLE: Final = Object("java/lang/Throwable")
 
@@ -48,8 +48,11 @@ class FrameNeeds:
         self.handlers += other.handlers
 
 
-def assemble(ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds | None = None) -> None:
-    """Write ``body`` as ``m``'s code, with the frames ``needs`` asks for (version 50+).
+def assemble(
+    ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds | None = None, max_stack: int = -1
+) -> None:
+    """Write ``body`` as ``m``'s code, with the frames ``needs`` asks for (version 50+);
+    ``max_stack``: the builder's bound (:func:`stack_bound`), else (-1) the assembler's flow.
 
     Code attributes the editor does not know (CLDC's ``StackMap``, vendors' tables) are
     dropped: they may name offsets that the instrumentation moved, and the JVM ignores them.
@@ -68,7 +71,24 @@ def assemble(ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds | N
             is_static=bool(m.access & ACC_STATIC),
             hierarchy=ctx.hierarchy,
         )
-    write_body(m, body, frame_after=frame_after)
+    write_body(m, body, frame_after=frame_after, max_stack=max_stack)
+
+
+def stack_bound(original: int, rise: int, own: int = 0) -> int:
+    """``max_stack`` of an instrumented body without a depth flow: the original's (``original``)
+    plus the most its inserted code rises above the depth it finds there (``rise``,
+    :func:`~jprewrite.editor.peak_depth`), or what code at a depth of its own needs (``own``: a
+    prologue on an empty stack, a pending call's handler on its exception), whichever is more.
+
+    Sound because every inserted piece goes where the original code has a depth of its own (at
+    most ``original``) and leaves it as it found it, bar a call's added arguments, which the call
+    takes. At most a few slots more than a flow finds (a counter goes where the stack is mostly
+    empty), as JaCoCo's probes add their need to the method's (``ProbeInserter.visitMaxs``); the
+    flow it saves visits every instruction of every method. -1 (the assembler's flow) where the
+    sum would not fit in a u2.
+    """
+    bound = max(original + rise, own)
+    return bound if bound <= 0xFFFF else -1
 
 
 def _add_frames(ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds) -> None:

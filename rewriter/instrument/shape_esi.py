@@ -21,13 +21,13 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.frames import Integer, Object
 from ..classfile.instructions import Fragment
 from ..classfile.model import ACC_FINAL, ACC_PRIVATE, ACC_STATIC, ACC_VARARGS, Method
-from ..editor import CodeTooLargeError, Label, disassemble
+from ..editor import CodeTooLargeError, Label, disassemble, peak_depth
 from ..editor.body import CodeBody
 from ..editor.params import insert_locals
 from . import codegen as G
 from .body_pass import instrument_body
 from .context import ClassContext
-from .emit import FrameNeeds, assemble
+from .emit import FrameNeeds, assemble, stack_bound
 from .outline import outline_regions
 from .override_check import override_check
 from .parts import SPLIT_BUDGETS, write_parts
@@ -81,14 +81,19 @@ def _write_twin(
     added: set[int] | frozenset = frozenset(),
     part_calls: dict[int, int] | None = None,
 ) -> None:
-    """Instrument the twin's body, put the prologue in front, assemble (may raise CodeTooLargeError)."""
+    """Instrument the twin's body, put the prologue in front, assemble (may raise CodeTooLargeError).
+
+    ``max_stack`` is the original's with the inserted code's rise (:func:`~.emit.stack_bound`)
+    where nothing was outlined (outlined parts' calls and stores are not the original code)."""
+    original = body.max_stack
     result = instrument_body(
         ctx, twin, body, node_slot, added=added, part_calls=part_calls, entry="prologue", twin=True
     )
     prologue, needs = _esi_prologue(ctx, m, node_slot, self_mid, sampled=result.entry_yieldpoint)
     body.insert(0, prologue)
     result.needs.update(needs)
-    assemble(ctx, twin, body, result.needs)
+    bound = -1 if added else stack_bound(original, result.rise, max(result.own, peak_depth(prologue, ctx.pool)))
+    assemble(ctx, twin, body, result.needs, bound)
 
 
 def _esi_twin(ctx: ClassContext, m: Method, node_slot: int) -> tuple[Method, CodeBody]:

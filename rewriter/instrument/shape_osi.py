@@ -19,14 +19,14 @@ from typing import Final
 
 from ..classfile import opcodes as op
 from ..classfile.frames import Frame, Object, Top
-from ..classfile.instructions import Instruction
+from ..classfile.instructions import Fragment, Instruction
 from ..classfile.model import Method
-from ..editor import CodeTooLargeError, Handler, Label, disassemble
+from ..editor import CodeTooLargeError, Handler, Label, disassemble, peak_depth
 from ..editor.body import CodeBody
 from . import codegen as G
 from .body_pass import instrument_body
 from .context import ClassContext
-from .emit import THROWABLE, assemble
+from .emit import THROWABLE, assemble, stack_bound
 from .outline import outline_regions
 from .parts import SPLIT_BUDGETS, write_parts
 from .support import KIND_INSTRUMENTED, NODE
@@ -85,6 +85,7 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
     """
     clinit = m.name == "<clinit>"
     body, node, saved_slot, self_mid = _osi_body(ctx, m)
+    original = body.max_stack
     # a constructor written in one piece takes its entry yieldpoint in ctorEnterSampled (hybrid mode)
     # (exact mode builds the prologue first, as ever: the order the pool grows in is part of the output)
     prologue_entry = budget is None and not clinit and ctx.options.mode == "hybrid"
@@ -122,27 +123,34 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
     )
     if prologue_entry:
         prologue = _osi_prologue(ctx, m, node, saved_slot, self_mid, sampled=result.entry_yieldpoint)
-    items = _restoring_before_returns(ctx, body.items, node, saved_slot, result.dead_returns)
+    restore = ctx.rt.restore_slot(node, saved_slot)
+    items = _restoring_before_returns(body.items, restore, result.dead_returns)
     head: list = []
     if budget is not None:  # the prologue is in place already: the handler starts after it
         last = next(i for i, x in enumerate(items) if x is prologue[-1])
         head, items = items[: last + 1], items[last + 1 :]
     if clinit:
         start, end, handler = Label("osi_start"), Label("osi_end"), Label("osi_handler")
-        items = [start, *items, end, handler, *ctx.rt.restore_slot(node, saved_slot), Instruction(-1, op.ATHROW)]
+        items = [start, *items, end, handler, *restore, Instruction(-1, op.ATHROW)]
         body.handlers.append(Handler(start, end, handler, 0))  # last: original handlers come first
         result.needs.known[handler] = Frame(-1, [Top] * node + [Object(NODE), Object(NODE)], [THROWABLE])
     body.items = head + items
+    bound = -1
     if budget is None:
         body.insert(0, prologue)
-    assemble(ctx, m, body, result.needs)
+        # the restores go before returns and (in <clinit>) in the handler, on its exception
+        rise = max(result.rise, peak_depth(restore, ctx.pool))
+        bound = stack_bound(original, rise, max(result.own, peak_depth(prologue, ctx.pool), 1 + rise))
+    assemble(ctx, m, body, result.needs, bound)
     return parts
 
 
-def _restoring_before_returns(ctx: ClassContext, items: list, node: int, saved_slot: int, dead: set[int]) -> list:
+def _restoring_before_returns(items: list, restore: list, dead: set[int]) -> list:
+    """``items`` with ``restore`` (a fragment: each place gets its own copy) before every live ``return``."""
     out: list = []
     for x in items:
         if not isinstance(x, Label) and x.opcode == op.RETURN and id(x) not in dead:
-            out += ctx.rt.restore_slot(node, saved_slot)
+            f = restore[0]
+            out.append(Fragment(f.code, f.peak, f.max_locals))
         out.append(x)
     return out
