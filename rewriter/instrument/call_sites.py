@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..classfile import opcodes as op
+from ..classfile.constants import ConstantPool
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.instructions import Instruction, InvokeInterface
 from . import codegen as G
@@ -172,7 +173,7 @@ def _spill_for_pending(ctx: ClassContext, node: int, site: int, mid: int, desc: 
     return out
 
 
-def pending_temps(insn: Instruction, pool) -> int:
+def pending_temps(insn: Instruction, pool: ConstantPool) -> int:
     """Local slots a pending call site needs: the receiver and every argument."""
     _, _, desc = pool.member_ref(insn.operand)
     return 1 + parse_method_descriptor(desc).param_slots

@@ -9,13 +9,14 @@ from __future__ import annotations
 from ..analysis.typeflow import execute, state_from_frame
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute
+from ..classfile.constants import ConstantPool
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.frames import Frame, Top, UninitializedThis, initial_frame_locals
 from ..classfile.instructions import Fragment, Instruction
 from ..editor.body import CodeBody, Label
 
 
-def push_int(pool, value: int) -> Instruction:
+def push_int(pool: ConstantPool, value: int) -> Instruction:
     """The shortest instruction pushing int ``value``."""
     if -1 <= value <= 5:
         return Instruction(-1, op.ICONST_0 + value)
@@ -68,7 +69,7 @@ class StraightCode:
             self.code += bytes((op.LDC_W, index >> 8, index & 0xFF))
         self._push(1)
 
-    def push_int(self, pool, value: int) -> None:
+    def push_int(self, pool: ConstantPool, value: int) -> None:
         """The shortest instruction pushing int ``value`` (as :func:`push_int`)."""
         if -1 <= value <= 5:
             self.code.append(op.ICONST_0 + value)
@@ -125,7 +126,7 @@ class StraightCode:
             self.code[at + 2] = offset & 0xFF
         self._branches.clear()
 
-    def attribute(self, pool, max_locals: int) -> CodeAttribute:
+    def attribute(self, pool: ConstantPool, max_locals: int) -> CodeAttribute:
         """The Code attribute of what was written (no handlers, no nested attributes)."""
         return CodeAttribute(pool.add_utf8("Code"), self.max_stack, max_locals, bytes(self.code), [], [])
 
@@ -165,7 +166,9 @@ def after_labels(body: CodeBody, index: int) -> int:
     return index
 
 
-def after_initialisation(this_class: str, method_name: str, descriptor: str, body: CodeBody, pool) -> int | None:
+def after_initialisation(
+    this_class: str, method_name: str, descriptor: str, body: CodeBody, pool: ConstantPool
+) -> int | None:
     """Item index just after a constructor's super()/this() call (0 for other methods).
 
     None when the call cannot be found on the straight-line path from the

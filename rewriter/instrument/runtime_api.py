@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..classfile import opcodes as op
+from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Fragment, Instruction
 from .codegen import StraightCode, push_int
 from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING
@@ -141,7 +142,7 @@ class RuntimeCalls:
     :class:`LocalSite`; ``mid`` an index into the class's MethodId table (``load_mid``).
     """
 
-    def __init__(self, pool, load_mid: Callable[[int], list]) -> None:
+    def __init__(self, pool: ConstantPool, load_mid: Callable[[int], list]) -> None:
         self.pool = pool
         self.load_mid = load_mid
         # fragments encoded once per class: (node, counter field, amount) -> a counter update,
