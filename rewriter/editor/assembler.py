@@ -54,9 +54,6 @@ class AssemblyError(JprewriteError):
 
 FrameAfter = Callable[[int], Frame]
 
-_Bh: Final = struct.Struct(">Bh")
-_Bi: Final = struct.Struct(">Bi")
-_BBH: Final = struct.Struct(">BBH")
 _BBb: Final = struct.Struct(">BBb")
 _BBHh: Final = struct.Struct(">BBHh")
 
@@ -182,20 +179,19 @@ def _encode(
     positions: list[int],
     long: set[int],
     size: int,
-    insns: list[Instruction],
-    label_at: dict[int, int],
 ) -> tuple[bytes, int]:
     """The code array of the laid-out body, and max_locals (computed on the way).
-
-    On the way too, for :func:`compute_max_stack`: ``insns`` gets the instructions and
-    ``label_at`` the index in it of the instruction each label stands before.
 
     Each item is written in the form layout gave it, straight into the array (no concrete
     instruction objects in between); the bytes are those :func:`encode_instructions` makes of
     the concrete instructions. Items written as they are get their offset set, as concrete ones.
+
+    The array is built as a list of ints (compiled, an append to a typed list is a native call;
+    to a ``bytearray`` it is a call by name, once per byte of every method the rewriting
+    writes); the rarer forms are written by the shared encoders into a small ``bytearray``
+    each. Every value is checked where a ``bytearray`` would have refused it.
     """
-    buf = bytearray()
-    append = buf.append
+    out: list[int] = []
     placed: list[int] = []  # item indices of the instructions written as they are
     top = body.max_locals
     kinds = _KIND
@@ -204,7 +200,6 @@ def _encode(
     none_shape = op.FMT_NONE
     formats = op.FORMATS
     cp2 = op.FMT_CP2
-    pack_Bh, pack_Bi, pack_BBH = _Bh.pack, _Bi.pack, _BBH.pack
     targets: list[int] = []  # every jump target offset, checked at the end
     item: Instruction | Label | None = None
     pos = 0
@@ -213,14 +208,13 @@ def _encode(
     slot: int
     end: int
     target: int
+    d: int
     label: Label
+    frag: Fragment
     try:
-        add_insn = insns.append
         for i, item in enumerate(body.items):
             if isinstance(item, Label):
-                label_at[id(item)] = len(insns)
                 continue
-            add_insn(item)
             pos = positions[i]
             o = item.opcode
             kind = kinds[o]
@@ -228,41 +222,71 @@ def _encode(
                 placed.append(i)
                 f = formats[o]
                 if f == none_shape:
-                    append(o)
+                    out.append(o)
                 elif f == cp2:
                     v = item.operand
-                    append(o)
-                    append(v >> 8)
-                    append(v & 0xFF)
+                    if v >> 16:
+                        raise ValueError(f"constant-pool index {v} does not fit in 16 bits")
+                    out.append(o)
+                    out.append(v >> 8)
+                    out.append(v & 0xFF)
                 else:
-                    encode_at(buf, item, pos)
+                    rare = bytearray()
+                    encode_at(rare, item, pos)
+                    out += rare
             elif kind == local:
                 slot = item.operand
+                if slot < 0 or slot > 0xFFFF:
+                    raise ValueError(f"local slot {slot} out of range")
                 end = slot + (2 if o in two_slot else 1)
                 if end > top:
                     top = end
                 if slot <= 3 and o != ret:
-                    append(short_base[o] + slot)
+                    out.append(short_base[o] + slot)
                 elif slot > 255:
-                    buf += pack_BBH(op.WIDE, o, slot)
+                    out.append(op.WIDE)
+                    out.append(o)
+                    out.append(slot >> 8)
+                    out.append(slot & 0xFF)
                 else:
-                    append(o)
-                    append(slot)
+                    out.append(o)
+                    out.append(slot)
             elif kind == branch:
                 label = item.operand
                 target = label.offset
                 targets.append(target)
+                d = target - pos
                 if not long or i not in long:
-                    buf += pack_Bh(o, target - pos)
-                elif o == op.GOTO or o == op.GOTO_W:
-                    buf += pack_Bi(op.GOTO_W, target - pos)
-                elif o == op.JSR or o == op.JSR_W:
-                    buf += pack_Bi(op.JSR_W, target - pos)
-                else:
-                    buf += pack_Bh(op.INVERSE_BRANCHES[o], 8)
-                    buf += pack_Bi(op.GOTO_W, target - pos - 3)
+                    if not -0x8000 <= d <= 0x7FFF:
+                        raise ValueError(f"branch offset {d} does not fit in 16 bits")
+                    out.append(o)
+                    out.append((d >> 8) & 0xFF)
+                    out.append(d & 0xFF)
+                elif o == op.GOTO or o == op.GOTO_W or o == op.JSR or o == op.JSR_W:
+                    out.append(op.GOTO_W if o == op.GOTO or o == op.GOTO_W else op.JSR_W)
+                    out.append((d >> 24) & 0xFF)
+                    out.append((d >> 16) & 0xFF)
+                    out.append((d >> 8) & 0xFF)
+                    out.append(d & 0xFF)
+                else:  # the inverse condition over a goto_w: 3 + 5 bytes
+                    d -= 3
+                    out.append(op.INVERSE_BRANCHES[o])
+                    out.append(0)
+                    out.append(8)
+                    out.append(op.GOTO_W)
+                    out.append((d >> 24) & 0xFF)
+                    out.append((d >> 16) & 0xFF)
+                    out.append((d >> 8) & 0xFF)
+                    out.append(d & 0xFF)
+            elif o == FRAGMENT_OPCODE:  # a counter at nearly every block
+                frag = item  # type: ignore[assignment]
+                out += frag.code
+                if frag.max_locals > top:
+                    top = frag.max_locals
             else:
-                top = _encode_rare(buf, item, pos, top, targets)
+                rare = bytearray()
+                top = _encode_rare(rare, item, pos, top, targets)
+                out += rare
     except _ENCODE_ERRORS as e:
         raise ClassFormatError(f"cannot encode {item!r}: {e}", offset=pos) from None
     # their offsets, from the last one back: an object that is in the body twice (``[nop] * n``)
@@ -273,13 +297,13 @@ def _encode(
         i = placed[k]
         done = items[i]  # type: ignore[assignment]  # (placed: instructions only)
         done.offset = positions[i]
-    n = len(buf)
+    n = len(out)
     if n != size:
         raise AssemblyError(f"the code was laid out in {size} bytes but written in {n}")
     for t in targets:
         if not 0 <= t < n:
             raise ClassFormatError(f"a jump target {t} is outside the code (code length {n})")
-    return bytes(buf), top
+    return bytes(out), top
 
 
 def _encode_rare(buf: bytearray, item: Instruction, pos: int, top: int, targets: list[int]) -> int:
@@ -390,13 +414,12 @@ def compute_max_stack(body: CodeBody, pool: ConstantPool) -> int:
     COMPUTE_FRAMES writes ``nop…athrow`` with ``[Throwable]`` on the stack there) must fit in
     ``max_stack`` although no path from the entry reaches it.
     """
-    insns, label_at = _instructions_and_labels(body)
-    return _max_stack(body, pool, insns, label_at)
+    return _max_stack(body, pool)
 
 
 def _instructions_and_labels(body: CodeBody) -> tuple[list[Instruction], dict[int, int]]:
     """The instructions alone, and for each label the index of the instruction it stands before
-    (what :func:`_encode` collects on its way)."""
+    (what the work list walks)."""
     insns: list[Instruction] = []
     label_at: dict[int, int] = {}
     for item in body.items:
@@ -432,7 +455,7 @@ def encode_straight(items: list[Instruction | Label], pool: ConstantPool) -> tup
             peak = depth
     body = CodeBody(items=list(items), max_locals=0)
     positions, long, size = _layout(body, False)
-    code, max_locals = _encode(body, positions, long, size, [], {})
+    code, max_locals = _encode(body, positions, long, size)
     return code, depth, peak, max_locals
 
 
@@ -450,11 +473,14 @@ def make_fragment(items: list[Instruction | Label], pool: ConstantPool) -> Fragm
     return Fragment(code, peak, max_locals)
 
 
-def _max_stack(body: CodeBody, pool: ConstantPool, insns: list[Instruction], label_at: dict[int, int]) -> int:
-    """:func:`compute_max_stack` over the body's instructions ``insns``; ``label_at``: each label's
-    instruction index (as :func:`_encode` gives them)."""
+def _max_stack(body: CodeBody, pool: ConstantPool) -> int:
+    """:func:`compute_max_stack`: one pass in code order, the work list where that cannot tell
+    (rare: ``jsr``, old code; only then are the instructions and label positions collected)."""
     best = max_stack_in_order(body, pool)
-    return best if best >= 0 else _max_stack_by_flow(body, pool, insns, label_at)
+    if best >= 0:
+        return best
+    insns, label_at = _instructions_and_labels(body)
+    return _max_stack_by_flow(body, pool, insns, label_at)
 
 
 def max_stack_by_flow(body: CodeBody, pool: ConstantPool) -> int:
@@ -621,9 +647,7 @@ def assemble(
     one (-1) a depth flow over the code computes it.
     """
     positions, long, size = _layout(body, True)
-    insns: list[Instruction] = []
-    label_at: dict[int, int] = {}
-    code, max_locals = _encode(body, positions, long, size, insns, label_at)
+    code, max_locals = _encode(body, positions, long, size)
     if len(code) > MAX_CODE_LENGTH:
         raise CodeTooLargeError(f"code is {len(code)} bytes, over the JVM's limit of 65535")
     handlers = []
@@ -665,7 +689,7 @@ def assemble(
     ordered.extend(body.other_attributes)
     result = CodeAttribute(
         name_index if name_index is not None else pool.add_utf8("Code"),
-        max_stack if max_stack >= 0 else _max_stack(body, pool, insns, label_at),
+        max_stack if max_stack >= 0 else _max_stack(body, pool),
         max_locals,
         code,
         handlers,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ...classfile import opcodes as op
 from ...classfile.frames import Frame, Object, VType
+from ...classfile.instructions import Instruction
 from .interpreter import step
 from .merge import TypeMerger, merge_states, state_assignable
 from .state import (
@@ -393,27 +394,30 @@ def flow_to(
 
     Never changes the body (a ``new`` site is named by its instruction object).
     """
-    items = body.items
+    items: list = body.items  # (typed: compiled, native item reads; a label is any non-instruction)
     frames = body.frames
     start = target_index - 1
     state: State | None = None
+    insn: Instruction
     while start >= 0:
         item = items[start]
-        if is_label(item):
+        if not isinstance(item, Instruction):
             frame = frames.get(item)
             if frame is not None:
                 state = state_from_frame(frame)
                 break
-        elif item.opcode in op.UNCONDITIONAL_OPCODES:
-            raise FrameUnknown(
-                f"{op.opcode_name(item.opcode)} at item {start} ends straight-line flow before item {target_index}"
-            )
+        else:
+            insn = item
+            if insn.opcode in op.UNCONDITIONAL_OPCODES:
+                raise FrameUnknown(
+                    f"{op.opcode_name(insn.opcode)} at item {start} ends straight-line flow before item {target_index}"
+                )
         start -= 1
     if state is None:
         state = initial_state(this_class, method_name, method_descriptor, is_static)
     locals_, stack = state.locals, state.stack
     for k in range(start + 1, target_index):
         item = items[k]
-        if not is_label(item):
+        if isinstance(item, Instruction):
             step(locals_, stack, item, pool, this_class, item)
     return state
