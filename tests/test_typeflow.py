@@ -37,6 +37,7 @@ from jprewrite.analysis.typeflow import (
     TypeMerger,
     execute,
     flow_to,
+    flow_to_each,
     frame_from_state,
     infer_frames,
     initial_state,
@@ -1265,3 +1266,51 @@ def test_frame_after_for_widened_branches(tmp_path):
         if other != path:
             _write(out, other, read_class(other.read_bytes()))
     verify_jvm([out]).assert_clean(allow_missing=False)
+
+
+@needs_jdk
+def test_flow_to_each_is_flow_to_at_every_position():
+    """``flow_to_each`` (one walk for a method's pending calls) gives at each target what
+    ``flow_to`` gives alone, or None where ``flow_to`` raises FrameUnknown: every instruction
+    position of every method of every 60th class of java.base, the targets in a shuffled order
+    and some twice; and a few positions at a time, so that the walk starts again."""
+    import random
+
+    from jprewrite.archive.jdk_image import JdkImage, find_java_home
+
+    img = JdkImage(find_java_home())
+    names = sorted(n for _, n in img.iter_class_names("java.base") if not n.endswith("module-info"))
+    rng = random.Random(15)
+    counts = collections.Counter()
+    for name in names[::60]:
+        cf = read_class(img.find_class(name))
+        for m in cf.methods:
+            if m.code() is None:
+                continue
+            body = disassemble(m)
+            if counts["methods"] % 2:
+                body.frames = {}  # without frames, code after a transfer is unknown to straight-line flow
+            args = (cf.pool, cf.name, m.descriptor, bool(m.access & ACC_STATIC), m.name)
+            positions = [i for i, x in enumerate(body.items) if not isinstance(x, Label)]
+            expected = {}
+            for t in positions:
+                try:
+                    st = flow_to(body, t, *args)
+                    expected[t] = (st.locals, st.stack)
+                except FrameUnknown:
+                    expected[t] = None
+                except TypeflowError:
+                    expected[t] = "error"
+            if "error" in expected.values():
+                counts["skipped"] += 1
+                continue
+            for targets in (
+                rng.sample(positions, len(positions)) + positions[:3],
+                rng.sample(positions, min(3, len(positions))),
+            ):
+                got = flow_to_each(body, targets, *args)
+                for t, st in zip(targets, got):
+                    assert (None if st is None else (st.locals, st.stack)) == expected[t], f"{name}.{m.name} at {t}"
+                    counts["unknown" if st is None else "known"] += 1
+            counts["methods"] += 1
+    assert counts["methods"] > 500 and counts["known"] > 10000 and counts["unknown"] > 1000, counts

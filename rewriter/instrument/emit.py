@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from ..analysis.frames import complete_frames, frame_after_provider
-from ..analysis.typeflow import FrameUnknown, flow_to, frame_from_state
+from ..analysis.typeflow import flow_to_each, frame_from_state
 from ..classfile.frames import Frame, Object
 from ..classfile.model import ACC_STATIC, Method
 from ..editor import Label
@@ -98,10 +98,11 @@ def _add_frames(ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds)
     index = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
     is_static = bool(m.access & ACC_STATIC)
     unknown = []
-    for start, handler in needs.handlers:
-        try:
-            st = flow_to(body, index[start] + 1, ctx.pool, ctx.name, m.descriptor, is_static, m.name)
-        except FrameUnknown:
+    # one walk for all of them (a method's pending calls share the stretches between them)
+    targets = [index[start] + 1 for start, _ in needs.handlers]
+    states = flow_to_each(body, targets, ctx.pool, ctx.name, m.descriptor, is_static, m.name)
+    for (_, handler), st in zip(needs.handlers, states):
+        if st is None:
             unknown.append(handler)
             continue
         body.frames[handler] = Frame(-1, frame_from_state(st).locals, [THROWABLE])

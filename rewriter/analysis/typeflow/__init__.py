@@ -47,7 +47,15 @@ Package layout (ASM's Analyzer/Interpreter/Frame split)
 
 from __future__ import annotations
 
-from .inference import ControlFlow, InferenceReport, flow_to, infer_frames, infer_states, labels_needing_frames
+from .inference import (
+    ControlFlow,
+    InferenceReport,
+    flow_to,
+    flow_to_each,
+    infer_frames,
+    infer_states,
+    labels_needing_frames,
+)
 from .interpreter import component_type, execute, step
 from .merge import TypeMerger, merge_states, state_assignable
 from .state import (
@@ -80,6 +88,7 @@ __all__ = [
     "step",
     "component_type",
     "flow_to",
+    "flow_to_each",
     "infer_frames",
     "infer_states",
     "labels_needing_frames",

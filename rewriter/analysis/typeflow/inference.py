@@ -28,7 +28,15 @@ from .state import (
     state_from_frame,
 )
 
-__all__ = ["InferenceReport", "ControlFlow", "flow_to", "infer_states", "infer_frames", "labels_needing_frames"]
+__all__ = [
+    "InferenceReport",
+    "ControlFlow",
+    "flow_to",
+    "flow_to_each",
+    "infer_states",
+    "infer_frames",
+    "labels_needing_frames",
+]
 
 
 @dataclass
@@ -421,3 +429,60 @@ def flow_to(
         if isinstance(item, Instruction):
             step(locals_, stack, item, pool, this_class, item)
     return state
+
+
+def flow_to_each(
+    body, targets: list[int], pool, this_class: str, method_descriptor: str, is_static: bool, method_name: str
+) -> list[State | None]:
+    """:func:`flow_to` for each of ``targets`` (item indices), in one walk over the body: each
+    state a copy of its own, None where :func:`flow_to` raises :class:`FrameUnknown`.
+
+    A method with many pending calls asks for the state at each of them; flowing each from its
+    nearest frame costs the instructions between them again and again. Here the state walks on
+    from one target to the next, and starts again only at a frame or the entry, exactly where
+    :func:`flow_to` would start: between the last place the state is known and the next target,
+    a frame restarts it and an instruction that does not fall through makes that target unknown.
+    """
+    items: list = body.items
+    frames = body.frames
+    order = sorted(range(len(targets)), key=targets.__getitem__)
+    out: list[State | None] = [None] * len(targets)
+    state: State | None = None
+    pos = 0  # ``state`` (when not None) is the state before items[pos]
+    insn: Instruction
+    for j in order:
+        target = targets[j]
+        k = target - 1
+        start = -2  # -2: the carried state goes on; -1: the entry; else the frame's label index
+        unknown = False
+        while k >= 0 and (state is None or k >= pos):
+            item = items[k]
+            if not isinstance(item, Instruction):
+                if item in frames:
+                    start = k
+                    break
+            else:
+                insn = item
+                if insn.opcode in op.UNCONDITIONAL_OPCODES:
+                    unknown = True
+                    break
+            k -= 1
+        if unknown:
+            continue
+        if start == -2 and state is None:
+            start = -1  # (scanned down to the entry without a frame)
+        if start == -1:
+            state = initial_state(this_class, method_name, method_descriptor, is_static)
+            pos = 0
+        elif start >= 0:
+            state = state_from_frame(frames[items[start]])
+            pos = start + 1
+        assert state is not None
+        locals_, stack = state.locals, state.stack
+        for i in range(pos, target):
+            item = items[i]
+            if isinstance(item, Instruction):
+                step(locals_, stack, item, pool, this_class, item)
+        pos = target
+        out[j] = State(list(locals_), list(stack))
+    return out
