@@ -4,7 +4,8 @@ A builder declares what its inserted code needs (:class:`FrameNeeds`): frames it
 wrapper's handler, the override check's target, an activation check's skip label), and
 handlers whose frame is the flow at a label (a pending call's catch-all sees the locals of its
 call). :func:`assemble` then runs one pass: the known frames go in, the handlers get their
-frames by straight-line flow (:func:`~jprewrite.analysis.typeflow.flow_to`), full inference
+frames by straight-line flow (:func:`~jprewrite.analysis.typeflow.flow_to_each`: one walk for
+all of a method's handlers), full inference
 (:func:`~jprewrite.analysis.frames.complete_frames`) only for what flow cannot reach; and the
 assembler may widen a branch that no longer reaches (the frame after it comes from the flow).
 """
