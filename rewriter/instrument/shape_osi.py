@@ -139,8 +139,10 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
     if budget is None:
         body.insert(0, prologue)
         # the restores go before returns and (in <clinit>) in the handler, on its exception
-        rise = max(result.rise, peak_depth(restore, ctx.pool))
-        bound = stack_bound(original, rise, max(result.own, peak_depth(prologue, ctx.pool), 1 + rise))
+        restoring = peak_depth(restore, ctx.pool)
+        on_exception = 1 + restoring if clinit else 0
+        own = max(result.own, peak_depth(prologue, ctx.pool), on_exception)
+        bound = stack_bound(original, max(result.rise, restoring), own)
     assemble(ctx, m, body, result.needs, bound)
     return parts
 

@@ -404,31 +404,43 @@ def flow_to(
     """
     items: list = body.items  # (typed: compiled, native item reads; a label is any non-instruction)
     frames = body.frames
-    start = target_index - 1
-    state: State | None = None
+    start = _flow_start(items, frames, target_index, 0)
+    if start >= 0:
+        state = state_from_frame(frames[items[start]])
+    else:
+        state = initial_state(this_class, method_name, method_descriptor, is_static)
+    _step_over(items, start + 1, target_index, state, pool, this_class)
+    return state
+
+
+def _flow_start(items: list, frames: dict, target_index: int, floor: int) -> int:
+    """Where straight-line flow to ``items[target_index]`` starts, looking back no further than
+    ``floor``: the index of the nearest label with a frame, or ``floor - 1`` when there is none
+    from ``floor`` on. Raises :class:`FrameUnknown` at an instruction that does not fall through."""
+    k = target_index - 1
     insn: Instruction
-    while start >= 0:
-        item = items[start]
+    while k >= floor:
+        item = items[k]
         if not isinstance(item, Instruction):
-            frame = frames.get(item)
-            if frame is not None:
-                state = state_from_frame(frame)
-                break
+            if item in frames:
+                return k
         else:
             insn = item
             if insn.opcode in op.UNCONDITIONAL_OPCODES:
                 raise FrameUnknown(
-                    f"{op.opcode_name(insn.opcode)} at item {start} ends straight-line flow before item {target_index}"
+                    f"{op.opcode_name(insn.opcode)} at item {k} ends straight-line flow before item {target_index}"
                 )
-        start -= 1
-    if state is None:
-        state = initial_state(this_class, method_name, method_descriptor, is_static)
+        k -= 1
+    return floor - 1
+
+
+def _step_over(items: list, begin: int, end: int, state: State, pool, this_class: str) -> None:
+    """``state`` stepped in place over the instructions of ``items[begin:end]`` (labels pass)."""
     locals_, stack = state.locals, state.stack
-    for k in range(start + 1, target_index):
+    for k in range(begin, end):
         item = items[k]
         if isinstance(item, Instruction):
             step(locals_, stack, item, pool, this_class, item)
-    return state
 
 
 def flow_to_each(
@@ -449,40 +461,20 @@ def flow_to_each(
     out: list[State | None] = [None] * len(targets)
     state: State | None = None
     pos = 0  # ``state`` (when not None) is the state before items[pos]
-    insn: Instruction
     for j in order:
         target = targets[j]
-        k = target - 1
-        start = -2  # -2: the carried state goes on; -1: the entry; else the frame's label index
-        unknown = False
-        while k >= 0 and (state is None or k >= pos):
-            item = items[k]
-            if not isinstance(item, Instruction):
-                if item in frames:
-                    start = k
-                    break
-            else:
-                insn = item
-                if insn.opcode in op.UNCONDITIONAL_OPCODES:
-                    unknown = True
-                    break
-            k -= 1
-        if unknown:
+        floor = 0 if state is None else pos  # (the carried state covers what lies before pos)
+        try:
+            start = _flow_start(items, frames, target, floor)
+        except FrameUnknown:
             continue
-        if start == -2 and state is None:
-            start = -1  # (scanned down to the entry without a frame)
-        if start == -1:
-            state = initial_state(this_class, method_name, method_descriptor, is_static)
-            pos = 0
-        elif start >= 0:
+        if start >= floor:  # a frame: flow starts again there
             state = state_from_frame(frames[items[start]])
             pos = start + 1
-        assert state is not None
-        locals_, stack = state.locals, state.stack
-        for i in range(pos, target):
-            item = items[i]
-            if isinstance(item, Instruction):
-                step(locals_, stack, item, pool, this_class, item)
+        elif state is None:  # the entry
+            state = initial_state(this_class, method_name, method_descriptor, is_static)
+            pos = 0
+        _step_over(items, pos, target, state, pool, this_class)
         pos = target
-        out[j] = State(list(locals_), list(stack))
+        out[j] = State(list(state.locals), list(state.stack))
     return out
