@@ -137,6 +137,12 @@ class Constant:
     def encode(self) -> bytes:
         raise NotImplementedError
 
+    def ref_key(self) -> int:
+        """The pool index's int key of an entry made only of indices (``tag << 32 | operands``),
+        -1 for the other kinds: an int is cheaper to make and hash than the :meth:`key` tuple,
+        and find-or-add asks for a hundred of them a class."""
+        return -1
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Constant) and self.key() == other.key()
 
@@ -287,6 +293,9 @@ class _OneRef(Constant):
     def key(self) -> tuple:
         return (self.tag, self.index)
 
+    def ref_key(self) -> int:
+        return (self.tag << 32) | self.index
+
     def encode(self) -> bytes:
         return _TAG_U2.pack(self.tag, self.index)
 
@@ -333,6 +342,9 @@ class _TwoRef(Constant):
 
     def key(self) -> tuple:
         return (self.tag, self.first, self.second)
+
+    def ref_key(self) -> int:
+        return (self.tag << 32) | (self.first << 16) | self.second
 
     def encode(self) -> bytes:
         return _TAG_U2U2.pack(self.tag, self.first, self.second)
@@ -527,7 +539,13 @@ class ConstantPool:
         self._cache: list[Constant | None] = [None] * count
         self._original_count = count  # entries below this come from _data
         self._dirty = False  # an original entry was replaced: re-encode all
-        self._index: dict[tuple, int] | None = None
+        # Find-or-add's index (value -> first index), built on the first add: Utf8 by its raw
+        # bytes, entries made only of indices by an int (:meth:`Constant.ref_key`), the few
+        # others (numbers, MethodHandle) by their key tuple.
+        self._indexed = False
+        self._utf8_index: dict[bytes, int] = {}
+        self._ref_index: dict[int, int] = {}
+        self._other_index: dict[tuple, int] = {}
         # Answers of the find-or-add and name queries, by their arguments: a rewriter asks the
         # same few hundred of them thousands of times per class, and each answer stays true
         # while entries are only appended (``replace`` forgets them all).
@@ -832,61 +850,68 @@ class ConstantPool:
                 yield i, (c if c is not None else self._materialize(i))
 
     # ---------------------------------------------------------------- editing
-    def _build_index(self) -> dict[tuple, int]:
+    def _build_index(self) -> None:
         """Value -> first index, for find-or-add.
 
         Keys of entries never materialised are computed straight from the pool
-        bytes (the same tuples ``Constant.key()`` gives): a rewriter adds a few
+        bytes (the keys their entries would give): a rewriter adds a few
         constants to almost every class, and materialising a whole pool just to
         find "StackMapTable" would cost more than the rest of the edit.
         """
-        if self._index is None:
-            index: dict[tuple, int] = {}
-            data = self._data
-            offsets = self._offsets
-            tags = self._tags
-            cache = self._cache
-            original = self._original_count
-            unpack = struct.unpack_from
-            for i in range(1, len(tags)):
-                tag = tags[i]
-                if tag == 0:
-                    continue
-                c = cache[i]
-                if c is not None or i >= original:
-                    key = c.key() if c is not None else self[i].key()
-                else:
-                    pos = offsets[i]
-                    if tag == UTF8:
-                        n = (data[pos + 1] << 8) | data[pos + 2]
-                        key = (UTF8, bytes(data[pos + 3 : pos + 3 + n]))
-                    elif tag in _TWO_REF_CLASSES:
-                        key = (tag, *unpack(">HH", data, pos + 1))
-                    elif tag in _ONE_REF_CLASSES:
-                        key = (tag, (data[pos + 1] << 8) | data[pos + 2])
-                    elif tag == INTEGER:
-                        key = (INTEGER, unpack(">i", data, pos + 1)[0])
-                    elif tag == FLOAT:
-                        key = (FLOAT, unpack(">I", data, pos + 1)[0])
-                    elif tag == LONG:
-                        key = (LONG, unpack(">q", data, pos + 1)[0])
-                    elif tag == DOUBLE:
-                        key = (DOUBLE, unpack(">Q", data, pos + 1)[0])
-                    else:  # METHOD_HANDLE
-                        key = (METHOD_HANDLE, data[pos + 1], (data[pos + 2] << 8) | data[pos + 3])
-                index.setdefault(key, i)
-            self._index = index
-        return self._index
+        self._indexed = True
+        utf8s = self._utf8_index
+        refs = self._ref_index
+        data = self._data
+        offsets = self._offsets
+        tags = self._tags
+        cache = self._cache
+        kinds = _KIND_BY_TAG
+        original = self._original_count
+        for i in range(1, len(tags)):
+            tag = tags[i]
+            if tag == 0:
+                continue
+            c = cache[i]
+            if c is not None or i >= original:
+                self._remember(c if c is not None else self[i], i)
+                continue
+            pos = offsets[i]
+            kind = kinds[tag]
+            if kind == _K_UTF8:
+                n = (data[pos + 1] << 8) | data[pos + 2]
+                utf8s.setdefault(data[pos + 3 : pos + 3 + n], i)
+            elif kind == _K_TWO_REF:
+                key = (tag << 32) | (data[pos + 1] << 24) | (data[pos + 2] << 16) | (data[pos + 3] << 8) | data[pos + 4]
+                refs.setdefault(key, i)
+            elif kind == _K_ONE_REF:
+                refs.setdefault((tag << 32) | (data[pos + 1] << 8) | data[pos + 2], i)
+            else:  # numbers and MethodHandles: rare, indexed by their entries' key tuples
+                self._remember(self[i], i)
 
-    def add(self, const: Constant) -> int:
-        """Index of an entry equal to ``const``, appending it if the pool has none."""
-        index = self._index
-        if index is None:
-            index = self._build_index()
-        key = const.key()
-        found = index.get(key)
-        if found is not None:
-            return found
+    def _remember(self, const: Constant, i: int) -> None:
+        """Index ``const`` at ``i`` unless an equal entry comes earlier."""
+        if isinstance(const, Utf8):
+            self._utf8_index.setdefault(const.raw, i)
+            return
+        key = const.ref_key()
+        if key >= 0:
+            self._ref_index.setdefault(key, i)
+        else:
+            self._other_index.setdefault(const.key(), i)
+
+    def _find(self, const: Constant) -> int:
+        """Index of an entry equal to ``const``, or -1."""
+        if not self._indexed:
+            self._build_index()
+        if isinstance(const, Utf8):
+            found = self._utf8_index.get(const.raw)
+        else:
+            key = const.ref_key()
+            found = self._ref_index.get(key) if key >= 0 else self._other_index.get(const.key())
+        return -1 if found is None else found
+
+    def _append(self, const: Constant) -> int:
+        """Append ``const`` (known not to be in the pool yet) and index it."""
         i = len(self._tags)
         width = const.width
         if i + width > 0x10000:
@@ -898,8 +923,22 @@ class ConstantPool:
             self._tags.append(0)
             self._offsets.append(-1)
             self._cache.append(None)
-        index[key] = i
+        self._remember(const, i)
         return i
+
+    def _add_refs(self, tag: int, first: int, second: int) -> int:
+        """Find-or-add of a two-index entry without making the entry unless it is new."""
+        if not self._indexed:
+            self._build_index()
+        found = self._ref_index.get((tag << 32) | (first << 16) | second)
+        if found is not None:
+            return found
+        return self._append(_two_ref(tag, first, second))
+
+    def add(self, const: Constant) -> int:
+        """Index of an entry equal to ``const``, appending it if the pool has none."""
+        found = self._find(const)
+        return found if found >= 0 else self._append(const)
 
     def replace(self, i: int, const: Constant) -> None:
         """Overwrite entry i (same width). Forces a full re-encode of the pool."""
@@ -910,7 +949,10 @@ class ConstantPool:
         self._cache[i] = const
         if i < self._original_count:
             self._dirty = True
-        self._index = None
+        self._indexed = False
+        self._utf8_index = {}
+        self._ref_index = {}
+        self._other_index = {}
         self._memo = {}
         self._reads = {}
         self._utf8_at = {}
@@ -919,34 +961,47 @@ class ConstantPool:
     def add_utf8(self, text: str) -> int:
         i = self._utf8_at.get(text)
         if i is None:
-            i = self._utf8_at[text] = self.add(Utf8(text))
+            raw = mutf8.encode(text)
+            if not self._indexed:
+                self._build_index()
+            found = self._utf8_index.get(raw)
+            if found is None:
+                if len(raw) > 0xFFFF:
+                    raise ValueError("Utf8 constant longer than 65535 bytes")
+                found = self._append(Utf8(text, raw=raw))
+            i = self._utf8_at[text] = found
         return i
 
     def add_class(self, name: str) -> int:
         i = self._class_at.get(name)
         if i is None:
-            i = self._class_at[name] = self.add(ClassRef(self.add_utf8(name)))
+            utf8 = self.add_utf8(name)
+            found = self._ref_index.get((CLASS << 32) | utf8)  # (indexed by add_utf8)
+            i = self._class_at[name] = found if found is not None else self._append(ClassRef(utf8))
         return i
 
     def add_string(self, text: str) -> int:
         key = ("s", text)
         i = self._memo.get(key)
         if i is None:
-            i = self._memo[key] = self.add(String(self.add_utf8(text)))
+            utf8 = self.add_utf8(text)
+            found = self._ref_index.get((STRING << 32) | utf8)  # (indexed by add_utf8)
+            i = self._memo[key] = found if found is not None else self._append(String(utf8))
         return i
 
     def add_name_and_type(self, name: str, descriptor: str) -> int:
         key = ("n", name, descriptor)
         i = self._memo.get(key)
         if i is None:
-            i = self._memo[key] = self.add(NameAndType(self.add_utf8(name), self.add_utf8(descriptor)))
+            i = self._memo[key] = self._add_refs(NAME_AND_TYPE, self.add_utf8(name), self.add_utf8(descriptor))
         return i
 
     def add_fieldref(self, owner: str, name: str, descriptor: str) -> int:
         key = ("f", owner, name, descriptor)
         i = self._memo.get(key)
         if i is None:
-            i = self._memo[key] = self.add(Fieldref(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+            owner_index, nat = self.add_class(owner), self.add_name_and_type(name, descriptor)
+            i = self._memo[key] = self._add_refs(FIELDREF, owner_index, nat)
             self._reads[i * 4 + 2] = (owner, name, descriptor)  # what member_ref(i) will answer
         return i
 
@@ -954,8 +1009,9 @@ class ConstantPool:
         key = ("i" if interface else "m", owner, name, descriptor)
         i = self._memo.get(key)
         if i is None:
-            ref_cls = InterfaceMethodref if interface else Methodref
-            i = self._memo[key] = self.add(ref_cls(self.add_class(owner), self.add_name_and_type(name, descriptor)))
+            tag = INTERFACE_METHODREF if interface else METHODREF
+            owner_index, nat = self.add_class(owner), self.add_name_and_type(name, descriptor)
+            i = self._memo[key] = self._add_refs(tag, owner_index, nat)
             self._reads[i * 4 + 2] = (owner, name, descriptor)  # what member_ref(i) will answer
         return i
 

@@ -25,11 +25,12 @@ and :class:`Uninitialized` (the offset of its ``new`` instruction).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from ..errors import ClassFormatError
+from .constants import ConstantPool
 from .descriptors import parse_method_descriptor
 from .native import mypyc_attr
 
@@ -78,12 +79,9 @@ APPEND_FRAME: Final = 252  # 252..254: append frame_type - 251 locals
 FULL_FRAME: Final = 255
 
 
-class ClassPool(Protocol):
-    """What the frame codec needs from a constant pool."""
-
-    def class_name(self, index: int) -> str: ...
-
-    def add_class(self, name: str) -> int: ...
+#: The frame codec's constant pool (its class names and find-or-add of classes). A concrete
+#: type, not a protocol: compiled, the encoder then calls ``add_class`` natively.
+ClassPool = ConstantPool
 
 
 # --------------------------------------------------------- verification types
@@ -491,17 +489,31 @@ def _compact(locals_: list[VType], stack: list[VType], prev: Sequence[VType] | N
     return FULL_FRAME
 
 
-def _write_types(out: bytearray, types: Iterable[VType], pool: ClassPool) -> None:
+def _write_types(out: list[int], types: list[VType], pool: ClassPool) -> None:
+    """Append ``types`` as verification_type_info bytes (a list of ints: an append to a
+    bytearray is a call by name once compiled, one to a list is not)."""
     for t in types:
-        tag = t.tag
-        out.append(tag)
-        if tag == ITEM_OBJECT:
-            index = t.cp_index  # type: ignore[attr-defined]
+        if isinstance(t, Object):
+            index = t.cp_index
             if index is None:
-                index = pool.add_class(t.name)  # type: ignore[attr-defined]
-            out += _U2.pack(index)
-        elif tag == ITEM_UNINITIALIZED:
-            out += _U2.pack(t.offset)  # type: ignore[attr-defined]
+                index = pool.add_class(t.name)
+            out.append(ITEM_OBJECT)
+            _put_u2(out, index)
+        elif isinstance(t, Uninitialized):
+            site = t.offset
+            if type(site) is not int:
+                raise TypeError(f"Uninitialized at {site!r}, not a code offset")
+            out.append(ITEM_UNINITIALIZED)
+            _put_u2(out, site)
+        else:
+            out.append(t.tag)
+
+
+def _put_u2(out: list[int], value: int) -> None:
+    if not 0 <= value <= 0xFFFF:
+        raise ValueError(f"{value} does not fit in two bytes")
+    out.append(value >> 8)
+    out.append(value & 0xFF)
 
 
 def encode_stack_map_table(
@@ -516,7 +528,11 @@ def encode_stack_map_table(
     becomes a full_frame, and a decoded first frame's kind is trusted).
     Frames must be in strictly increasing offset order.
     """
-    out = bytearray(_U2.pack(len(frames)))
+    out: list[int] = []
+    try:
+        _put_u2(out, len(frames))
+    except ValueError as e:
+        raise ClassFormatError(f"cannot encode {len(frames)} frames: {e}") from None
     prev: Sequence[VType] | None = initial_locals
     prev_offset = -1
     for i, f in enumerate(frames):
@@ -530,24 +546,23 @@ def encode_stack_map_table(
         if ft is None:
             ft = _compact(locals_, stack, prev, delta)
         try:
+            out.append(ft)
             if ft <= SAME_FRAME_MAX:
-                out.append(ft)
+                pass
             elif ft < 128:
-                out.append(ft)
                 _write_types(out, stack, pool)
             else:
-                out.append(ft)
-                out += _U2.pack(delta)
+                _put_u2(out, delta)
                 if ft == SAME_LOCALS_1_STACK_ITEM_EXTENDED:
                     _write_types(out, stack, pool)
                 elif APPEND_FRAME <= ft < FULL_FRAME:
                     _write_types(out, locals_[len(locals_) - (ft - SAME_FRAME_EXTENDED) :], pool)
                 elif ft == FULL_FRAME:
-                    out += _U2.pack(len(locals_))
+                    _put_u2(out, len(locals_))
                     _write_types(out, locals_, pool)
-                    out += _U2.pack(len(stack))
+                    _put_u2(out, len(stack))
                     _write_types(out, stack, pool)
-        except (struct.error, AttributeError, TypeError) as e:
+        except (ValueError, AttributeError, TypeError) as e:
             raise ClassFormatError(f"cannot encode frame {i} at offset {f.offset}: {e}") from None
         prev = locals_
         prev_offset = f.offset
