@@ -666,11 +666,10 @@ class ConstantPool:
         if tag == UTF8:
             length = (data[pos + 1] << 8) | data[pos + 2]
             c = Utf8(raw=bytes(data[pos + 3 : pos + 3 + length]))
-        elif tag in _ONE_REF_CLASSES:
-            c = _ONE_REF_CLASSES[tag]((data[pos + 1] << 8) | data[pos + 2])
-        elif tag in _TWO_REF_CLASSES:
-            a, b = _U2U2.unpack_from(data, pos + 1)
-            c = _TWO_REF_CLASSES[tag](a, b)
+        elif _KIND_BY_TAG[tag] == _K_ONE_REF:
+            c = _one_ref(tag, (data[pos + 1] << 8) | data[pos + 2])
+        elif _KIND_BY_TAG[tag] == _K_TWO_REF:
+            c = _two_ref(tag, (data[pos + 1] << 8) | data[pos + 2], (data[pos + 3] << 8) | data[pos + 4])
         elif tag == INTEGER:
             c = Integer(_S4.unpack_from(data, pos + 1)[0])
         elif tag == FLOAT:
@@ -811,23 +810,43 @@ class ConstantPool:
             raise ClassFormatError(f"constant-pool entry #{i} is a {TAG_NAMES[c.tag]}, not a Utf8")
         return c.value  # type: ignore[attr-defined]
 
+    def _operand(self, i: int, second: bool) -> int:
+        """The first (or ``second``) index operand of entry ``i``, a Class, NameAndType or member
+        reference known to be one: read from the pool bytes while the entry is not materialised.
+
+        Why: a rewriter asks for the names of thousands of references a class, and making the
+        entry objects on the way (the reference, its NameAndType, its Class) cost more than the
+        rest of the answer."""
+        c = self._cache[i]
+        if c is None:
+            pos = self._offsets[i] + (3 if second else 1)
+            data = self._data
+            return (data[pos] << 8) | data[pos + 1]
+        if isinstance(c, _TwoRef):
+            return c.second if second else c.first
+        assert isinstance(c, _OneRef)
+        return c.index
+
     def class_name(self, i: int) -> str:
         """Internal name (or array descriptor) of the CONSTANT_Class at i."""
         key = i * 4
         name = self._reads.get(key)
         if name is None:
-            c = self[i]
-            if c.tag != CLASS:
+            tags = self._tags
+            if not (0 < i < len(tags) and tags[i] == CLASS):
+                c = self[i]
                 raise ClassFormatError(f"constant-pool entry #{i} is a {TAG_NAMES[c.tag]}, not a Class")
-            name = self._reads[key] = self.utf8(c.index)  # type: ignore[attr-defined]
+            name = self._reads[key] = self.utf8(self._operand(i, False))
         return name
 
     def name_and_type(self, i: int) -> tuple[str, str]:
         key = i * 4 + 1
         pair = self._reads.get(key)
         if pair is None:
-            c = self.get(i, NAME_AND_TYPE)
-            pair = self._reads[key] = (self.utf8(c.first), self.utf8(c.second))  # type: ignore[attr-defined]
+            tags = self._tags
+            if not (0 < i < len(tags) and tags[i] == NAME_AND_TYPE):
+                self.get(i, NAME_AND_TYPE)  # (raises: out of range, or another kind)
+            pair = self._reads[key] = (self.utf8(self._operand(i, False)), self.utf8(self._operand(i, True)))
         return pair
 
     def member_ref(self, i: int) -> tuple[str, str, str]:
@@ -835,9 +854,11 @@ class ConstantPool:
         key = i * 4 + 2
         ref = self._reads.get(key)
         if ref is None:
-            c = self.get(i, FIELDREF, METHODREF, INTERFACE_METHODREF)
-            name, desc = self.name_and_type(c.second)  # type: ignore[attr-defined]
-            ref = self._reads[key] = (self.class_name(c.first), name, desc)  # type: ignore[attr-defined]
+            tags = self._tags
+            if not (0 < i < len(tags) and FIELDREF <= tags[i] <= INTERFACE_METHODREF):
+                self.get(i, FIELDREF, METHODREF, INTERFACE_METHODREF)  # (raises)
+            name, desc = self.name_and_type(self._operand(i, True))
+            ref = self._reads[key] = (self.class_name(self._operand(i, False)), name, desc)
         return ref
 
     def entries(self) -> Iterator[tuple[int, Constant]]:

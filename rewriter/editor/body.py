@@ -33,8 +33,8 @@ from typing import Final
 
 from ..classfile import opcodes as op
 from ..classfile.attributes import TypeAnnotation
-from ..classfile.frames import Frame, Uninitialized
-from ..classfile.instructions import FRAGMENT_OPCODE, Instruction, LookupSwitch, TableSwitch
+from ..classfile.frames import Frame
+from ..classfile.instructions import FRAGMENT_OPCODE, Instruction
 from ..classfile.native import mypyc_attr
 
 _LABEL_NUMBERS: Final = count(1)  # names of labels made without one: L1, L2...
@@ -225,30 +225,3 @@ _SLOT_OPCODES: Final = op.LOCAL_SLOT_OPCODES | {op.IINC}  # instructions whose o
 
 
 # ------------------------------------------------------------------ symbolic copies
-def symbolic_copy(insn: Instruction, label_at) -> Instruction:
-    """A symbolic copy of a concrete instruction; ``label_at(offset)`` gives labels."""
-    o = insn.opcode
-    short = op.SHORT_FORMS.get(o)
-    if short is not None:
-        return Instruction(-1, short[0], short[1])
-    if o in op.BRANCH_OPCODES:
-        general = {op.GOTO_W: op.GOTO, op.JSR_W: op.JSR}.get(o, o)
-        return Instruction(-1, general, label_at(insn.operand))
-    if isinstance(insn, TableSwitch):
-        return TableSwitch(-1, label_at(insn.default), insn.low, [label_at(t) for t in insn.targets])
-    if isinstance(insn, LookupSwitch):
-        return LookupSwitch(-1, label_at(insn.default), list(insn.keys), [label_at(t) for t in insn.targets])
-    if o == op.LDC_W:
-        return Instruction(-1, op.LDC, insn.operand)
-    # Everything else is taken over as it is (the disassembler hands the decoded list over to the
-    # body and drops it from the Code attribute, so nothing is shared).
-    return insn
-
-
-def frame_with_labels(frame: Frame, insn_at) -> Frame:
-    """Replace Uninitialized(offset) by Uninitialized(<the `new` instruction>) in a frame's types."""
-
-    def conv(t):
-        return Uninitialized(insn_at(t.offset)) if isinstance(t, Uninitialized) else t
-
-    return Frame(frame.offset, [conv(t) for t in frame.locals], [conv(t) for t in frame.stack], frame.kind)

@@ -133,9 +133,7 @@ class ClassContext:
         # turn them back into Python calls
         pool = cf.pool if _COMPILED else cast(ConstantPool, CachingPool(cf.pool))
         mids = MidTable(cf, pool, fields=not contract_only and mid_fields_fit(cf))
-        return cls(
-            cf, plan, options, choose_strategy(cf, plan, contract_only), pool, mids, RuntimeCalls(pool, mids.load)
-        )
+        return cls(cf, plan, options, choose_strategy(cf, plan, contract_only), pool, mids, RuntimeCalls(pool, mids))
 
     @property
     def hierarchy(self) -> ClassHierarchy:

@@ -103,10 +103,6 @@ class MidTable:
         k = self.init_flags.setdefault(target, len(self.init_flags))
         return self.pool.add_fieldref(self.holder, f"{INIT_FLAG_PREFIX}{k}", "Z")
 
-    def loader(self, pool: ConstantPool):
-        """``load`` bound to ``pool`` (dispatchers are built in the class or in the holder)."""
-        return lambda i: self.load(i, pool)
-
     def fill_fields(self, pool: ConstantPool, code: G.StraightCode) -> None:
         """Every MethodId made and stored in its field (the holder's ``<clinit>``: only there are
         static final fields constants to the JIT compilers)."""

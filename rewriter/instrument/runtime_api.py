@@ -14,15 +14,17 @@ order the instructions run (the order the pool grows in is part of the output's 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Fragment, Instruction
 from .codegen import StraightCode, push_int
 from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING
+
+if TYPE_CHECKING:  # (method_ids uses this module's members)
+    from .method_ids import MidTable
 
 __all__ = ["RuntimeMember", "RUNTIME_API", "LocalSite", "RuntimeCalls", "contract_table"]
 
@@ -142,14 +144,18 @@ class RuntimeCalls:
     :class:`LocalSite`; ``mid`` an index into the class's MethodId table (``load_mid``).
     """
 
-    def __init__(self, pool: ConstantPool, load_mid: Callable[[int], list]) -> None:
+    def __init__(self, pool: ConstantPool, mids: MidTable) -> None:
         self.pool = pool
-        self.load_mid = load_mid
+        self.mids = mids
         # fragments encoded once per class: (node, counter field, amount) -> a counter update,
         # (node, saved, -1) -> a slot restore
         self._fragments: dict[tuple[int, int, int], Fragment] = {}
 
     # ----------------------------------------------------------------- members
+    def load_mid(self, mid: int) -> list:
+        """The code that puts MethodId ``mid`` of the class's table on the stack, in this pool."""
+        return self.mids.load(mid, self.pool)
+
     def invoke(self, member: RuntimeMember) -> Instruction:
         opcode = op.INVOKESTATIC if member.static else op.INVOKEVIRTUAL
         return Instruction(-1, opcode, self.method_ref(member))

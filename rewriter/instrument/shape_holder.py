@@ -75,7 +75,7 @@ def build_holder(ctx: ClassContext) -> tuple[str, bytes]:
     pool = holder.pool
     holder.this_class = pool.add_class(mids.holder)
     holder.super_class = pool.add_class("java/lang/Object")
-    rt = RuntimeCalls(pool, mids.loader(pool))
+    rt = RuntimeCalls(pool, mids)
     for iface, name, desc, declaring, publishing in _wanted_dispatchers(ctx):
         body = _dispatcher_body(ctx, rt, iface, name, desc, declaring, publishing)
         d = Method(
