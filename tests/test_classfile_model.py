@@ -130,6 +130,19 @@ def test_names_and_members(compiled) -> None:
     assert outer.pool.utf8(outer.pool[s.attribute("ConstantValue").index].index) == "nul\x00 and surrogates \ud800"
 
 
+def test_reading_without_attributes_gives_the_same_members(compiled) -> None:
+    """``attributes=False`` (the class hierarchy's reader) keeps every member and drops only attributes."""
+    for f in compiled:
+        data = f.read_bytes()
+        full, bare = read_class(data), read_class(data, attributes=False)
+        assert bare.name == full.name and bare.super_name == full.super_name
+        assert bare.interfaces == full.interfaces and bare.access == full.access
+        for a, b in ((full.fields, bare.fields), (full.methods, bare.methods)):
+            assert [(m.access, m.name, m.descriptor) for m in a] == [(m.access, m.name, m.descriptor) for m in b]
+            assert all(not m.attributes for m in b)
+        assert bare.attributes == []
+
+
 # --------------------------------------------------------------------------- bad input
 def _small_class(compiled) -> bytes:
     return next(f.read_bytes() for f in compiled if f.name == "Outer$Inner.class")
@@ -141,6 +154,9 @@ def test_every_truncation_is_a_class_format_error(compiled) -> None:
         with pytest.raises(ClassFormatError) as info:
             read_class(data[:n])
         assert info.value.offset is not None and 0 <= info.value.offset <= n
+        with pytest.raises(ClassFormatError) as bare:  # the same error without the attributes
+            read_class(data[:n], attributes=False)
+        assert (bare.value.message, bare.value.offset) == (info.value.message, info.value.offset)
 
 
 def test_bad_magic_and_versions(compiled) -> None:

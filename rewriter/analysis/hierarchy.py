@@ -211,7 +211,7 @@ def _valid_summary(t: object) -> bool:
 
 def summarize(data: bytes, *, from_jdk: bool = False) -> ClassInfo:
     """Summarise class bytes (parses the pool lazily; no code is decoded)."""
-    return summary_of(read_class(data, check_version=False), from_jdk=from_jdk)
+    return summary_of(read_class(data, check_version=False, attributes=False), from_jdk=from_jdk)
 
 
 def summary_of(cf, *, from_jdk: bool = False) -> ClassInfo:

@@ -681,6 +681,35 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: 
     return attrs, pos
 
 
+def skip_attribute_list(data: bytes, pos: int, pool: ConstantPool) -> int:
+    """The position after the attribute list at ``data[pos]``, checked as :func:`read_attribute_list`
+    checks it (names are Utf8 constants, lengths stay inside ``data``) without keeping any: a
+    reader that wants only names and signatures (a class hierarchy) copies no attribute bodies."""
+    n = len(data)
+    if pos + 2 > n:
+        raise ClassFormatError("truncated before attributes_count", offset=pos)
+    count = (data[pos] << 8) | data[pos + 1]
+    pos += 2
+    tags = pool.tags
+    ntags = len(tags)
+    for _ in range(count):
+        if pos + 6 > n:
+            raise ClassFormatError("truncated attribute header", offset=pos)
+        name_index = (data[pos] << 8) | data[pos + 1]
+        length = (data[pos + 2] << 24) | (data[pos + 3] << 16) | (data[pos + 4] << 8) | data[pos + 5]
+        if not (name_index < ntags and tags[name_index] == 1):
+            raise ClassFormatError(f"attribute name index #{name_index} is not a Utf8 constant", offset=pos)
+        end = pos + 6 + length
+        if end > n:
+            raise ClassFormatError(
+                f"attribute '{pool.utf8(name_index)}' of length {length} overruns its container "
+                f"({n - pos - 6} bytes left)",
+                offset=pos,
+            )
+        pos = end
+    return pos
+
+
 def encode_attribute_list(attrs: Iterable[Attribute], pool: ConstantPool) -> bytes:
     """attributes_count and the attributes, each as header + body.
 

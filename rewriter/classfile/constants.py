@@ -932,7 +932,7 @@ class ConstantPool:
         return -1 if found is None else found
 
     def _append(self, const: Constant) -> int:
-        """Append ``const`` (known not to be in the pool yet) and index it."""
+        """Append ``const``, known not to be in the pool yet; the caller indexes it."""
         i = len(self._tags)
         width = const.width
         if i + width > 0x10000:
@@ -944,22 +944,27 @@ class ConstantPool:
             self._tags.append(0)
             self._offsets.append(-1)
             self._cache.append(None)
-        self._remember(const, i)
         return i
 
     def _add_refs(self, tag: int, first: int, second: int) -> int:
         """Find-or-add of a two-index entry without making the entry unless it is new."""
         if not self._indexed:
             self._build_index()
-        found = self._ref_index.get((tag << 32) | (first << 16) | second)
+        key = (tag << 32) | (first << 16) | second
+        found = self._ref_index.get(key)
         if found is not None:
             return found
-        return self._append(_two_ref(tag, first, second))
+        i = self._ref_index[key] = self._append(_two_ref(tag, first, second))
+        return i
 
     def add(self, const: Constant) -> int:
         """Index of an entry equal to ``const``, appending it if the pool has none."""
         found = self._find(const)
-        return found if found >= 0 else self._append(const)
+        if found >= 0:
+            return found
+        i = self._append(const)
+        self._remember(const, i)
+        return i
 
     def replace(self, i: int, const: Constant) -> None:
         """Overwrite entry i (same width). Forces a full re-encode of the pool."""
@@ -989,7 +994,7 @@ class ConstantPool:
             if found is None:
                 if len(raw) > 0xFFFF:
                     raise ValueError("Utf8 constant longer than 65535 bytes")
-                found = self._append(Utf8(text, raw=raw))
+                found = self._utf8_index[raw] = self._append(Utf8(text, raw=raw))
             i = self._utf8_at[text] = found
         return i
 
@@ -997,8 +1002,11 @@ class ConstantPool:
         i = self._class_at.get(name)
         if i is None:
             utf8 = self.add_utf8(name)
-            found = self._ref_index.get((CLASS << 32) | utf8)  # (indexed by add_utf8)
-            i = self._class_at[name] = found if found is not None else self._append(ClassRef(utf8))
+            key = (CLASS << 32) | utf8
+            found = self._ref_index.get(key)  # (indexed by add_utf8)
+            if found is None:
+                found = self._ref_index[key] = self._append(ClassRef(utf8))
+            i = self._class_at[name] = found
         return i
 
     def add_string(self, text: str) -> int:
@@ -1006,8 +1014,11 @@ class ConstantPool:
         i = self._memo.get(key)
         if i is None:
             utf8 = self.add_utf8(text)
-            found = self._ref_index.get((STRING << 32) | utf8)  # (indexed by add_utf8)
-            i = self._memo[key] = found if found is not None else self._append(String(utf8))
+            ref_key = (STRING << 32) | utf8
+            found = self._ref_index.get(ref_key)  # (indexed by add_utf8)
+            if found is None:
+                found = self._ref_index[ref_key] = self._append(String(utf8))
+            i = self._memo[key] = found
         return i
 
     def add_name_and_type(self, name: str, descriptor: str) -> int:

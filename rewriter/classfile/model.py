@@ -17,7 +17,7 @@ from typing import ClassVar, Final, TypeVar
 
 from ..errors import ClassFormatError, JprewriteError, UnsupportedVersionError
 from . import attributes as attrs
-from .attributes import Attribute, encode_attribute_list, read_attribute_list
+from .attributes import Attribute, encode_attribute_list, read_attribute_list, skip_attribute_list
 from .code import CodeAttribute, CodeContext, code_context  # (also registers the Code and StackMapTable decoders)
 from .constants import ConstantPool
 
@@ -322,8 +322,11 @@ class ClassFile:
         return b"".join(parts)
 
 
-def read_class(data: bytes, *, check_version: bool = True) -> ClassFile:
-    """Parse a class file. Raises ClassFormatError (with the byte offset) on malformed input."""
+def read_class(data: bytes, *, check_version: bool = True, attributes: bool = True) -> ClassFile:
+    """Parse a class file. Raises ClassFormatError (with the byte offset) on malformed input.
+
+    ``attributes=False``: the class and its members get no attributes (they are checked and
+    skipped): for readers of names and signatures only, which then copy no code."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("read_class needs bytes")
     data = bytes(data)
@@ -355,9 +358,12 @@ def read_class(data: bytes, *, check_version: bool = True) -> ClassFile:
     for k, i in enumerate(cf.interface_indices):
         _expect_class(pool, i, "interface", pos + 2 * k)
     pos += 2 * icount
-    cf.fields, pos = _read_members(data, pos, pool, Field, cf)
-    cf.methods, pos = _read_members(data, pos, pool, Method, cf)
-    cf.attributes, pos = read_attribute_list(data, pos, pool)
+    cf.fields, pos = _read_members(data, pos, pool, Field, cf, attributes)
+    cf.methods, pos = _read_members(data, pos, pool, Method, cf, attributes)
+    if attributes:
+        cf.attributes, pos = read_attribute_list(data, pos, pool)
+    else:
+        pos = skip_attribute_list(data, pos, pool)
     if pos != n:
         raise ClassFormatError(f"{n - pos} extra bytes after the end of the class file", offset=pos)
     cf.size = n
@@ -370,7 +376,9 @@ def _expect_class(pool: ConstantPool, index: int, what: str, offset: int) -> Non
         raise ClassFormatError(f"{what} index #{index} is not a Class constant", offset=offset)
 
 
-def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type[Member], owner: ClassFile) -> tuple[list, int]:
+def _read_members(
+    data: bytes, pos: int, pool: ConstantPool, kind: type[Member], owner: ClassFile, with_attributes: bool = True
+) -> tuple[list, int]:
     n = len(data)
     if pos + 2 > n:
         raise ClassFormatError(f"truncated before {kind.__name__.lower()}s_count", offset=pos)
@@ -393,7 +401,11 @@ def _read_members(data: bytes, pos: int, pool: ConstantPool, kind: type[Member],
             raise ClassFormatError(
                 f"{kind.__name__.lower()} descriptor index #{desc_index} is not a Utf8", offset=pos + 4
             )
-        attributes, pos = read_attribute_list(data, pos + 6, pool)
+        if with_attributes:
+            attributes, pos = read_attribute_list(data, pos + 6, pool)
+        else:
+            attributes = []
+            pos = skip_attribute_list(data, pos + 6, pool)
         if _COMPILED:
             # (each class itself: a direct call, compiled)
             if kind is Method:

@@ -49,22 +49,23 @@ _SHORT_OPERAND: Final[list[int]] = [op.SHORT_FORMS[o][1] if o in op.SHORT_FORMS 
 
 class _Labels:
     """The labels of one method's code by offset, each made on first need (a class, not a
-    closure: compiled, its method is a native call, a closure's a call through the Python API)."""
+    closure: compiled, its method is a native call, a closure's a call through the Python API;
+    a list by offset, not a dict: no int object per lookup)."""
 
     def __init__(self, starts: list[bool], length: int, code_offset: int) -> None:
-        self.by_offset: dict[int, Label] = {}
+        self.by_offset: list[Label | None] = [None] * (length + 1)
         self.starts = starts  # the offsets where an instruction starts, and the end of the code
         self.length = length
         self.code_offset = code_offset
 
     def at(self, offset: int) -> Label:
-        lab = self.by_offset.get(offset)
+        if not 0 <= offset <= self.length or not self.starts[offset]:
+            raise ClassFormatError(
+                f"offset {offset} is not the start of an instruction",
+                offset=self.code_offset + offset if self.code_offset >= 0 else None,
+            )
+        lab = self.by_offset[offset]
         if lab is None:
-            if not 0 <= offset <= self.length or not self.starts[offset]:
-                raise ClassFormatError(
-                    f"offset {offset} is not the start of an instruction",
-                    offset=self.code_offset + offset if self.code_offset >= 0 else None,
-                )
             lab = self.by_offset[offset] = Label()
         return lab
 
@@ -176,21 +177,17 @@ def disassemble_code(code: CodeAttribute, pool: ConstantPool) -> CodeBody:
                 body.code_annotations.append(CodeAnnotationRef(attr.name_index, ta, _annotation_targets(ta, labels)))
         else:
             body.other_attributes.append(attr)
-    # the labels go in by offset order, merged with the instructions (far fewer labels than
-    # instructions: no lookup per instruction)
+    # each instruction after its label, if it has one
     items: list = []
     by_offset = labels.by_offset
-    marks = sorted(by_offset)
-    m = 0
-    next_mark = marks[0] if marks else length + 1
     for k in range(len(insns)):
-        if insns[k].offset == next_mark:
-            items.append(by_offset[next_mark])
-            m += 1
-            next_mark = marks[m] if m < len(marks) else length + 1
+        lab = by_offset[insns[k].offset]
+        if lab is not None:
+            items.append(lab)
         items.append(symbolic[k])
-    if next_mark == length:
-        items.append(by_offset[length])
+    end = by_offset[length]
+    if end is not None:
+        items.append(end)
     body.items = items
     return body
 

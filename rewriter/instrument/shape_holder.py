@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..classfile import opcodes as op
+from ..classfile.constants import ConstantPool
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.instructions import Instruction, InvokeInterface
 from ..classfile.model import (
@@ -72,7 +73,7 @@ def build_holder(ctx: ClassContext) -> tuple[str, bytes]:
     holder.major, holder.minor = 49, 0
     # public when it holds interface dispatchers: callers in other packages call them
     holder.access = ACC_FINAL | ACC_SUPER | ACC_SYNTHETIC | (ACC_PUBLIC if ctx.holder_dispatchers else 0)
-    pool = holder.pool
+    pool: ConstantPool = holder.pool  # (typed: compiled, its calls are then native)
     holder.this_class = pool.add_class(mids.holder)
     holder.super_class = pool.add_class("java/lang/Object")
     rt = RuntimeCalls(pool, mids)
@@ -113,7 +114,8 @@ def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
 
     Straight-line code, written as bytes (:class:`~.codegen.StraightCode`): a holder's
     initialiser has about seven instructions per MethodId, more than all its class's wrappers."""
-    mids, pool = ctx.mids, holder.pool
+    mids = ctx.mids
+    pool: ConstantPool = holder.pool
     n = len(mids.entries)
     code = G.StraightCode()
     if mids.dispatchers:
