@@ -458,6 +458,41 @@ public class HolderMain {
     assert find(r.profile, main, "Few.one(I)I")["calls"] == 1
 
 
+def test_holder_tables_pack_long_and_unicode_names(tmp_path) -> None:
+    """A holder's MethodIds come from ``MethodId.table`` strings of at most 64 KB (modified UTF-8):
+    400 methods with 150-character names, ASCII and not, need several of them, and every method is
+    still named right in the profile (the JVM's own names through the runtime, the oracle here)."""
+    names = [f"m{i}_" + ("\u00e9\u4e2dx" if i % 2 else "abc") * 49 for i in range(400)]
+    methods = "\n".join(f"  static int {n}(int x) {{ return x + {i}; }}" for i, n in enumerate(names))
+    calls = " + ".join(f"{n}(1)" for n in names)
+    sources = {
+        "Longnames.java": f"public class Longnames {{\n{methods}\n  static int all() {{ return {calls}; }}\n}}\n",
+        "LongMain.java": "public class LongMain {\n"
+        "  public static void main(String[] a) { System.out.println(Longnames.all()); }\n}\n",
+    }
+    classes = javac(sources, tmp_path / "classes", "-encoding", "UTF-8")
+    jar = make_jar(classes, tmp_path / "long.jar")
+    out = tmp_path / "long-out.jar"
+    rewrite([jar], out)
+    from jprewrite.classfile.model import read_class
+    from jprewrite.editor import disassemble
+
+    holder = read_class(zipfile.ZipFile(out).read("Longnames$$jpmids.class"))
+    clinit = next(m for m in holder.methods if m.name == "<clinit>")
+    tables = [
+        x
+        for x in disassemble(clinit).items
+        if getattr(x, "opcode", -1) == 0xB8 and holder.pool.member_ref(x.operand)[1] == "table"
+    ]
+    assert len(tables) >= 2, "the names fill more than one 64 KB string"
+    r = run_java([out], "LongMain", profile=tmp_path / "long.json")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"{sum(1 + i for i in range(400))}\n"
+    main = "LongMain.main([Ljava/lang/String;)V"
+    for n in names:
+        assert find(r.profile, main, "Longnames.all()I", f"Longnames.{n}(I)I")["calls"] == 1, n
+
+
 @pytest.mark.parametrize(
     ("package", "options"),
     [

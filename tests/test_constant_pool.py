@@ -24,6 +24,27 @@ def test_mutf8_round_trip(text: str) -> None:
     assert mutf8.encode(mutf8.decode(raw)) == raw
 
 
+def _mutf8_by_units(text: str) -> bytes:
+    """JVMS 4.4.7 spelled out: each UTF-16 code unit in 1 to 3 bytes, NUL in two."""
+    units = text.encode("utf-16-be", "surrogatepass")
+    out = bytearray()
+    for k in range(0, len(units), 2):
+        u = (units[k] << 8) | units[k + 1]
+        if 0 < u < 0x80:
+            out.append(u)
+        elif u < 0x800:
+            out += bytes((0xC0 | (u >> 6), 0x80 | (u & 0x3F)))
+        else:
+            out += bytes((0xE0 | (u >> 12), 0x80 | ((u >> 6) & 0x3F), 0x80 | (u & 0x3F)))
+    return bytes(out)
+
+
+@given(java_strings | st.text(max_size=40))
+def test_mutf8_encodes_every_code_unit_as_the_jvms_says(text: str) -> None:
+    """Every path of ``encode`` (ASCII, the UTF-8 shortcut, the loop) gives the units' encoding."""
+    assert mutf8.encode(text) == _mutf8_by_units(text)
+
+
 def test_mutf8_known_encodings() -> None:
     assert mutf8.encode("\x00") == b"\xc0\x80"
     # U+1F600 is a surrogate pair, three bytes each (not 4-byte UTF-8)

@@ -76,8 +76,18 @@ def _units_to_str(units: list[int]) -> str:
 
 def encode(text: str) -> bytes:
     """Encode a Python string as modified UTF-8 (the canonical form javac writes)."""
-    if text.isascii() and "\x00" not in text:
-        return text.encode("ascii")
+    if "\x00" not in text:
+        if text.isascii():
+            return text.encode("ascii")
+        # Without NUL, surrogates or characters above U+FFFF, modified UTF-8 is UTF-8: one C call
+        # (a lone surrogate makes encode raise; those and the rest take the loop below)
+        try:
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:
+            pass
+        else:
+            if max(text) <= "\uffff":
+                return raw
     out = bytearray()
     for ch in text:
         c = ord(ch)

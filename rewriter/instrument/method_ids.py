@@ -14,18 +14,26 @@ contract-only form, which the agent's Java contract writer must reproduce.
 
 from __future__ import annotations
 
+from ..classfile import mutf8
 from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Instruction
 from ..classfile.model import ClassFile
 from . import codegen as G
-from .runtime_api import MID_GET
+from .runtime_api import MID_GET, MID_TABLE
 from .support import HOLDER_SUFFIX, INIT_FLAG_PREFIX, MID_DESC, MID_FIELD_PREFIX, MIDS_ARRAY, MIDS_FIELD
 
 __all__ = ["MidTable", "MAX_FIELD_MIDS", "mid_fields_fit"]
 
 #: most MethodId fields a holder gets (its ``<clinit>`` sets each with at most 20 bytes of code)
 MAX_FIELD_MIDS = 2500
+#: bytes of one packed table string (``MethodId.table``): a Utf8 constant holds at most 65535
+_TABLE_BYTES = 65535
+#: in a packed table string, the class name of the previous MethodId (``MethodId.SAME_CLASS``: the
+#: length char of an empty name, which no holder's MethodId has; ASCII, as most of a table is)
+_SAME_CLASS = "\x01"
+#: longest name a packed entry holds (its length is one char); longer ones get ``MethodId.get``
+_PACKED_NAME_LIMIT = 0xFFF0
 _METHOD_REF_TAGS = frozenset((10, 11, 18))  # Methodref, InterfaceMethodref, InvokeDynamic
 
 
@@ -105,11 +113,56 @@ class MidTable:
 
     def fill_fields(self, pool: ConstantPool, code: G.StraightCode) -> None:
         """Every MethodId made and stored in its field (the holder's ``<clinit>``: only there are
-        static final fields constants to the JIT compilers)."""
-        get = pool.add_methodref(MID_GET.owner, MID_GET.name, MID_GET.descriptor)
-        for i in range(len(self.entries)):
-            self._make(pool, get, i, code)
-            code.with_index(op.PUTSTATIC, pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC), 1, 0)
+        static final fields constants to the JIT compilers).
+
+        The MethodIds come from ``MethodId.table(packed, count)``, a string constant packing up to
+        64 KB of them (:meth:`_packed`): one constant and about 7 bytes of code per MethodId,
+        where ``MethodId.get`` takes three string constants, two ints and about 15 bytes."""
+        table = pool.add_methodref(MID_TABLE.owner, MID_TABLE.name, MID_TABLE.descriptor)
+        n = len(self.entries)
+        start = 0
+        while start < n:
+            packed, end = self._packed(start)
+            if end == start:  # a name too long to pack: this one through MethodId.get
+                get = pool.add_methodref(MID_GET.owner, MID_GET.name, MID_GET.descriptor)
+                self._make(pool, get, start, code)
+                code.with_index(op.PUTSTATIC, self._holder_field(pool, start), 1, 0)
+                start += 1
+                continue
+            code.ldc(pool.add_string(packed))
+            code.push_int(pool, end - start)
+            code.with_index(op.INVOKESTATIC, table, 2, 1)
+            for i in range(start, end):  # the array stays on the stack until the last
+                code.simple(op.DUP, 0, 1)
+                code.push_int(pool, i - start)
+                code.simple(op.AALOAD, 2, 1)
+                code.with_index(op.PUTSTATIC, self._holder_field(pool, i), 1, 0)
+            code.simple(op.POP, 1, 0)
+            start = end
+
+    def _holder_field(self, pool: ConstantPool, i: int) -> int:
+        return pool.add_fieldref(self.holder, f"{MID_FIELD_PREFIX}{i}", MID_DESC)
+
+    def _packed(self, start: int) -> tuple[str, int]:
+        """The packed string of entries [start, end) (``MethodId.table``'s format), and ``end``:
+        as many as fit in one Utf8 constant (``end == start``: entry ``start`` cannot be packed)."""
+        parts: list[str] = []
+        size = 0
+        previous = ""
+        i = start
+        for i in range(start, len(self.entries)):
+            cls, name, desc, kind, sites = self.entries[i]
+            if not cls or max(len(cls), len(name), len(desc)) > _PACKED_NAME_LIMIT or not 0 <= sites < 0xFFF0:
+                return "".join(parts), i
+            head = _SAME_CLASS if cls == previous and i > start else chr(len(cls) + 1) + cls
+            entry = f"{head}{chr(len(name) + 1)}{name}{chr(len(desc) + 1)}{desc}{chr(kind + 1)}{chr(sites + 1)}"
+            entry_size = len(entry) if entry.isascii() else len(mutf8.encode(entry))
+            if size + entry_size > _TABLE_BYTES:
+                return "".join(parts), i
+            parts.append(entry)
+            size += entry_size
+            previous = cls
+        return "".join(parts), len(self.entries)
 
     def fill(self, pool: ConstantPool, start: int, end: int, code: G.StraightCode) -> None:
         """``array`` on the stack: store entries [start, end) into it; the array stays on the stack."""

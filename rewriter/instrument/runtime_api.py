@@ -91,6 +91,8 @@ ROOT_TRIGGER_REPORT: Final = _m(ROOT, "triggerReport", "(" + NODE_DESC + ")V", F
                          "JP's periodic activation of the profiling agent")
 MID_GET: Final = _m(MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True,
              "the MethodId of (class, name, descriptor, kind, sites)")
+MID_TABLE: Final = _m(MID, "table", "(" + _STR + "I)[" + MID_DESC, True,
+               "`count` MethodIds from one packed string (a holder's fields: see MethodIds below)")
 SAMPLING_REQUESTED: Final = _f(SAMPLING, "requested", "I", "non-zero while a sampling round has tickets out (volatile)",
                         static=True)
 SAMPLING_YIELDPOINT_NODE: Final = _m(SAMPLING, "yieldpoint", "(" + NODE_DESC + ")V", True,
@@ -123,6 +125,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     ROOT_REDIRECT,
     ROOT_TRIGGER_REPORT,
     MID_GET,
+    MID_TABLE,
     SAMPLING_REQUESTED,
     SAMPLING_YIELDPOINT_NODE,
     SAMPLING_YIELDPOINT,

@@ -70,6 +70,40 @@ public class MethodId {
         return new MethodId(className, name, descriptor, kind, sites);
     }
 
+    /**
+     * The MIDs of a holder's table, made in one call from one string constant (what a holder's
+     * {@code <clinit>} does: one constant for many MIDs instead of three strings each). For each
+     * of the {@code count} MIDs, {@code packed} holds its class name, name and descriptor, each
+     * after one char giving its length plus one (an empty class name, {@link #SAME_CLASS}, stands
+     * for the previous MID's), then its kind and its number of sites, each as one char holding the
+     * value plus one (no char is ever 0, which a class file writes in two bytes).
+     */
+    public static MethodId[] table(String packed, int count) {
+        MethodId[] out = new MethodId[count];
+        String className = "";
+        int p = 0;
+        for (int k = 0; k < count; k++) {
+            int n = packed.charAt(p++);
+            if (n != SAME_CLASS) {
+                className = packed.substring(p, p + n - 1);
+                p += n - 1;
+            }
+            n = packed.charAt(p++) - 1;
+            String name = packed.substring(p, p + n);
+            p += n;
+            n = packed.charAt(p++) - 1;
+            String descriptor = packed.substring(p, p + n);
+            p += n;
+            int kind = packed.charAt(p++) - 1;
+            int sites = packed.charAt(p++) - 1;
+            out[k] = get(className, name, descriptor, kind, sites);
+        }
+        return out;
+    }
+
+    /** In a {@link #table} string, the length char of an empty class name: the previous MID's class. */
+    public static final char SAME_CLASS = 1;
+
     /** {@code className + "." + name + descriptor} ({@code <root>} for the thread root). */
     public final String methodString() {
         return methodString;
