@@ -72,3 +72,31 @@ def test_every_runtime_member_the_rewriter_names_is_in_the_table() -> None:
             if word in text:
                 offenders.append(f"{path.name}: {word}")
     assert not offenders, offenders
+
+
+@pytest.mark.parametrize("node", [0, 3, 4, 255, 256])
+def test_counter_update_is_what_the_assembler_makes_of_its_instructions(runtime, node) -> None:
+    """``add_to_counter`` writes its fragment as bytes: those of the six instructions it stands
+    for, with their peak depth and the locals they reach."""
+    from jprewrite.classfile import opcodes as op
+    from jprewrite.classfile.instructions import Instruction
+    from jprewrite.editor import encode_straight
+    from jprewrite.instrument.method_ids import MidTable
+    from jprewrite.instrument.runtime_api import NODE_BYTECODES, RuntimeCalls
+
+    cf = runtime["jprewrite/runtime/Node"]
+    pool = cf.pool
+    rt = RuntimeCalls(pool, MidTable(cf, pool))
+    ref = rt.field_ref(NODE_BYTECODES)
+    for amount in (1, 7, 70000):
+        (fragment,) = rt.add_to_counter(node, ref, amount)
+        items = [
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.DUP),
+            Instruction(-1, op.GETFIELD, ref),
+            Instruction(-1, op.LDC2_W, pool.add_long(amount)),
+            Instruction(-1, op.LADD),
+            Instruction(-1, op.PUTFIELD, ref),
+        ]
+        code, depth, peak, max_locals = encode_straight(items, pool)
+        assert (fragment.code, fragment.peak, fragment.max_locals, depth) == (code, peak, max_locals, 0)

@@ -87,13 +87,30 @@ def _valid_binary_name(name: str) -> bool:
     return all(name.split("/"))  # no empty part: no leading, trailing or double '/'
 
 
-@lru_cache(maxsize=8192)
+# descriptor -> its parsed form: a dict, not functools.lru_cache, whose wrapper is a call through
+# the Python API from compiled code (the rewriter asks a few times for every method it rewrites)
+_METHOD_DESCRIPTORS: Final[dict[str, MethodDescriptor]] = {}
+
+
 def parse_method_descriptor(desc: object) -> MethodDescriptor:  # (not a str: ClassFormatError)
     """Split ``(params)ret`` into parameter and return descriptors; raise ClassFormatError if malformed.
 
     The JVMS limit of 255 parameter slots is not enforced here (it is a
     property of a method, counting ``this``); see :attr:`MethodDescriptor.param_slots`.
     """
+    if isinstance(desc, str):
+        found = _METHOD_DESCRIPTORS.get(desc)
+        if found is not None:
+            return found
+    md = _parse_method_descriptor(desc)
+    assert isinstance(desc, str)  # (parsed: a str)
+    if len(_METHOD_DESCRIPTORS) >= 8192:
+        _METHOD_DESCRIPTORS.clear()
+    _METHOD_DESCRIPTORS[desc] = md
+    return md
+
+
+def _parse_method_descriptor(desc: object) -> MethodDescriptor:
     if not isinstance(desc, str) or not desc.startswith("("):
         raise ClassFormatError(f"method descriptor {desc!r} does not start with '('")
     params = []

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any, Final
 
 from ..errors import ClassFormatError
@@ -278,12 +277,26 @@ def initial_frame_locals(class_name: str, method_name: str, descriptor: str, is_
     return list(initial_locals(class_name, method_name, descriptor, is_static))
 
 
-@lru_cache(maxsize=1024)
+# (class, method, descriptor, static) -> the initial frame's locals: a dict, not functools.lru_cache,
+# whose wrapper is a call through the Python API from compiled code
+_INITIAL_LOCALS: Final[dict[tuple[str, str, str, bool], tuple[VType, ...]]] = {}
+
+
 def initial_locals(class_name: str, method_name: str, descriptor: str, is_static: bool) -> tuple[VType, ...]:
     """:func:`initial_frame_locals` as a shared, cached tuple (do not build on it: copy it).
 
     Why: a StackMapTable asks for it when decoded and again when encoded, and the
     types are immutable, so the same tuple serves both."""
+    key = (class_name, method_name, descriptor, is_static)
+    found = _INITIAL_LOCALS.get(key)
+    if found is None:
+        if len(_INITIAL_LOCALS) >= 4096:
+            _INITIAL_LOCALS.clear()
+        found = _INITIAL_LOCALS[key] = _initial_locals(class_name, method_name, descriptor, is_static)
+    return found
+
+
+def _initial_locals(class_name: str, method_name: str, descriptor: str, is_static: bool) -> tuple[VType, ...]:
     locals_: list[VType] = []
     if not is_static:
         if method_name == "<init>" and class_name != "java/lang/Object":

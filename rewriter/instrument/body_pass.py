@@ -203,17 +203,19 @@ def instrument_body(
     return BodyResult(p.dead_returns, p.needs, entry_yieldpoint, p.rise, p.own)
 
 
-def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list[B.Block], bytearray]:
-    """The live blocks that get counters (none without counting or activation), and a dead-item map."""
+def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list[B.Block], list[bool]]:
+    """The live blocks that get counters (none without counting or activation), and a dead-item map
+    (a list: compiled, reading it is native, a bytearray's item is a call by name)."""
     opts = ctx.options
     counting = opts.counting != "none" or opts.weights is not None
     mode: B.Mode = "precise" if opts.counting == "precise" else "default"
     blocks = B.basic_blocks(body, mode, pool=ctx.cf.pool)
     live = B.reachable_blocks(blocks)
-    dead = bytearray(len(body.items))
+    dead = [False] * len(body.items)
     for b in blocks:
         if b.index not in live:
-            dead[b.start : b.end] = b"\x01" * (b.end - b.start)
+            for k in range(b.start, b.end):
+                dead[k] = True
     if not counting and not opts.activation and opts.mode != "hybrid":
         return [], dead
     return [b for b in blocks if b.index in live], dead

@@ -217,14 +217,31 @@ class RuntimeCalls:
         key = (node, ref, amount)
         made = self._fragments.get(key)
         if made is None:
-            c = StraightCode()
-            c.local(op.ALOAD, node)
-            c.simple(op.DUP, 1, 2)
-            c.with_index(op.GETFIELD, ref, 1, 2)
-            c.with_index(op.LDC2_W, self.pool.add_long(amount), 0, 2)
-            c.simple(op.LADD, 4, 2)
-            c.with_index(op.PUTFIELD, ref, 3, 0)
-            made = self._fragments[key] = Fragment(bytes(c.code), c.max_stack, node + 1)
+            # aload node; dup; getfield ref; ldc2_w amount; ladd; putfield ref (the assembler's
+            # encoding: tested), rising 5 slots (the node twice, then the long and the amount)
+            amount_index = self.pool.add_long(amount)
+            if node <= 3:
+                load = bytes((op.ALOAD_0 + node,))
+            elif node <= 0xFF:
+                load = bytes((op.ALOAD, node))
+            else:
+                load = bytes((op.WIDE, op.ALOAD, node >> 8, node & 0xFF))
+            update = bytes(
+                (
+                    op.DUP,
+                    op.GETFIELD,
+                    ref >> 8,
+                    ref & 0xFF,
+                    op.LDC2_W,
+                    amount_index >> 8,
+                    amount_index & 0xFF,
+                    op.LADD,
+                    op.PUTFIELD,
+                    ref >> 8,
+                    ref & 0xFF,
+                )
+            )
+            made = self._fragments[key] = Fragment(load + update, 5, node + 1)
         return [Fragment(made.code, made.peak, made.max_locals)]
 
     def save_slot(self, node: int, saved: int) -> list:
