@@ -85,6 +85,10 @@ _KIND: Final[tuple[int, ...]] = tuple(
     for o in range(256)
 )
 _LONG_GOTOS: Final = frozenset((op.GOTO, op.JSR, op.GOTO_W, op.JSR_W))
+# by opcode, for the encoder's loop (list reads: compiled, a set or dict lookup is a call):
+# the slots a local-variable instruction reaches, and the first short form (``xload_0``)
+_LOCAL_WIDTH: Final[list[int]] = [2 if o in op.TWO_SLOT_LOCAL_OPCODES else 1 for o in range(256)]
+_SHORT_BASE: Final[list[int]] = [op.SHORT_FORM_BASE.get(o, -1) for o in range(256)]
 
 
 def _size(insn: Instruction, pos: int, long: bool) -> int:
@@ -196,7 +200,7 @@ def _encode(
     top = body.max_locals
     kinds = _KIND
     fixed, local, branch = _K_FIXED, _K_LOCAL, _K_BRANCH
-    ret, two_slot, short_base = op.RET, op.TWO_SLOT_LOCAL_OPCODES, op.SHORT_FORM_BASE
+    ret, width, short_base = op.RET, _LOCAL_WIDTH, _SHORT_BASE
     none_shape = op.FMT_NONE
     formats = op.FORMATS
     cp2 = op.FMT_CP2
@@ -238,7 +242,7 @@ def _encode(
                 slot = item.operand
                 if slot < 0 or slot > 0xFFFF:
                     raise ValueError(f"local slot {slot} out of range")
-                end = slot + (2 if o in two_slot else 1)
+                end = slot + width[o]
                 if end > top:
                     top = end
                 if slot <= 3 and o != ret:

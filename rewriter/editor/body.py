@@ -202,11 +202,11 @@ class CodeBody:
         handled by :func:`jprewrite.editor.params.insert_parameter`, which knows
         what goes into the gap.
         """
-        slot_ops = _SLOT_OPCODES
+        slot_ops = _IS_SLOT_OPCODE
         for insn in self.items:
             if isinstance(insn, Label):
                 continue
-            if insn.opcode in slot_ops and insn.operand >= from_slot:
+            if slot_ops[insn.opcode] and insn.operand >= from_slot:
                 insn.operand += by
             elif insn.opcode == FRAGMENT_OPCODE:
                 # its slots are in its bytes: locals move before fragments go in, never after
@@ -222,6 +222,8 @@ class CodeBody:
 
 
 _SLOT_OPCODES: Final = op.LOCAL_SLOT_OPCODES | {op.IINC}  # instructions whose operand is a local slot
+# the same by opcode (a list read, where a set lookup is a hash and a call once compiled)
+_IS_SLOT_OPCODE: Final[list[bool]] = [o in _SLOT_OPCODES for o in range(256)]
 
 
 # ------------------------------------------------------------------ symbolic copies

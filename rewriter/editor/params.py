@@ -22,6 +22,9 @@ from ..classfile.model import ACC_STATIC, ACC_SYNTHETIC, Method
 from .body import CodeBody, Label
 from .disassembler import disassemble
 
+# long and double loads and stores by opcode (a list read: compiled, a set lookup is a call)
+_IS_TWO_SLOT: list[bool] = [o in op.TWO_SLOT_LOCAL_OPCODES for o in range(256)]
+
 
 def insert_parameter(method: Method, position: int, param_descriptor: str) -> int:
     """Insert a parameter of type ``param_descriptor`` before parameter ``position`` (0-based).
@@ -78,11 +81,11 @@ def insert_locals(body: CodeBody, slot: int, news: list[tuple[VType, int]], pool
     body.shift_locals(slot, size)
     moved: int | None = None
     if slot > 0:
-        two_slot = op.TWO_SLOT_LOCAL_OPCODES
+        two_slot = _IS_TWO_SLOT
         wide_at_boundary = [
             insn
             for insn in body.items
-            if not isinstance(insn, Label) and insn.opcode in two_slot and insn.operand == slot - 1
+            if not isinstance(insn, Label) and two_slot[insn.opcode] and insn.operand == slot - 1
         ]
         if wide_at_boundary:
             moved = body.max_locals

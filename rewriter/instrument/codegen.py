@@ -238,3 +238,17 @@ def copied_code(code: CodeAttribute) -> CodeAttribute:
         code.context,
         code.code_offset,
     )
+
+
+_IS_INVOKE: list[bool] = [o in op.INVOKE_OPCODES for o in range(256)]
+
+
+def count_call_sites(items: list) -> int:
+    """The invoke instructions among a body's items: its call sites, dead ones included (what a
+    MethodId's ``sites`` says). A loop over a table by opcode (compiled, a set lookup is a call)."""
+    invoke = _IS_INVOKE
+    n = 0
+    for x in items:
+        if not isinstance(x, Label) and invoke[x.opcode]:
+            n += 1
+    return n

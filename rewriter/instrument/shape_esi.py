@@ -21,7 +21,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.frames import Integer, Object
 from ..classfile.instructions import Fragment
 from ..classfile.model import ACC_FINAL, ACC_PRIVATE, ACC_STATIC, ACC_VARARGS, Method
-from ..editor import CodeTooLargeError, Label, disassemble, peak_depth
+from ..editor import CodeTooLargeError, disassemble, peak_depth
 from ..editor.body import CodeBody
 from ..editor.params import insert_locals
 from . import codegen as G
@@ -49,7 +49,7 @@ def add_esi_and_n2b(ctx: ClassContext, m: Method) -> None:
     md = parse_method_descriptor(m.descriptor)
     node_slot = (0 if m.access & ACC_STATIC else 1) + md.param_slots
     twin, body = _esi_twin(ctx, m, node_slot)
-    sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in op.INVOKE_OPCODES)
+    sites = G.count_call_sites(body.items)
     self_mid = ctx.mids.ref(ctx.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
     parts: list[Method] = []
     try:

@@ -61,7 +61,7 @@ def _osi_body(ctx: ClassContext, m: Method) -> tuple[CodeBody, int, int, int]:
     if ctx.strategy.frames:
         G.define_local_in_frames(body, node, Object(NODE))
         G.define_local_in_frames(body, saved_slot, Object(NODE))
-    sites = sum(1 for x in body.items if not isinstance(x, Label) and x.opcode in op.INVOKE_OPCODES)
+    sites = G.count_call_sites(body.items)
     return body, node, saved_slot, ctx.mids.ref(ctx.name, m.name, m.descriptor, KIND_INSTRUMENTED, sites)
 
 
