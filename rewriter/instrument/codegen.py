@@ -6,6 +6,8 @@ share one copy of each.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..analysis.typeflow import execute, state_from_frame
 from ..classfile import opcodes as op
 from ..classfile.code import CodeAttribute
@@ -39,7 +41,9 @@ class StraightCode:
     """
 
     def __init__(self) -> None:
-        self.code = bytearray()
+        # the bytes as a list of ints (compiled, an append to a list is native; to a bytearray it
+        # is a call by name, and bytes((...)) a call through the Python API); see :meth:`bytes`
+        self.code: list[int] = []
         self.depth = 0
         self.max_stack = 0
         self._branches: list[int] = []  # positions of branches to the end
@@ -57,26 +61,37 @@ class StraightCode:
 
     def with_index(self, opcode: int, index: int, pops: int, pushes: int) -> None:
         """An instruction with a two-byte constant-pool index (field, method, class)."""
-        self.code += bytes((opcode, index >> 8, index & 0xFF))
+        code = self.code
+        code.append(opcode)
+        code.append(index >> 8)
+        code.append(index & 0xFF)
         self.depth -= pops
         self._push(pushes)
 
     def ldc(self, index: int) -> None:
         """A one-slot constant: ``ldc`` when the index fits a byte, else ``ldc_w``."""
+        code = self.code
         if index <= 0xFF:
-            self.code += bytes((op.LDC, index))
+            code.append(op.LDC)
+            code.append(index)
         else:
-            self.code += bytes((op.LDC_W, index >> 8, index & 0xFF))
+            code.append(op.LDC_W)
+            code.append(index >> 8)
+            code.append(index & 0xFF)
         self._push(1)
 
     def push_int(self, pool: ConstantPool, value: int) -> None:
         """The shortest instruction pushing int ``value`` (as :func:`push_int`)."""
+        code = self.code
         if -1 <= value <= 5:
-            self.code.append(op.ICONST_0 + value)
+            code.append(op.ICONST_0 + value)
         elif -128 <= value <= 127:
-            self.code += bytes((op.BIPUSH, value & 0xFF))
+            code.append(op.BIPUSH)
+            code.append(value & 0xFF)
         elif -32768 <= value <= 32767:
-            self.code += bytes((op.SIPUSH, (value >> 8) & 0xFF, value & 0xFF))
+            code.append(op.SIPUSH)
+            code.append((value >> 8) & 0xFF)
+            code.append(value & 0xFF)
         else:
             self.ldc(pool.add_integer(value))
             return
@@ -85,12 +100,17 @@ class StraightCode:
     def local(self, opcode: int, slot: int) -> None:
         """A load or store of local ``slot`` (``iload`` ... ``astore``) in the form the assembler
         gives it: ``xload_n`` up to slot 3, then the byte form, then ``wide``."""
+        code = self.code
         if slot <= 3:
-            self.code.append(op.SHORT_FORM_BASE[opcode] + slot)
+            code.append(op.SHORT_FORM_BASE[opcode] + slot)
         elif slot <= 0xFF:
-            self.code += bytes((opcode, slot))
+            code.append(opcode)
+            code.append(slot)
         else:
-            self.code += bytes((op.WIDE, opcode, slot >> 8, slot & 0xFF))
+            code.append(op.WIDE)
+            code.append(opcode)
+            code.append(slot >> 8)
+            code.append(slot & 0xFF)
         pops, pushes = op.STACK_EFFECTS[opcode]  # type: ignore[misc]
         self.depth -= pops
         self._push(pushes)
@@ -107,14 +127,16 @@ class StraightCode:
 
     def fragment(self, made: Fragment) -> None:
         """A fragment's bytes (neutral: the depth stays, its peak counts above it)."""
-        self.code += made.code
+        self.code.extend(made.code)
         if self.depth + made.peak > self.max_stack:
             self.max_stack = self.depth + made.peak
 
     def branch_to_end(self, opcode: int, pops: int) -> None:
         """A conditional branch to the end of the code (its offset written by :meth:`end_branches`)."""
         self._branches.append(len(self.code))
-        self.code += bytes((opcode, 0, 0))
+        self.code.append(opcode)
+        self.code.append(0)
+        self.code.append(0)
         self.depth -= pops
 
     def end_branches(self) -> None:
@@ -128,21 +150,36 @@ class StraightCode:
 
     def attribute(self, pool: ConstantPool, max_locals: int) -> CodeAttribute:
         """The Code attribute of what was written (no handlers, no nested attributes)."""
-        return CodeAttribute(pool.add_utf8("Code"), self.max_stack, max_locals, bytes(self.code), [], [])
+        return CodeAttribute(pool.add_utf8("Code"), self.max_stack, max_locals, self.bytes(), [], [])
+
+    def bytes(self) -> bytes:
+        """What was written."""
+        return bytes(self.code)
+
+
+# by a descriptor's first character (module-level: a dict display in the function is built anew each call)
+_LOADS: Final[dict[str, int]] = {"J": op.LLOAD, "D": op.DLOAD, "F": op.FLOAD, "L": op.ALOAD, "[": op.ALOAD}
+_STORES: Final[dict[str, int]] = {"J": op.LSTORE, "D": op.DSTORE, "F": op.FSTORE, "L": op.ASTORE, "[": op.ASTORE}
+_RETURNS: Final[dict[str, int]] = {
+    "V": op.RETURN,
+    "J": op.LRETURN,
+    "D": op.DRETURN,
+    "F": op.FRETURN,
+    "L": op.ARETURN,
+    "[": op.ARETURN,
+}
 
 
 def load_opcode(desc: str) -> int:
-    return {"J": op.LLOAD, "D": op.DLOAD, "F": op.FLOAD, "L": op.ALOAD, "[": op.ALOAD}.get(desc[0], op.ILOAD)
+    return _LOADS.get(desc[0], op.ILOAD)
 
 
 def store_opcode(desc: str) -> int:
-    return {"J": op.LSTORE, "D": op.DSTORE, "F": op.FSTORE, "L": op.ASTORE, "[": op.ASTORE}.get(desc[0], op.ISTORE)
+    return _STORES.get(desc[0], op.ISTORE)
 
 
 def return_opcode(desc: str) -> int:
-    return {"V": op.RETURN, "J": op.LRETURN, "D": op.DRETURN, "F": op.FRETURN, "L": op.ARETURN, "[": op.ARETURN}.get(
-        desc[0], op.IRETURN
-    )
+    return _RETURNS.get(desc[0], op.IRETURN)
 
 
 def load_arguments(descriptor: str, is_static: bool, *, with_this: bool = True) -> tuple[list, int]:

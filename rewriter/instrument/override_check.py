@@ -72,4 +72,4 @@ def override_check(ctx: ClassContext, name: str, descriptor: str, node: int, mid
     c.with_index(op.INVOKEVIRTUAL, original, 1 + md.param_slots, md.return_slots)
     c.simple(G.return_opcode(md.return_type), md.return_slots, 0)
     c.end_branches()
-    return [Fragment(bytes(c.code), c.max_stack, site + 1), go], needs
+    return [Fragment(c.bytes(), c.max_stack, site + 1), go], needs

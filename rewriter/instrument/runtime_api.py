@@ -270,7 +270,7 @@ class RuntimeCalls:
             c.with_index(op.GETFIELD, self.field_ref(NODE_ROOT), 1, 1)
             c.local(op.ALOAD, saved)
             c.with_index(op.PUTFIELD, self.field_ref(ROOT_PUBLISHED), 2, 0)
-            made = self._fragments[key] = Fragment(bytes(c.code), c.max_stack, max(node, saved) + 1)
+            made = self._fragments[key] = Fragment(c.bytes(), c.max_stack, max(node, saved) + 1)
         return made
 
     # ----------------------------------------------------------------- ThreadRoot

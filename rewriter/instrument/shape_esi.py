@@ -128,7 +128,7 @@ def _esi_prologue(
     ctx.mids.write(self_mid, c)
     c.with_index(op.INVOKEVIRTUAL, ctx.rt.method_ref(NODE_ENTER_SAMPLED if sampled else NODE_ENTER), 3, 1)
     c.local(op.ASTORE, node_slot)
-    return [*prologue, Fragment(bytes(c.code), c.max_stack, node_slot + 2)], needs
+    return [*prologue, Fragment(c.bytes(), c.max_stack, node_slot + 2)], needs
 
 
 def _split_esi(ctx: ClassContext, m: Method, node_slot: int, self_mid: int) -> tuple[Method, list[Method]] | None:

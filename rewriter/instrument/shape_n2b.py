@@ -80,7 +80,7 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
         smt.set_frames([Frame(handler, locals_, [THROWABLE])])
         nested.append(smt)
     code = CodeAttribute(
-        code_name_index(m), c.max_stack, saved + 1, bytes(c.code), [ExceptionHandler(start, end, handler, 0)], nested
+        code_name_index(m), c.max_stack, saved + 1, c.bytes(), [ExceptionHandler(start, end, handler, 0)], nested
     )
     set_code(m, code)
 
