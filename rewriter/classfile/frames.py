@@ -544,8 +544,8 @@ def encode_stack_map_table(
     out: list[int] = []
     try:
         _put_u2(out, len(frames))
-    except ValueError as e:
-        raise ClassFormatError(f"cannot encode {len(frames)} frames: {e}") from None
+    except ValueError as count_error:
+        raise ClassFormatError(f"cannot encode {len(frames)} frames: {count_error}") from None
     prev: Sequence[VType] | None = initial_locals
     prev_offset = -1
     for i, f in enumerate(frames):
