@@ -947,15 +947,16 @@ class ConstantPool:
         return i
 
     def _add_refs(self, tag: int, first: int, second: int) -> int:
-        """Find-or-add of a two-index entry without making the entry unless it is new."""
+        """Find-or-add of an entry made only of indices (``first`` 0 for the one-index kinds: Class,
+        String ...), without making the entry unless it is new."""
         if not self._indexed:
             self._build_index()
         key = (tag << 32) | (first << 16) | second
         found = self._ref_index.get(key)
-        if found is not None:
-            return found
-        i = self._ref_index[key] = self._append(_two_ref(tag, first, second))
-        return i
+        if found is None:
+            entry = _two_ref(tag, first, second) if _KIND_BY_TAG[tag] == _K_TWO_REF else _one_ref(tag, second)
+            found = self._ref_index[key] = self._append(entry)
+        return found
 
     def add(self, const: Constant) -> int:
         """Index of an entry equal to ``const``, appending it if the pool has none."""
@@ -1001,24 +1002,14 @@ class ConstantPool:
     def add_class(self, name: str) -> int:
         i = self._class_at.get(name)
         if i is None:
-            utf8 = self.add_utf8(name)
-            key = (CLASS << 32) | utf8
-            found = self._ref_index.get(key)  # (indexed by add_utf8)
-            if found is None:
-                found = self._ref_index[key] = self._append(ClassRef(utf8))
-            i = self._class_at[name] = found
+            i = self._class_at[name] = self._add_refs(CLASS, 0, self.add_utf8(name))
         return i
 
     def add_string(self, text: str) -> int:
         key = ("s", text)
         i = self._memo.get(key)
         if i is None:
-            utf8 = self.add_utf8(text)
-            ref_key = (STRING << 32) | utf8
-            found = self._ref_index.get(ref_key)  # (indexed by add_utf8)
-            if found is None:
-                found = self._ref_index[ref_key] = self._append(String(utf8))
-            i = self._memo[key] = found
+            i = self._memo[key] = self._add_refs(STRING, 0, self.add_utf8(text))
         return i
 
     def add_name_and_type(self, name: str, descriptor: str) -> int:
