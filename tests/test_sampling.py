@@ -470,8 +470,10 @@ def test_stack_traces_of_jdk_code_are_taken_in_one_round_in_trace_every(java, jd
 
 
 def test_rewritten_hybrid_keeps_the_exact_tree_and_samples_it(java, det_jars) -> None:
-    _, exact = java("Det", "30", classpath=det_jars["exact"])
-    _, hybrid = java("Det", "30", classpath=det_jars["hybrid"], props={"jprewrite.interval": "100us"})
+    # 150 repetitions: about 0.1 s of CPU a thread (30, 20 ms, once took no sample on a loaded CI
+    # machine: the sampler thread did not run while the workers did)
+    _, exact = java("Det", "150", classpath=det_jars["exact"])
+    _, hybrid = java("Det", "150", classpath=det_jars["hybrid"], props={"jprewrite.interval": "100us"})
     assert "sampling" not in exact
     assert hybrid["sampling"]["mode"] == "hybrid" and hybrid["sampling"]["samples"] > 0  # inferred
     assert strip(exact["root"]) == strip(hybrid["root"])
