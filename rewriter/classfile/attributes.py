@@ -629,11 +629,15 @@ class Record(Attribute):
 
 
 # --------------------------------------------------------------------------- lists
-def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: int = 0) -> tuple[list[Attribute], int]:
+def read_attribute_list(
+    data: bytes, pos: int, pool: ConstantPool, base_offset: int = 0, keep: bool = True
+) -> tuple[list[Attribute], int]:
     """Read ``attributes_count`` and the attributes at ``data[pos]`` as raw attributes.
 
     Returns the list and the position after it. ``base_offset`` maps positions in
-    ``data`` to file offsets for error messages (-1: unknown).
+    ``data`` to file offsets for error messages (-1: unknown). ``keep=False`` checks the
+    attributes the same way but keeps none (an empty list): a reader of names and signatures
+    only (a class hierarchy) copies no attribute bodies.
     """
     n = len(data)
     if pos + 2 > n:
@@ -647,7 +651,6 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: 
         return attrs, pos
     tags = pool.tags
     ntags = len(tags)
-    unpack = _HI.unpack_from
     append = attrs.append
     Raw = RawAttribute
     new = _new
@@ -655,7 +658,9 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: 
     for _ in range(count):
         if pos + 6 > n:
             raise ClassFormatError("truncated attribute header", offset=base_offset + pos if base_offset >= 0 else None)
-        name_index, length = unpack(data, pos)
+        # (the header by byte arithmetic: native once compiled, where a struct unpack is a call by name)
+        name_index = (data[pos] << 8) | data[pos + 1]
+        length = (data[pos + 2] << 24) | (data[pos + 3] << 16) | (data[pos + 4] << 8) | data[pos + 5]
         if not (name_index < ntags and tags[name_index] == 1):  # tags[0] is 0: index 0 fails too
             raise ClassFormatError(
                 f"attribute name index #{name_index} is not a Utf8 constant",
@@ -669,9 +674,9 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: 
                 f"({n - start} bytes left)",
                 offset=base_offset + pos if base_offset >= 0 else None,
             )
-        if _COMPILED:
+        if keep and _COMPILED:
             append(RawAttribute(name_index, data[start:end], base_offset + start if known else -1))
-        else:
+        elif keep:
             a = new(Raw)  # RawAttribute(name_index, body, offset), minus the __init__ call
             a.name_index = name_index
             a.data = data[start:end]
@@ -679,35 +684,6 @@ def read_attribute_list(data: bytes, pos: int, pool: ConstantPool, base_offset: 
             append(a)
         pos = end
     return attrs, pos
-
-
-def skip_attribute_list(data: bytes, pos: int, pool: ConstantPool) -> int:
-    """The position after the attribute list at ``data[pos]``, checked as :func:`read_attribute_list`
-    checks it (names are Utf8 constants, lengths stay inside ``data``) without keeping any: a
-    reader that wants only names and signatures (a class hierarchy) copies no attribute bodies."""
-    n = len(data)
-    if pos + 2 > n:
-        raise ClassFormatError("truncated before attributes_count", offset=pos)
-    count = (data[pos] << 8) | data[pos + 1]
-    pos += 2
-    tags = pool.tags
-    ntags = len(tags)
-    for _ in range(count):
-        if pos + 6 > n:
-            raise ClassFormatError("truncated attribute header", offset=pos)
-        name_index = (data[pos] << 8) | data[pos + 1]
-        length = (data[pos + 2] << 24) | (data[pos + 3] << 16) | (data[pos + 4] << 8) | data[pos + 5]
-        if not (name_index < ntags and tags[name_index] == 1):
-            raise ClassFormatError(f"attribute name index #{name_index} is not a Utf8 constant", offset=pos)
-        end = pos + 6 + length
-        if end > n:
-            raise ClassFormatError(
-                f"attribute '{pool.utf8(name_index)}' of length {length} overruns its container "
-                f"({n - pos - 6} bytes left)",
-                offset=pos,
-            )
-        pos = end
-    return pos
 
 
 def encode_attribute_list(attrs: Iterable[Attribute], pool: ConstantPool) -> bytes:

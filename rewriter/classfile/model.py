@@ -17,7 +17,7 @@ from typing import ClassVar, Final, TypeVar
 
 from ..errors import ClassFormatError, JprewriteError, UnsupportedVersionError
 from . import attributes as attrs
-from .attributes import Attribute, encode_attribute_list, read_attribute_list, skip_attribute_list
+from .attributes import Attribute, encode_attribute_list, read_attribute_list
 from .code import CodeAttribute, CodeContext, code_context  # (also registers the Code and StackMapTable decoders)
 from .constants import ConstantPool
 
@@ -360,10 +360,7 @@ def read_class(data: bytes, *, check_version: bool = True, attributes: bool = Tr
     pos += 2 * icount
     cf.fields, pos = _read_members(data, pos, pool, Field, cf, attributes)
     cf.methods, pos = _read_members(data, pos, pool, Method, cf, attributes)
-    if attributes:
-        cf.attributes, pos = read_attribute_list(data, pos, pool)
-    else:
-        pos = skip_attribute_list(data, pos, pool)
+    cf.attributes, pos = read_attribute_list(data, pos, pool, keep=attributes)
     if pos != n:
         raise ClassFormatError(f"{n - pos} extra bytes after the end of the class file", offset=pos)
     cf.size = n
@@ -401,11 +398,7 @@ def _read_members(
             raise ClassFormatError(
                 f"{kind.__name__.lower()} descriptor index #{desc_index} is not a Utf8", offset=pos + 4
             )
-        if with_attributes:
-            attributes, pos = read_attribute_list(data, pos + 6, pool)
-        else:
-            attributes = []
-            pos = skip_attribute_list(data, pos + 6, pool)
+        attributes, pos = read_attribute_list(data, pos + 6, pool, keep=with_attributes)
         if _COMPILED:
             # (each class itself: a direct call, compiled)
             if kind is Method:

@@ -148,13 +148,12 @@ class MidTable:
         as many as fit in one Utf8 constant (``end == start``: entry ``start`` cannot be packed)."""
         parts: list[str] = []
         size = 0
-        previous = ""
-        i = start
+        previous = ""  # (no packed class name is empty)
         for i in range(start, len(self.entries)):
             cls, name, desc, kind, sites = self.entries[i]
             if not cls or max(len(cls), len(name), len(desc)) > _PACKED_NAME_LIMIT or not 0 <= sites < 0xFFF0:
                 return "".join(parts), i
-            head = _SAME_CLASS if cls == previous and i > start else chr(len(cls) + 1) + cls
+            head = _SAME_CLASS if cls == previous else chr(len(cls) + 1) + cls
             entry = f"{head}{chr(len(name) + 1)}{name}{chr(len(desc) + 1)}{desc}{chr(kind + 1)}{chr(sites + 1)}"
             entry_size = len(entry) if entry.isascii() else len(mutf8.encode(entry))
             if size + entry_size > _TABLE_BYTES:
