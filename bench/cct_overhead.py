@@ -48,6 +48,9 @@ SHARED = next(
 OWN_WORKLOADS = REPO / "bench" / "workloads"
 DEFAULT_WORKLOADS = ["xalan", "h2", "lucene", "batik", "fop", "sunflow", "math", "scalac", "kotlinc", "groovy", "rhino"]
 MODES = ["none", "default", "precise"]
+#: the workloads of the issue's goal (<= 2.0x geometric mean, none above 3.0x): all but rhino
+GOAL_WORKLOADS = ["xalan", "h2", "lucene", "batik", "fop", "sunflow", "math", "scalac", "kotlinc", "groovy"]
+GOAL_GEOMEAN, GOAL_MAX = 2.0, 3.0
 
 
 def sh(args: list[str], **kw) -> subprocess.CompletedProcess:
@@ -210,22 +213,35 @@ def report(runs: list[dict], workloads: list[str], configs: list[str], throughpu
     )
     print("CPU time ratio to plain (median of clean runs; 2 cores):")
     print(f"{'workload':10}" + "".join(f"{c:>12}" for c in configs[1:]) + f"{'plain CPU s':>14}")
-    ratios: dict[str, list[float]] = {c: [] for c in configs[1:]}
+    ratios: dict[str, dict[str, float]] = {c: {} for c in configs[1:]}
     for w in workloads:
         base = med(w, "plain", "cpu")
         row = f"{w:10}"
         for c in configs[1:]:
             v = med(w, c, "cpu")
             if base and v:
-                ratios[c].append(v / base)
+                ratios[c][w] = v / base
                 row += f"{v / base:12.2f}"
             else:
                 row += f"{'-':>12}"
         print(row + f"{base or 0:14.2f}")
-    print(
-        f"{'geomean':10}"
-        + "".join(f"{math.exp(sum(map(math.log, v)) / len(v)):12.2f}" if v else f"{'-':>12}" for v in ratios.values())
-    )
+
+    def geomean(vals: list[float]) -> str:
+        return f"{math.exp(sum(map(math.log, vals)) / len(vals)):12.2f}" if vals else f"{'-':>12}"
+
+    print(f"{'geomean':10}" + "".join(geomean(list(r.values())) for r in ratios.values()))
+    goal = [w for w in GOAL_WORKLOADS if w in workloads]
+    if goal and goal != list(workloads):
+        print(f"{'goal set':10}" + "".join(geomean([r[w] for w in goal if w in r]) for r in ratios.values()))
+    for c, r in ratios.items():
+        if c.endswith("default") and all(w in r for w in GOAL_WORKLOADS):
+            g = math.exp(sum(math.log(r[w]) for w in GOAL_WORKLOADS) / len(GOAL_WORKLOADS))
+            over = [f"{w} {r[w]:.2f}x" for w in GOAL_WORKLOADS if r[w] > GOAL_MAX]
+            met = g <= GOAL_GEOMEAN and not over
+            print(
+                f"goal ({c}): geomean {g:.2f}x of the issue's {len(GOAL_WORKLOADS)} (<= {GOAL_GEOMEAN}), "
+                f"above {GOAL_MAX}x: {', '.join(over) or 'none'} -> {'met' if met else 'NOT met'}"
+            )
     print("\npeak RSS ratio to plain:")
     for w in workloads:
         base = med(w, "plain", "maxrss_kb")
