@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from jprewrite.cli.main import main as jprewrite_main
+from jprewrite.errors import JprewriteError
 from jprewrite.profile import load, load_json
 from jprewrite.rewrite.runtime_build import runtime_classes
 
@@ -80,16 +81,20 @@ public class NodeSize {
 """
 
 
+def rewritten_program(tmp_path_factory, name: str, source: str) -> Path:
+    """Class ``name`` compiled by javac and rewritten by jprewrite (the jar carries the runtime)."""
+    work = tmp_path_factory.mktemp(name.lower())
+    (work / "src").mkdir()
+    (work / "src" / f"{name}.java").write_text(source)
+    subprocess.run([tool("javac"), "-d", str(work / "classes"), str(work / "src" / f"{name}.java")], check=True)
+    out = work / f"{name.lower()}-rw.jar"
+    rewrite([make_jar(work / "classes", work / f"{name.lower()}.jar")], out)
+    return out
+
+
 @pytest.fixture(scope="module")
 def multi(tmp_path_factory) -> Path:
-    """Multi rewritten by jprewrite (the jar carries the runtime)."""
-    work = tmp_path_factory.mktemp("multi")
-    (work / "src").mkdir()
-    (work / "src" / "Multi.java").write_text(MULTI)
-    subprocess.run([tool("javac"), "-d", str(work / "classes"), str(work / "src" / "Multi.java")], check=True)
-    out = work / "multi-rw.jar"
-    rewrite([make_jar(work / "classes", work / "multi.jar")], out)
-    return out
+    return rewritten_program(tmp_path_factory, "Multi", MULTI)
 
 
 def java(jar: Path, cwd: Path, workers: int, **props: str) -> subprocess.CompletedProcess:
@@ -326,13 +331,16 @@ def test_compact_output_loads_like_json(multi, tmp_path, workers, threads) -> No
     java(multi, tmp_path, workers, output="p.json", collapsed="c.txt", threads=threads)
     java(multi, tmp_path, workers, output="p.jpprof", threads=threads)
     data = (tmp_path / "p.jpprof").read_bytes()
-    assert data[:8] == b"JPPROF\x00\x01"
+    assert data[:8] == b"JPPROF\x00\x02"
     assert len(data) * 3 < (tmp_path / "p.json").stat().st_size
     # the same program, run twice: the same trees (Multi is deterministic per thread name)
     same_profile(load(str(tmp_path / "p.json")), load(str(tmp_path / "p.jpprof")))
     # sniffed by the magic, not the name
     (tmp_path / "renamed.json").write_bytes(data)
     same_profile(load(str(tmp_path / "p.jpprof")), load(str(tmp_path / "renamed.json")))
+    if threads != "all" or workers == 0:  # no selection (tag 3) in it: what version 1 wrote, still read
+        (tmp_path / "v1.jpprof").write_bytes(data[:7] + b"\x01" + data[8:])
+        same_profile(load(str(tmp_path / "p.jpprof")), load(str(tmp_path / "v1.jpprof")))
 
 
 WRITE_BOTH = r"""
@@ -385,6 +393,7 @@ def test_compact_carries_every_counter_and_the_sampling_block(sampled, tmp_path)
     )
     assert p.returncode == 0, p.stderr
     a, b = load(str(tmp_path / "a.json")), load(str(tmp_path / "a.jpprof"))
+    assert thread_record((tmp_path / "a.jpprof").read_bytes(), "main")[1] == 3  # a selection, every counter
     assert {"weighted", "allocations"} <= set(a.metrics), a.metrics
     assert "samples" in a.metrics or a.header["sampling"]["samples"] == 0  # a loaded machine may take none
     assert a.merged is not None and a.merged.allocs is not None
@@ -392,6 +401,103 @@ def test_compact_carries_every_counter_and_the_sampling_block(sampled, tmp_path)
     for h in (a.header, b.header):
         h["sampling"] = {k: v for k, v in h["sampling"].items() if "cpu" not in k}
     same_profile(a, b)
+
+
+def thread_record(data: bytes, name: str) -> tuple[int, int]:
+    """Offset and tag byte of thread ``name``'s record in a compact profile (names are short)."""
+    key = b"T" + bytes([len(name)]) + name.encode()
+    at = data.rindex(key)
+    return at, data[at + len(key)]
+
+
+DOMINANT = r"""
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+public class Dominant {
+    static final long SEED = seed();   // <clinit> runs before main: a second top-level context of main
+    static volatile long sink;
+    static long seed() { long s = 0; for (int i = 0; i < 50; i++) s += i * 7; return s; }
+    static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+    static void helper() { long s = 0; for (int i = 0; i < 30; i++) s += fib(5 + i % 3); sink += s; }
+    public static void main(String[] args) throws Exception {
+        Thread t = new Thread(Dominant::helper, "helper");   // a top-level method of its own
+        t.start();
+        t.join();
+        long s = SEED;
+        for (int i = 0; i < 40; i++) s += fib(8 + i % 5);
+        List<Integer> l = new ArrayList<>(Arrays.asList(3, 1, 2));
+        l.sort((x, y) -> Integer.compare(x, y));   // callbacks from the JDK, beneath main
+        System.out.println("sum=" + s + " " + sink + " " + l);
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def dominant(tmp_path_factory) -> Path:
+    return rewritten_program(tmp_path_factory, "Dominant", DOMINANT)
+
+
+def test_compact_threads_with_own_top_level_contexts(dominant, tmp_path) -> None:
+    """main has two top-level contexts (its class's initialiser and main), helper one: each thread
+    is written as a selection of the merged tree, and reads back as its own walk wrote it in JSON."""
+    for name in ("d.json", "d.jpprof"):
+        cmd = [tool("java"), f"-Djprewrite.output={name}", "-cp", str(dominant), "Dominant"]
+        p = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0 and p.stdout.startswith("sum="), p
+    data = (tmp_path / "d.jpprof").read_bytes()
+    assert thread_record(data, "main")[1] == 3 and thread_record(data, "helper")[1] == 3
+    a, b = load(str(tmp_path / "d.json")), load(str(tmp_path / "d.jpprof"))
+    same_profile(a, b)
+    main = b.tree("main")
+    assert [main.name(c) for c in main.children(0)] == ["Dominant.main([Ljava/lang/String;)V", "Dominant.<clinit>()V"]
+
+
+def test_compact_dominant_thread_is_a_selection_of_the_merged_tree(multi, tmp_path) -> None:
+    """main's top-level contexts are its own (the workers share theirs), so its tree is written as
+    its root and the positions of its subtrees in the merged tree (tag 3), not a second time. The
+    JSON of another run (the workers' and main's own walks) is the independent oracle, for the
+    Python reader, for the runtime's reader (append), and for a reader that skips the merged tree."""
+    java(multi, tmp_path, 4, output="p.json")
+    java(multi, tmp_path, 4, output="p.jpprof")
+    data = (tmp_path / "p.jpprof").read_bytes()
+    at, tag = thread_record(data, "main")
+    assert tag == 3
+    assert {thread_record(data, f"worker-{i}")[1] for i in range(3)} == {2}
+    json_p, compact = load(str(tmp_path / "p.json")), load(str(tmp_path / "p.jpprof"))
+    same_profile(json_p, compact)
+    only = load(str(tmp_path / "p.jpprof"), merged=False, threads=["main"])
+    assert only.merged is None
+    same_profile_trees(only.tree("main"), json_p.tree("main"))
+    # the runtime reads the selection back when it appends: the same as appending to the JSON
+    for name in ("a.json", "a.jpprof"):
+        for _ in range(2):
+            java(multi, tmp_path, 4, output=name, append="true")
+    same_profile(load(str(tmp_path / "a.json")), load(str(tmp_path / "a.jpprof")))
+    # damage anywhere in the thread records is one error, never another exception
+    bad = tmp_path / "bad.jpprof"
+    for cut in range(at, len(data) - 1, max(1, (len(data) - at) // 64)):
+        bad.write_bytes(data[:cut])
+        with pytest.raises(JprewriteError):
+            load(str(bad))
+    # the selection after the root's tree (E, one context, its subtree size 1): a count, positions
+    tail = data.index(b"E\x01\x03\x5a\x01\x01", at) + 6
+    picks = data[tail]
+    assert 0 < picks < 0x80 and all(b < 0x80 for b in data[tail + 1 : tail + 1 + picks])
+    for wrong in (bytes([picks, *range(100, 100 + picks)]), bytes([2, 1, 0])):  # out of range; not ascending
+        bad.write_bytes(data[:tail] + wrong + data[tail + 1 + picks :])
+        with pytest.raises(JprewriteError, match="malformed thread entry"):
+            load(str(bad))
+
+
+def same_profile_trees(ta, tb) -> None:
+    assert list(ta.parent) == list(tb.parent)
+    assert list(ta.end) == list(tb.end)
+    assert [ta.name(i) for i in range(len(ta))] == [tb.name(i) for i in range(len(tb))]
+    assert {m: list(v) for m, v in ta.values.items()} == {m: list(v) for m, v in tb.values.items()}
+    assert list(ta.inclusive("bytecodes")) == list(tb.inclusive("bytecodes"))
 
 
 @pytest.mark.parametrize("damage", ["truncated", "cut-in-header", "flipped", "bad-version", "trailing"])

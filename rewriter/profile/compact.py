@@ -28,16 +28,19 @@ import json
 import operator
 import zlib
 from array import array
+from bisect import bisect_left
 from collections.abc import Collection
+from itertools import repeat
 from typing import IO, BinaryIO
 
 from ..errors import JprewriteError
-from .model import KINDS, Frames, Profile, Tree
+from .model import KINDS, METRICS, Frames, Profile, Tree
 
 __all__ = ["MAGIC", "VERSION", "CHUNK", "is_compact", "is_compact_name", "read_compact", "write_compact"]
 
 MAGIC = b"JPPROF\x00"
-VERSION = 1
+VERSION = 2  # written; since 2 a thread may be a selection of the merged tree (tag 3)
+READABLE = (1, 2)  # version 1 is the same without tag 3
 CHUNK = 1 << 16
 # the chunk message's fields 1.., in order; the first two and the allocation rows/types are unsigned
 _COLUMNS = (
@@ -148,6 +151,7 @@ class _Reader:
         self.fmap: list[int] = []  # file's method number -> frame number
         self.identity = True  # fmap[i] == i (always, unless a file lists a method twice)
         self.types: list[str] = []
+        self.stored_inclusive = False  # the last tree read carried inclusive bytecodes
 
     def profile(self, merged: bool, threads: bool | Collection[str]) -> tuple[Profile, bool]:
         """The profile, and whether a wanted thread is the merged tree but that was not read."""
@@ -155,8 +159,8 @@ class _Reader:
         if src.read(len(MAGIC)) != MAGIC:
             raise src.fail("not a compact profile")
         version = src.byte()
-        if version != VERSION:
-            raise src.fail(f"compact profile version {version}; this jprewrite reads version {VERSION}")
+        if version not in READABLE:
+            raise src.fail(f"compact profile version {version}; this jprewrite reads versions 1 and {VERSION}")
         try:
             header = json.loads(src.blob(1 << 26))
         except ValueError:
@@ -189,11 +193,94 @@ class _Reader:
                     missing = True
                 else:
                     result.threads.append((name, result.merged))
+            elif what == 3:  # its root, and which of the merged tree's top-level subtrees are its own
+                root = self.tree(wanted and result.merged is not None)
+                picks = self.picks()
+                if wanted and result.merged is None:
+                    missing = True
+                elif root is not None and result.merged is not None:
+                    result.threads.append((name, self.selection(result.merged, root, picks)))
             elif what not in (0, 1):
                 raise src.fail("malformed thread entry")
         if src.stream.read(1):
             raise src.fail("unexpected bytes after the profile")
         return result, missing
+
+    def picks(self) -> list[int]:
+        """The ascending positions of a thread's top-level subtrees among the merged root's children."""
+        src = self.src
+        picks = [src.varint() for _ in range(src.varint())]
+        if any(b <= a for a, b in zip(picks, picks[1:])):
+            raise src.fail("malformed thread entry")
+        return picks
+
+    def selection(self, merged: Tree, root: Tree, picks: list[int]) -> Tree:
+        """A thread's tree from its root (a tree of one context) and the subtrees of the merged tree's
+        top-level contexts at ``picks``: rows copied in their order, parents and ends shifted."""
+        src = self.src
+        end = merged.end
+        tops = []
+        c = 1
+        while c < len(merged):
+            tops.append(c)
+            c = end[c]
+        if len(root) != 1 or (picks and picks[-1] >= len(tops)):
+            raise src.fail("malformed thread entry")
+        spans = [(tops[p], end[tops[p]]) for p in picks]
+        rows = 1 + sum(e - s for s, e in spans)
+        parent, frame, ends = array("i", [-1]), array("i", root.frame), array("i", [rows])
+        for s, e in spans:
+            at = len(parent)  # the subtree's top goes here; its rows keep their distances
+            parent.append(0)
+            parent.extend(map(operator.add, merged.parent[s + 1 : e], repeat(at - s)))
+            frame.extend(merged.frame[s:e])
+            ends.extend(map(operator.add, end[s:e], repeat(at - s)))
+
+        def column(mine: array | None, theirs: array | None) -> array:
+            out = array("q", mine if mine is not None else [0])
+            for s, e in spans:
+                out.extend(theirs[s:e] if theirs is not None else bytes(8 * (e - s)))
+            return out
+
+        def nonzero(theirs: array | None) -> bool:
+            return theirs is not None and any(theirs[s:e].tobytes().strip(b"\0") for s, e in spans)
+
+        # a column as a full write of the thread would have it: there when any of its values is not 0
+        names = [
+            m
+            for m in METRICS
+            if m in ("calls", "bytecodes") or m != "allocations" and (m in root.values or nonzero(merged.values.get(m)))
+        ]
+        values = {m: column(root.values.get(m), merged.values.get(m)) for m in names}
+        tree = Tree(root.frames, parent, frame, values, end=ends)
+        if self.stored_inclusive:  # the file's inclusive bytecodes (of every tree, or none): no pass
+            tree.set_inclusive("bytecodes", column(root.inclusive("bytecodes"), merged.inclusive("bytecodes")))
+        if root.allocs is not None or merged.allocs is not None:
+            an, at_, ac = array("i"), array("i"), array("q")
+            if root.allocs is not None:
+                an.extend(root.allocs[0])
+                at_.extend(root.allocs[1])
+                ac.extend(root.allocs[2])
+            if merged.allocs is not None:
+                man, mat, mac = merged.allocs
+                k = 0
+                base = 1
+                for s, e in spans:
+                    k = bisect_left(man, s, k)
+                    while k < len(man) and man[k] < e:
+                        an.append(man[k] - s + base)
+                        at_.append(mat[k])
+                        ac.append(mac[k])
+                        k += 1
+                    base += e - s
+            if an:
+                tree.allocs = (an, at_, ac)
+                tree.alloc_types = list(self.types)
+                total = array("q", bytes(8 * rows))
+                for node, count in zip(an, ac):
+                    total[node] += count
+                values["allocations"] = total
+        return tree
 
     def names(self) -> None:
         """A chunk's new methods and allocation types."""
@@ -236,6 +323,7 @@ class _Reader:
             rows += n
         if cols is None:
             return None
+        self.stored_inclusive = cols.inclusive is not None
         return cols.tree(self.frames, list(self.types), rows)
 
 

@@ -16,7 +16,9 @@ import java.util.TreeMap;
  *
  * <p>Layout: the magic {@code JPPROF\0} and a version byte; the top-level fields as one JSON object
  * (varint length, UTF-8); then records, each a tag byte: {@code 'R'} the merged tree, {@code 'T'} a
- * thread (name, then 0 = name only, 1 = same as the merged tree, 2 = its tree follows), {@code 'Z'}
+ * thread (name, then 0 = name only, 1 = same as the merged tree, 2 = its tree follows, 3 = its root
+ * context as a tree of one context, then a count and the ascending positions, among the merged root's
+ * children in file order, of the merged tree's subtrees that are the rest of its tree), {@code 'Z'}
  * the end. A tree is chunks ({@code 'C'}) of up to {@value #CHUNK} contexts in pre-order, then
  * {@code 'E'} and its context count. A chunk: its context count, the methods it uses first (kind
  * byte, UTF-8 name), the allocation types it uses first, then its columns as one protobuf message
@@ -30,7 +32,13 @@ import java.util.TreeMap;
  */
 final class ProfileBinary implements ProfileWriter.Sink {
     static final byte[] MAGIC = {'J', 'P', 'P', 'R', 'O', 'F', 0};
-    static final int VERSION = 1;
+    /** The container version written: 2 since a thread may be a selection of the merged tree (tag 3). */
+    static final int VERSION = 2;
+
+    /** Whether this runtime reads files of container version {@code v} (1: the same without tag 3). */
+    static boolean readable(int v) {
+        return v == 1 || v == VERSION;
+    }
     static final int CHUNK = 1 << 16;   // also the page size of the subtree sizes (row >>> 16)
 
     /** Whether a file name asks for this format ({@code .jpprof}, also before {@code .gz}). */
@@ -95,20 +103,31 @@ final class ProfileBinary implements ProfileWriter.Sink {
         h.append('}');
         b.bytes(utf8(h.toString()));
         out.write('R');
-        b.tree(writer, sources.merged);
+        b.tree(writer, sources.merged, false);
         if (threadsMode != ProfileWriter.THREADS_NONE) {
             boolean alias = sources.threads.size() == 1
                     && ProfileWriter.sameSet(sources.threads.values().iterator().next(), sources.merged);
+            Node[][] top = writer.topLevelParents();
             for (Map.Entry<String, java.util.ArrayList<Node>> t : sources.threads.entrySet()) {
                 out.write('T');
                 b.bytes(utf8(t.getKey()));
+                int[] pick = null;
                 if (threadsMode != ProfileWriter.THREADS_ALL || t.getValue().isEmpty()) {
                     out.write(0);
                 } else if (alias) {
                     out.write(1);   // the only thread name: its tree is the merged tree, not written twice
+                } else if ((pick = ProfileWriter.selection(top, t.getValue(), sources.merged)) != null) {
+                    // a dominant thread beside small ones (cleaner threads): its root, then which of the
+                    // merged tree's top-level subtrees are its own, instead of all its contexts again
+                    out.write(3);
+                    b.tree(writer, t.getValue(), true);
+                    b.varint(pick.length);
+                    for (int p : pick) {
+                        b.varint(p);
+                    }
                 } else {
                     out.write(2);
-                    b.tree(writer, t.getValue());
+                    b.tree(writer, t.getValue(), false);
                 }
             }
         }
@@ -116,9 +135,13 @@ final class ProfileBinary implements ProfileWriter.Sink {
         out.flush();
     }
 
-    private void tree(ProfileWriter writer, java.util.List<Node> roots) throws IOException {
+    private void tree(ProfileWriter writer, java.util.List<Node> roots, boolean rootOnly) throws IOException {
         row = 0;
-        writer.walk(roots, this);
+        if (rootOnly) {
+            writer.walkRoot(roots, this);
+        } else {
+            writer.walk(roots, this);
+        }
         flushChunk();
         out.write('E');
         varint(row);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 
 /**
  * A {@code .jpprof} profile ({@link ProfileBinary}) read back into {@link Node} trees, for
@@ -107,10 +108,44 @@ final class ProfileBinaryReader {
                 p.threads.put(name, p.merged);
             } else if (what == 2) {
                 p.threads.put(name, tree());
+            } else if (what == 3) {
+                p.threads.put(name, selection(p.merged));
             } else {
                 throw fail("malformed thread entry");
             }
         }
+    }
+
+    /**
+     * A thread written as its root context and a selection of the merged tree's top-level subtrees
+     * (tag 3): the root, with copies of the selected top-level contexts as its children, whose
+     * subtrees are shared with the merged tree (the profile's trees are read-only sources).
+     */
+    private Node selection(Node merged) throws IOException {
+        Node root = tree();
+        if (root.first != null) {
+            throw fail("malformed thread entry");
+        }
+        ArrayList<Node> tops = new ArrayList<Node>();
+        for (Node c = merged.first; c != null; c = c.next) {
+            tops.add(c);
+        }
+        Collections.reverse(tops);   // children are linked newest first: back to file order
+        long k = varint();
+        long prev = -1;
+        for (long i = 0; i < k; i++) {
+            long x = varint();
+            if (x <= prev || x >= tops.size()) {
+                throw fail("malformed thread entry");
+            }
+            prev = x;
+            Node c = tops.get((int) x);
+            Node n = new Node(c.method, root, null, root.first);
+            Nodes.addCounters(n, c);
+            n.first = c.first;
+            root.first = n;
+        }
+        return root;
     }
 
     /** {@code "runs"} of the top-level JSON object (1 when absent). */

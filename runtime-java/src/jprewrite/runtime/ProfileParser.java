@@ -85,8 +85,8 @@ final class ProfileParser {
                 n += k;
             }
             if (n == 8 && java.util.Arrays.equals(java.util.Arrays.copyOf(head, 7), ProfileBinary.MAGIC)) {
-                if (head[7] != ProfileBinary.VERSION) {
-                    throw new IOException("compact profile version " + head[7] + ", this runtime reads "
+                if (!ProfileBinary.readable(head[7])) {
+                    throw new IOException("compact profile version " + head[7] + ", this runtime reads 1 and "
                             + ProfileBinary.VERSION);
                 }
                 return ProfileBinaryReader.read(in);   // the compact format (.jpprof)

@@ -436,6 +436,73 @@ final class ProfileWriter {
         }
     }
 
+    /**
+     * Only the root context of the merged tree of {@code roots} (its own counters, its inclusive key),
+     * for a thread whose tree is otherwise a selection of the top-level subtrees of a tree written
+     * before (see {@link #topLevelParents}).
+     */
+    void walkRoot(List<Node> roots, Sink sink) throws IOException {
+        Group root = rootGroup(roots);
+        int n = expand(root, 0);
+        sink.open(root, self(root, 0, n), 0, 0);
+        sink.close(0);
+    }
+
+    /**
+     * After {@link #walk}: for each top-level context of the tree just walked, in output order, the
+     * source roots it was merged from (the parents of its source nodes). A thread whose roots own
+     * some of these contexts wholly, and no part of the others, has those subtrees, unchanged, as its
+     * tree: its own walk would merge the same nodes into the same contexts in the same order.
+     */
+    Node[][] topLevelParents() {
+        int n = groupCount[0];
+        Node[][] out = new Node[n][];
+        for (int i = 0; i < n; i++) {
+            Group g = groups[0][i];
+            Node[] p = new Node[g.sources()];
+            for (int j = 0; j < p.length; j++) {
+                p[j] = g.source(j).parent;
+            }
+            out[i] = p;
+        }
+        return out;
+    }
+
+    /**
+     * The positions among {@code top} (see {@link #topLevelParents}) that make up the tree of
+     * {@code roots}, ascending; null when that tree is not such a selection: a root that is not one of
+     * {@code merged}, or a top-level context merged from these roots and others.
+     */
+    static int[] selection(Node[][] top, List<Node> roots, List<Node> merged) {
+        IdentityHashMap<Node, Boolean> mine = new IdentityHashMap<Node, Boolean>();
+        for (Node r : roots) {
+            boolean found = false;
+            for (Node m : merged) {
+                found |= m == r;
+            }
+            if (!found) {
+                return null;
+            }
+            mine.put(r, Boolean.TRUE);
+        }
+        int[] out = new int[top.length];
+        int k = 0;
+        for (int i = 0; i < top.length; i++) {
+            int own = 0;
+            for (Node p : top[i]) {
+                if (mine.containsKey(p)) {
+                    own++;
+                }
+            }
+            if (own == top[i].length) {
+                out[k++] = i;
+            } else if (own != 0) {
+                return null;
+            }
+        }
+        return Arrays.copyOf(out, k);
+    }
+
     /** The own bytecodes of {@code g}, whose {@code n} child groups are at depth {@code d}. */
     private long self(Group g, int d, int n) {
         if (samplesKey) {
