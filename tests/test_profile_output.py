@@ -315,15 +315,20 @@ def same_profile(a, b) -> None:
             assert ta is tb
             continue
         assert (ta is a.merged) == (tb is b.merged), name  # same_as_root both ways
-        assert list(ta.parent) == list(tb.parent), name
-        assert list(ta.end) == list(tb.end), name  # the compact file's subtree sizes
-        assert list(ta.inclusive("bytecodes")) == list(tb.inclusive("bytecodes")), name  # and its inclusive column
-        assert [ta.name(i) for i in range(len(ta))] == [tb.name(i) for i in range(len(tb))]
-        assert [ta.frames.kinds[f] for f in ta.frame] == [tb.frames.kinds[f] for f in tb.frame]
-        assert set(ta.values) == set(tb.values), name
-        for m in ta.values:
-            assert list(ta.values[m]) == list(tb.values[m]), (name, m)
-        assert [ta.allocations_of(i) for i in range(len(ta))] == [tb.allocations_of(i) for i in range(len(tb))]
+        same_tree(ta, tb, name)
+
+
+def same_tree(ta, tb, name: str) -> None:
+    """Two trees as node tables: the same rows, names, kinds, every counter and allocation."""
+    assert list(ta.parent) == list(tb.parent), name
+    assert list(ta.end) == list(tb.end), name  # the compact file's subtree sizes
+    assert list(ta.inclusive("bytecodes")) == list(tb.inclusive("bytecodes")), name  # and its inclusive column
+    assert [ta.name(i) for i in range(len(ta))] == [tb.name(i) for i in range(len(tb))]
+    assert [ta.frames.kinds[f] for f in ta.frame] == [tb.frames.kinds[f] for f in tb.frame]
+    assert set(ta.values) == set(tb.values), name
+    for m in ta.values:
+        assert list(ta.values[m]) == list(tb.values[m]), (name, m)
+    assert [ta.allocations_of(i) for i in range(len(ta))] == [tb.allocations_of(i) for i in range(len(tb))]
 
 
 @pytest.mark.parametrize("workers,threads", [(4, "all"), (0, "all"), (3, "merged-only"), (2, "none")])
@@ -470,7 +475,7 @@ def test_compact_dominant_thread_is_a_selection_of_the_merged_tree(multi, tmp_pa
     same_profile(json_p, compact)
     only = load(str(tmp_path / "p.jpprof"), merged=False, threads=["main"])
     assert only.merged is None
-    same_profile_trees(only.tree("main"), json_p.tree("main"))
+    same_tree(only.tree("main"), json_p.tree("main"), "main")
     # the runtime reads the selection back when it appends: the same as appending to the JSON
     for name in ("a.json", "a.jpprof"):
         for _ in range(2):
@@ -490,14 +495,6 @@ def test_compact_dominant_thread_is_a_selection_of_the_merged_tree(multi, tmp_pa
         bad.write_bytes(data[:tail] + wrong + data[tail + 1 + picks :])
         with pytest.raises(JprewriteError, match="malformed thread entry"):
             load(str(bad))
-
-
-def same_profile_trees(ta, tb) -> None:
-    assert list(ta.parent) == list(tb.parent)
-    assert list(ta.end) == list(tb.end)
-    assert [ta.name(i) for i in range(len(ta))] == [tb.name(i) for i in range(len(tb))]
-    assert {m: list(v) for m, v in ta.values.items()} == {m: list(v) for m, v in tb.values.items()}
-    assert list(ta.inclusive("bytecodes")) == list(tb.inclusive("bytecodes"))
 
 
 @pytest.mark.parametrize("damage", ["truncated", "cut-in-header", "flipped", "bad-version", "trailing"])

@@ -276,10 +276,7 @@ class _Reader:
             if an:
                 tree.allocs = (an, at_, ac)
                 tree.alloc_types = list(self.types)
-                total = array("q", bytes(8 * rows))
-                for node, count in zip(an, ac):
-                    total[node] += count
-                values["allocations"] = total
+                values["allocations"] = _per_row(an, ac, rows)
         return tree
 
     def names(self) -> None:
@@ -424,11 +421,16 @@ class _Columns:
         if self.an:
             tree.allocs = (self.an, self.at, self.ac)
             tree.alloc_types = types
-            total = array("q", bytes(8 * rows))
-            for node, count in zip(self.an, self.ac):
-                total[node] += count
-            values["allocations"] = total
+            values["allocations"] = _per_row(self.an, self.ac, rows)
         return tree
+
+
+def _per_row(nodes: array, counts: array, rows: int) -> array:
+    """The allocations of each row: the sparse (node, count) entries added up."""
+    total = array("q", bytes(8 * rows))
+    for node, count in zip(nodes, counts):
+        total[node] += count
+    return total
 
 
 def read_compact(
