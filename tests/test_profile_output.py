@@ -569,3 +569,13 @@ def test_append_to_a_damaged_compact_profile_keeps_it(multi, tmp_path) -> None:
     assert "cannot append to" in p.stderr and p.stderr.count("\n") == 1, p.stderr
     (aside,) = [f for f in tmp_path.iterdir() if re.fullmatch(r"x-\d+\.jpprof", f.name)]
     assert load(str(aside)).thread_names == ["main"]
+    # a method of an unknown kind (the byte before the first name's length): both readers refuse it
+    at = data.index(b"<root>") - 2
+    assert data[at] == 0
+    unknown = data[:at] + b"\x07" + data[at + 1 :]
+    (tmp_path / "k.jpprof").write_bytes(unknown)
+    with pytest.raises(JprewriteError, match="unknown method kind 7"):
+        load(str(tmp_path / "k.jpprof"))
+    p = java(multi, tmp_path, 0, output="k.jpprof", append="true")
+    assert (tmp_path / "k.jpprof").read_bytes() == unknown
+    assert "unknown method kind 7" in p.stderr and p.stderr.count("\n") == 1, p.stderr

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from jprewrite.errors import JprewriteError
-from jprewrite.profile import resolve_threads
+from jprewrite.profile import load, resolve_threads
 from jprewrite.rewrite import runtime_build
 from jprewrite.rewrite.runtime_build import runtime_classes, runtime_source_dir
 
@@ -392,21 +392,29 @@ def test_recursion_20000_deep(run):
 def test_profiles_api_mid_run_and_collapsed(run):
     snap, written, bad = run.tmp / "snap.json", run.tmp / "snap.collapsed", run.tmp / "no-such-dir-file"
     bad.write_text("a file, so that the directory below it cannot be created")
-    proc = run("MidRun", str(snap), str(written), str(bad / "x.json"))
+    compact = run.tmp / "snap.jpprof"
+    proc = run("MidRun", str(snap), str(written), str(bad / "x.json"), str(compact))
     text = proc.stdout
     mid = load_profile(text[text.index("BEGIN-JSON") + 10 : text.index("END-JSON")])
     check_profile(mid)
     step = ("MidRun.main" + MAIN, "MidRun.step(Ljava/lang/String;)V")
-    assert counts(at(mid["root"], *step)) == (10, 20)
-    assert counts(at(run.profile("snap.json")["root"], *step)) == (10, 20)
+    # two MIDs of step (10 calls through one, 3 through the other) are one context
+    assert [c["method"] for c in at(mid["root"], step[0])["children"]] == [step[1]]
+    assert counts(at(mid["root"], *step)) == (13, 23)
+    assert counts(at(run.profile("snap.json")["root"], *step)) == (13, 23)
+    tree = load(str(compact)).tree()
+    main = next(c for c in tree.children(0) if tree.name(c) == step[0])
+    (only,) = tree.children(main)
+    assert tree.name(only) == step[1]
+    assert (tree.value("calls")[only], tree.value("bytecodes")[only]) == (13, 23)
     assert sorted(t["name"] for t in mid["threads"]) == ["main", 'we"ird\\ n\u00e4me\n\x01']
     assert counts(at(mid["root"], "MidRun$W.run()V")) == (1, 2)
     assert written.read_text() == (
-        "MidRun.main([Ljava/lang/String,)V;MidRun.step(Ljava/lang/String,)V 20\nMidRun$W.run()V 2\n"
+        "MidRun.main([Ljava/lang/String,)V;MidRun.step(Ljava/lang/String,)V 23\nMidRun$W.run()V 2\n"
     )
     assert snap.read_bytes().isascii()
     assert text.rstrip().endswith("IOException")
-    assert counts(at(run.profile()["root"], *step)) == (15, 30)  # at exit: the later calls too
+    assert counts(at(run.profile()["root"], *step)) == (18, 33)  # at exit: the later calls too
 
 
 def test_collapsed_stacks_at_exit(run):

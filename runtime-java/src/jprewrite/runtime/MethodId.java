@@ -33,6 +33,12 @@ public class MethodId {
 
     private final String methodString;
 
+    /** This MID's {@link #canonical()} number; 0 until first asked. */
+    private int canonical;
+    /** The numbers {@link #canonical()} gives, by method string. */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Integer> CANONICAL =
+            new java.util.concurrent.ConcurrentHashMap<String, Integer>();
+
     /** For factories and subclasses; rewritten code calls {@link #get}. */
     public MethodId(String className, String name, String descriptor, int kind, int sites) {
         this.className = className == null ? "" : className;
@@ -107,6 +113,33 @@ public class MethodId {
     /** {@code className + "." + name + descriptor} ({@code <root>} for the thread root). */
     public final String methodString() {
         return methodString;
+    }
+
+    /**
+     * A number for this MID's {@link #methodString()}, from 1, the same for every MID of that string in
+     * this JVM: what the profile writer merges sibling contexts by. A JDK method referenced from two
+     * classes has a MID in each class's holder, and both are one method in a profile. With the number,
+     * grouping a context's children is an array lookup each, not a comparison of strings (scalac's
+     * profile has 18.5 M contexts). Numbered once per MID: the race of two writers numbering one MID
+     * stores the same number twice.
+     */
+    final int canonical() {
+        int c = canonical;
+        if (c == 0) {
+            Integer k = CANONICAL.get(methodString);
+            if (k == null) {
+                synchronized (CANONICAL) {
+                    k = CANONICAL.get(methodString);
+                    if (k == null) {
+                        k = CANONICAL.size() + 1;
+                        CANONICAL.put(methodString, k);
+                    }
+                }
+            }
+            c = k;
+            canonical = c;
+        }
+        return c;
     }
 
     /** Whether {@code other} has the same name and descriptor (what dispatch compares). */

@@ -47,11 +47,13 @@ final class ProfileBinary implements ProfileWriter.Sink {
     }
 
     private final ByteOut out;
-    private final HashMap<Object, Integer> methods = new HashMap<Object, Integer>();
-    /** Method numbers by MethodId: open addressing on identity hashes, no boxing (one lookup a context). */
-    private MethodId[] idKeys = new MethodId[1 << 12];
-    private int[] idVals = new int[1 << 12];
-    private int idCount;
+    /**
+     * Method numbers plus one (0: not numbered yet), at {@code 4 * canonical + kind} of the group's
+     * method ({@link MethodId#canonical()}): one array read a context. MIDs of the same name and kind
+     * are one method.
+     */
+    private int[] methodNumbers = new int[1 << 14];
+    private int methodCount;
     private final HashMap<String, Integer> types = new HashMap<String, Integer>();
 
     // the chunk being filled
@@ -242,50 +244,24 @@ final class ProfileBinary implements ProfileWriter.Sink {
     }
 
     private int methodIndex(ProfileWriter.Group g) throws IOException {
-        MethodId mid = g.mid;
-        int mask = idKeys.length - 1;
-        int h = (System.identityHashCode(mid) * 0x9E3779B9) & mask;
-        for (MethodId k; (k = idKeys[h]) != null; h = (h + 1) & mask) {
-            if (k == mid) {
-                return idVals[h];
-            }
+        if ((g.kind & ~3) != 0) {   // kinds are 0-3: MethodId.KIND_*, and readers refuse others
+            throw new IOException("method kind " + g.kind + " of " + g.method);
         }
-        String key = g.kind + g.method;   // MethodIds of the same name and kind are one method
-        Integer i = methods.get(key);
-        if (i == null) {
-            i = methods.size();
-            methods.put(key, i);
+        int at = 4 * g.canon + g.kind;
+        if (at >= methodNumbers.length) {
+            methodNumbers = Arrays.copyOf(methodNumbers, Math.max(at + 1, methodNumbers.length * 2));
+        }
+        int i = methodNumbers[at] - 1;
+        if (i < 0) {
+            i = methodCount++;
+            methodNumbers[at] = i + 1;
             newNames.raw(g.kind);
             byte[] b = utf8(g.method);
             newNames.u(b.length);
             newNames.raw(b);
             newNameCount++;
         }
-        idKeys[h] = mid;
-        idVals[h] = i;
-        if (++idCount * 2 > idKeys.length) {
-            grow();
-        }
         return i;
-    }
-
-    private void grow() {
-        MethodId[] keys = idKeys;
-        int[] vals = idVals;
-        idKeys = new MethodId[keys.length * 2];
-        idVals = new int[keys.length * 2];
-        int mask = idKeys.length - 1;
-        for (int j = 0; j < keys.length; j++) {
-            MethodId k = keys[j];
-            if (k != null) {
-                int h = (System.identityHashCode(k) * 0x9E3779B9) & mask;
-                while (idKeys[h] != null) {
-                    h = (h + 1) & mask;
-                }
-                idKeys[h] = k;
-                idVals[h] = vals[j];
-            }
-        }
     }
 
     private int typeIndex(String type) throws IOException {

@@ -215,6 +215,9 @@ final class ProfileBinaryReader {
             long newMethods = varint();
             for (long i = 0; i < newMethods; i++) {
                 int kind = next();
+                if (kind > MethodId.KIND_NATIVE) {
+                    throw fail("unknown method kind " + kind);   // as the Python reader says
+                }
                 methods.add(mid(string(), kind));
             }
             long newTypes = varint();

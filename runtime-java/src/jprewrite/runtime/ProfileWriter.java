@@ -217,6 +217,8 @@ final class ProfileWriter {
     static final class Group {
         MethodId mid;
         String method;
+        /** {@code mid.canonical()}: the groups of one method string are one context. */
+        int canon;
         int kind;
         Node node;
         int idx;
@@ -229,6 +231,7 @@ final class ProfileWriter {
         void reset(Node n, int i, long k) {
             mid = n.method;
             method = mid.methodString();
+            canon = mid.canonical();
             kind = mid.kind;
             node = n;
             idx = i;
@@ -290,7 +293,14 @@ final class ProfileWriter {
     private int[] groupCount = new int[64];
     private int[] groupPos = new int[64];
     private Node[] scratch = new Node[64];
-    private HashMap<String, Group> wide;
+    /**
+     * The group of each method (by {@link MethodId#canonical()}) among the children {@link #expand}
+     * is grouping: valid where {@link #groupStamp} holds the current {@link #expansion}, so that
+     * nothing is cleared between contexts.
+     */
+    private Group[] byMethod = new Group[1 << 12];
+    private int[] groupStamp = new int[1 << 12];
+    private int expansion;
 
     /** Make the child groups of {@code g} at depth {@code d}; returns how many. */
     private int expand(Group g, int d) {
@@ -305,7 +315,11 @@ final class ProfileWriter {
             groups[d] = buf;
         }
         int n = 0;
-        wide = null;
+        int stamp = ++expansion;
+        if (stamp == Integer.MAX_VALUE) {
+            Arrays.fill(groupStamp, 0);
+            expansion = stamp = 1;
+        }
         int s = g.sources();
         for (int j = 0; j < s; j++) {
             Node src = g.source(j);
@@ -323,9 +337,14 @@ final class ProfileWriter {
                 Node c = scratch[i];
                 scratch[i] = null;
                 long key = key(ci);
-                Group found = find(buf, n, c.method);
-                if (found != null) {
-                    found.add(c, ci, key);
+                int m = c.method.canonical();
+                if (m >= groupStamp.length) {
+                    int size = Math.max(m + 1, groupStamp.length * 2);
+                    groupStamp = Arrays.copyOf(groupStamp, size);
+                    byMethod = Arrays.copyOf(byMethod, size);
+                }
+                if (groupStamp[m] == stamp) {
+                    byMethod[m].add(c, ci, key);
                 } else {
                     if (n == buf.length) {
                         buf = Arrays.copyOf(buf, n * 2);
@@ -338,14 +357,8 @@ final class ProfileWriter {
                     }
                     ng.reset(c, ci, key);
                     n++;
-                    if (wide != null) {
-                        wide.put(ng.method, ng);
-                    } else if (n > 16) {
-                        wide = new HashMap<String, Group>();
-                        for (int x = 0; x < n; x++) {
-                            wide.put(buf[x].method, buf[x]);
-                        }
-                    }
+                    groupStamp[m] = stamp;
+                    byMethod[m] = ng;
                 }
                 ci += size(ci);
             }
@@ -361,31 +374,12 @@ final class ProfileWriter {
         return n;
     }
 
-    private Group find(Group[] buf, int n, MethodId m) {
-        if (wide != null) {
-            return wide.get(m.methodString());
-        }
-        for (int i = 0; i < n; i++) {
-            if (buf[i].mid == m) {
-                return buf[i];
-            }
-        }
-        String ms = m.methodString();
-        int h = ms.hashCode();   // cached in the String: most names differ in their hash, no compare
-        for (int i = 0; i < n; i++) {
-            String other = buf[i].method;
-            if (other.hashCode() == h && other.equals(ms)) {
-                return buf[i];
-            }
-        }
-        return null;
-    }
-
     /** The root group of some source trees. */
     private Group rootGroup(List<Node> roots) {
         Group g = new Group();
         g.mid = ThreadRoot.ROOT;
         g.method = ThreadRoot.ROOT.methodString();
+        g.canon = ThreadRoot.ROOT.canonical();
         g.kind = MethodId.KIND_INSTRUMENTED;
         for (Node r : roots) {
             int i = base.get(r);
