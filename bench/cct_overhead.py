@@ -18,7 +18,10 @@ Workloads of this repository's ``bench/workloads`` (rhino: an interpreter-style 
 classes override JDK methods and are called back from JDK collections) are installed beside the
 shared ones. ``--baseline`` takes the ``--work`` directory of an earlier run (another build of
 jprewrite) and measures its rewritten class paths as configurations ``old<mode>`` in the same
-rounds, so before and after are compared side by side.
+rounds, so before and after are compared side by side. ``--without-write`` also runs each
+rewritten class path with ``-Djprewrite.output=none`` (configurations ``jprnw<mode>``): the same
+run without the profile's write at exit, which is the profile format's cost and not the
+instrumented program's (for big trees, several seconds: see bench/RESULTS.md).
 
 Prints per workload the CPU-time ratios to plain and their geometric means,
 peak RSS ratios, and the rewriting throughput. Goal (issue): CCT + default
@@ -145,6 +148,11 @@ def main() -> int:
         "--profile-format", default="jpprof", help="profile file suffix: jpprof (compact), json, json.gz, jpprof.gz"
     )
     ap.add_argument("--baseline", default=None, help="the --work directory of an earlier build, run side by side")
+    ap.add_argument(
+        "--without-write",
+        action="store_true",
+        help="also run each rewritten class path without writing the profile (configurations jprnw<mode>)",
+    )
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="jpr-bench-"))
     bench = prepare_shared_bench(work)
@@ -171,7 +179,8 @@ def main() -> int:
     configs = ["plain"] + ([] if args.no_jacoco else ["jacoco"])
     runs_of = [("jpr", work)] + ([("old", Path(args.baseline))] if args.baseline else [])
     named = {f"{prefix}{mode}": where / f"jpr-{mode}" for mode in modes for prefix, where in runs_of}
-    configs += list(named)
+    unwritten = {f"jprnw{mode}": work / f"jpr-{mode}" for mode in modes} if args.without_write else {}
+    configs += list(named) + list(unwritten)
     raw = work / "runs.jsonl"
     if raw.exists():
         raw.unlink()
@@ -182,6 +191,9 @@ def main() -> int:
             # -usejavacp reads java.class.path and does not follow manifest Class-Path entries)
             env[f"BENCH_CP_{name.upper()}"] = rewritten_class_path(out, cps[w])
             env[f"BENCH_OPTS_{name.upper()}"] = f"-Djprewrite.output={work}/profile-{name}-<w>.{args.profile_format}"
+        for name, out in unwritten.items():
+            env[f"BENCH_CP_{name.upper()}"] = rewritten_class_path(out, cps[w])
+            env[f"BENCH_OPTS_{name.upper()}"] = "-Djprewrite.output=none"
         cmd = [sys.executable, str(bench / "lib" / "measure.py"), "-n", str(args.n), "--max-rounds"]
         cmd += [str(args.max_rounds), "-c", ",".join(configs), "-o", str(work / f"runs-{w}.jsonl"), w]
         r = subprocess.run(cmd, env=env, text=True, capture_output=True)
@@ -212,7 +224,8 @@ def report(runs: list[dict], workloads: list[str], configs: list[str], throughpu
         }
     )
     print("CPU time ratio to plain (median of clean runs; 2 cores):")
-    print(f"{'workload':10}" + "".join(f"{c:>12}" for c in configs[1:]) + f"{'plain CPU s':>14}")
+    cw = max(12, 2 + max(len(c) for c in configs[1:]))  # a column per configuration, names apart
+    print(f"{'workload':10}" + "".join(f"{c:>{cw}}" for c in configs[1:]) + f"{'plain CPU s':>14}")
     ratios: dict[str, dict[str, float]] = {c: {} for c in configs[1:]}
     for w in workloads:
         base = med(w, "plain", "cpu")
@@ -221,13 +234,13 @@ def report(runs: list[dict], workloads: list[str], configs: list[str], throughpu
             v = med(w, c, "cpu")
             if base and v:
                 ratios[c][w] = v / base
-                row += f"{v / base:12.2f}"
+                row += f"{v / base:{cw}.2f}"
             else:
-                row += f"{'-':>12}"
+                row += f"{'-':>{cw}}"
         print(row + f"{base or 0:14.2f}")
 
     def geomean(vals: list[float]) -> str:
-        return f"{math.exp(sum(map(math.log, vals)) / len(vals)):12.2f}" if vals else f"{'-':>12}"
+        return f"{math.exp(sum(map(math.log, vals)) / len(vals)):{cw}.2f}" if vals else f"{'-':>{cw}}"
 
     print(f"{'geomean':10}" + "".join(geomean(list(r.values())) for r in ratios.values()))
     goal = [w for w in GOAL_WORKLOADS if w in workloads]
@@ -248,7 +261,7 @@ def report(runs: list[dict], workloads: list[str], configs: list[str], throughpu
         cells = []
         for c in configs[1:]:
             v = med(w, c, "maxrss_kb")
-            cells.append(f"{v / base:12.2f}" if base and v else f"{'-':>12}")
+            cells.append(f"{v / base:{cw}.2f}" if base and v else f"{'-':>{cw}}")
         print(f"{w:10}" + "".join(cells))
     print(
         f"\nrewriting {classes} classes (one run per mode, all CPUs): "
