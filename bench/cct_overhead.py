@@ -179,21 +179,19 @@ def main() -> int:
     configs = ["plain"] + ([] if args.no_jacoco else ["jacoco"])
     runs_of = [("jpr", work)] + ([("old", Path(args.baseline))] if args.baseline else [])
     named = {f"{prefix}{mode}": where / f"jpr-{mode}" for mode in modes for prefix, where in runs_of}
-    unwritten = {f"jprnw{mode}": work / f"jpr-{mode}" for mode in modes} if args.without_write else {}
+    unwritten = {f"jprnw{mode}": named[f"jpr{mode}"] for mode in modes} if args.without_write else {}
     configs += list(named) + list(unwritten)
     raw = work / "runs.jsonl"
     if raw.exists():
         raw.unlink()
     for w in args.workloads:  # one measure.py per workload: each has its own explicit class path
         env = dict(os.environ)
-        for name, out in named.items():
+        for name, out in {**named, **unwritten}.items():
             # the rewritten jars in the plain class path's order (not a manifest-only jar: scalac's
             # -usejavacp reads java.class.path and does not follow manifest Class-Path entries)
             env[f"BENCH_CP_{name.upper()}"] = rewritten_class_path(out, cps[w])
-            env[f"BENCH_OPTS_{name.upper()}"] = f"-Djprewrite.output={work}/profile-{name}-<w>.{args.profile_format}"
-        for name, out in unwritten.items():
-            env[f"BENCH_CP_{name.upper()}"] = rewritten_class_path(out, cps[w])
-            env[f"BENCH_OPTS_{name.upper()}"] = "-Djprewrite.output=none"
+            output = "none" if name in unwritten else f"{work}/profile-{name}-<w>.{args.profile_format}"
+            env[f"BENCH_OPTS_{name.upper()}"] = f"-Djprewrite.output={output}"
         cmd = [sys.executable, str(bench / "lib" / "measure.py"), "-n", str(args.n), "--max-rounds"]
         cmd += [str(args.max_rounds), "-c", ",".join(configs), "-o", str(work / f"runs-{w}.jsonl"), w]
         r = subprocess.run(cmd, env=env, text=True, capture_output=True)

@@ -228,10 +228,10 @@ final class ProfileWriter {
         long key;
         long calls;
 
-        void reset(Node n, int i, long k) {
+        void reset(Node n, int i, long k, int canonical) {
             mid = n.method;
             method = mid.methodString();
-            canon = mid.canonical();
+            canon = canonical;
             kind = mid.kind;
             node = n;
             idx = i;
@@ -355,7 +355,7 @@ final class ProfileWriter {
                         ng = new Group();
                         buf[n] = ng;
                     }
-                    ng.reset(c, ci, key);
+                    ng.reset(c, ci, key, m);
                     n++;
                     groupStamp[m] = stamp;
                     byMethod[m] = ng;
