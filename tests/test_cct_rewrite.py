@@ -301,6 +301,86 @@ def test_interfaces_below_version_52(tmp_path) -> None:
     assert not differences, "\n".join(differences[:30])
 
 
+OLD_FLAGS = {
+    "com/example/older/Main.java": """
+package com.example.older;
+public class Main {
+    public static void main(String[] args) {
+        Area a = new Impl();
+        Named n = new Impl();
+        Tagged t = new Impl();
+        int sum = 0;
+        for (int i = 0; i < 5; i++) sum += a.area(i) + n.name().length() + t.tag() + Tagged.LIMIT;
+        System.out.println("sum " + sum + " " + Main.class.getPackage().getName());
+    }
+}
+""",
+    "com/example/older/Area.java": "package com.example.older; public interface Area { int area(int scale); }",
+    "com/example/older/Named.java": "package com.example.older; public interface Named { String name(); }",
+    "com/example/older/Tagged.java": """
+package com.example.older;
+public interface Tagged { int LIMIT = 3; int tag(); }
+""",
+    "com/example/older/Impl.java": """
+package com.example.older;
+class Impl implements Area, Named, Tagged {
+    public int area(int scale) { return 2 * scale; }
+    public String name() { return "impl"; }
+    public int tag() { return 7; }
+}
+""",
+    "com/example/older/package-info.java": "@Deprecated package com.example.older;",
+}
+
+
+def test_interfaces_of_old_compilers_raised_with_legal_flags(tmp_path) -> None:
+    """Interfaces as compilers before Java 6 wrote them, raised to version 52 only when that keeps
+    them legal and meaning the same. Below version 50 HotSpot treats every interface as abstract
+    whether ``ACC_ABSTRACT`` is set or not (javac left it out of ``package-info``, found in ant,
+    bcprov and janino's jars), and old compilers set ``ACC_SUPER``: the raised interface needs
+    the one and must lose the other, or loading it is a ``ClassFormatError``. An ``ACC_ENUM`` bit
+    (meaningless below 49, illegal on an interface or its fields above) keeps the interface at
+    its version. ``-Xverify:all`` and HotSpot's verifier over every class; output unchanged."""
+    from jprewrite.classfile.model import ACC_ABSTRACT, ACC_ENUM, ACC_INTERFACE, ACC_SUPER, read_class
+
+    from support.verifier import verify_jvm
+
+    classes = javac(OLD_FLAGS, tmp_path / "classes", "--release", "7")
+    base = classes / "com/example/older"
+    # (class, major, interface flags, extra flags on its fields)
+    edits = {
+        "Area": (49, ACC_INTERFACE, 0),  # as javac 1.5 wrote package-info: no ACC_ABSTRACT
+        "Named": (46, ACC_INTERFACE | ACC_SUPER | 0x1, 0),  # a Java 1.2-era compiler's public interface
+        "Tagged": (48, ACC_INTERFACE | ACC_ABSTRACT | 0x1, ACC_ENUM),
+        "package-info": (49, ACC_INTERFACE, 0),
+    }
+    for name, (major, access, field_bits) in edits.items():
+        cf = read_class((base / f"{name}.class").read_bytes())
+        cf.major, cf.minor, cf.access = major, 0, access
+        for f in cf.fields:
+            f.access |= field_bits
+        (base / f"{name}.class").write_bytes(cf.to_bytes())
+    jar = make_jar(classes, tmp_path / "older.jar")
+    out = tmp_path / "older-rewritten.jar"
+    rewrite([jar], out)
+    with zipfile.ZipFile(out) as z:
+        got = {n: read_class(z.read(f"com/example/older/{n}.class")) for n in edits}
+    for name in ("Area", "Named", "package-info"):
+        assert got[name].major == 52, name
+        assert got[name].access & (ACC_ABSTRACT | ACC_SUPER) == ACC_ABSTRACT, (name, hex(got[name].access))
+    assert sorted(m.name for m in got["Area"].methods) == ["area", "area$jp"]
+    assert got["Tagged"].major == 48 and [m.name for m in got["Tagged"].methods] == ["tag"]
+    verify_jvm([out]).assert_no_new_failures(verify_jvm([jar]))
+    plain = run_java([jar], "com.example.older.Main")
+    rewritten = run_java([out], "com.example.older.Main", profile=tmp_path / "p.json")
+    assert plain.returncode == 0 and plain.stdout.startswith("sum "), plain.stderr
+    assert rewritten.returncode == 0, rewritten.stderr
+    assert rewritten.stdout == plain.stdout
+    main = "com.example.older.Main.main([Ljava/lang/String;)V"
+    assert find(rewritten.profile, main, "Impl.area(I)I")["calls"] == 5
+    assert find(rewritten.profile, main, "Impl.tag()I")["calls"] == 5
+
+
 def _holder_code(jar: Path, holder: str) -> dict[str, tuple[int, int]]:
     """(max_stack written, max_stack by the assembler's depth flow) of each method of ``holder``."""
     from jprewrite.classfile.model import read_class

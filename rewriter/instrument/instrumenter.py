@@ -25,7 +25,6 @@ from ..classfile.model import (
     ACC_PRIVATE,
     ACC_PUBLIC,
     ACC_STATIC,
-    ACC_SUPER,
     ACC_SYNTHETIC,
     ClassFile,
     Field,
@@ -35,7 +34,7 @@ from ..editor.body import CodeBody
 from .context import AlreadyInstrumented, ClassContext, ClassReport
 from .emit import add_method
 from .options import InstrumentOptions
-from .plan import CctPlan
+from .plan import CctPlan, raise_interface_flags
 from .shape_b2n import add_b2n
 from .shape_delegating import add_abstract_delegator, add_kept_delegator
 from .shape_esi import add_esi_and_n2b
@@ -71,10 +70,9 @@ def instrument_class(
         raise AlreadyInstrumented(f"{cf.name} was already rewritten by jprewrite")
     options = options or InstrumentOptions()
     if options.mode != "sample" and plan.raises_interface_version(cf.name):
-        # no code to verify, methods all public abstract (CctPlan.interface_takes_defaults);
-        # versions 49+ forbid ACC_SUPER on an interface, older compilers set it
+        # no code to verify, methods all public abstract (CctPlan.interface_takes_defaults)
         cf.major, cf.minor = 52, 0
-        cf.access &= ~ACC_SUPER
+        cf.access = raise_interface_flags(cf.access)
     ctx = ClassContext.create(cf, plan, options, contract_only)
     if ctx.options.mode == "sample":
         if not contract_only:

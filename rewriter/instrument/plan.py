@@ -44,6 +44,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import (
     ACC_ABSTRACT,
     ACC_ANNOTATION,
+    ACC_ENUM,
     ACC_FINAL,
     ACC_NATIVE,
     ACC_PRIVATE,
@@ -51,6 +52,7 @@ from ..classfile.model import (
     ACC_PUBLIC,
     ACC_STATIC,
     ACC_STRICT,
+    ACC_SUPER,
     ACC_SYNCHRONIZED,
 )
 from .leaf_calls import is_leaf_call
@@ -64,7 +66,7 @@ from .support import (
     RUNTIME_PACKAGE,
 )
 
-__all__ = ["CallAction", "CallSite", "ClassPatterns", "CctPlan"]
+__all__ = ["CallAction", "CallSite", "ClassPatterns", "CctPlan", "raise_interface_flags"]
 
 _JDK_PREFIXES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
 # the method flags an interface below version 52 may raise to 52 with (JVMS 4.6: what both allow)
@@ -208,11 +210,12 @@ class CctPlan:
         initialiser is its only possible code, and every method must be as version 52 allows
         (``public abstract``, nothing else); the rewriting raises such an interface to version
         52 (:func:`raises_interface_version`), so calls through it pass the node like calls
-        through any newer interface instead of publishing it for an N2B wrapper.
+        through any newer interface instead of publishing it for an N2B wrapper, provided nothing
+        of it means something else, or is illegal, at version 52 (:func:`_may_raise_to_52`).
         """
         has_clinit = info.declared_method("<clinit>", "()V") is not None
         if info.major < 52:
-            return not has_clinit and all(m.access & _OLD_INTERFACE_FLAGS == _ABSTRACT_PUBLIC for m in info.methods)
+            return _may_raise_to_52(info)
         if not has_clinit:
             return True
         return any(not m.is_static and not m.is_abstract and m.name != "<clinit>" for m in info.methods)
@@ -394,3 +397,29 @@ class CctPlan:
                     break
             self._clinit_cache[name] = found
         return found
+
+
+def _may_raise_to_52(info: ClassInfo) -> bool:
+    """May interface ``info`` (below version 52, instrumented) be given version 52?
+
+    Only when the raise keeps its meaning and its legality (HotSpot's format checks,
+    ``classFileParser.cpp``, and JVMS 4.1, 4.5, 4.6): no code at all (no ``<clinit>`` of any
+    descriptor: at version 51+ one with arguments is a format error, below it a method of no
+    consequence), every method ``public abstract`` and nothing else, no ``ACC_ENUM`` on the
+    interface or its fields (below version 49 a bit without meaning, from 49 on illegal on an
+    interface). The interface's own flags are made legal by :func:`raise_interface_flags`.
+    """
+    if info.access & ACC_ENUM or any(f.access & ACC_ENUM for f in info.fields):
+        return False
+    return all(m.name != "<clinit>" and m.access & _OLD_INTERFACE_FLAGS == _ABSTRACT_PUBLIC for m in info.methods)
+
+
+def raise_interface_flags(access: int) -> int:
+    """An interface's access flags as version 52 needs them, meaning the same as below version 50.
+
+    Below version 50 HotSpot treats every interface as ``ACC_ABSTRACT`` whether the bit is set or
+    not (old compilers, and javac for ``package-info``, left it out), and older compilers set
+    ``ACC_SUPER``; from version 50 a missing ``ACC_ABSTRACT`` and from 49 an ``ACC_SUPER`` on an
+    interface are format errors.
+    """
+    return (access | ACC_ABSTRACT) & ~ACC_SUPER
