@@ -16,11 +16,12 @@ Sources (Debian packages in ``support.corpus.PACKAGES``, plus bytecode made here
 * ``rhino`` (librhino-java), ``ecj`` (libecj-java: the Eclipse compiler), ``proguard``,
   ``bytecode-libs`` (BCEL, Javassist, cglib), ``aspectj`` (runtime, weaver, ajc), ``jruby`` (jruby-core).
 * programs compiled by ecj (``-1.4``: version 46 with JSR/RET finally; ``-1.8``; ``cldc1.1``: version 45
-  with the CLDC ``StackMap``), processed by ProGuard (optimised, obfuscated) and woven by ajc
+  with the CLDC ``StackMap``) and by Janino (libjanino-java: its own code generator, version 45.3, JSR/RET
+  finally), processed by ProGuard (optimised, obfuscated) and woven by ajc
   (``tests/support/programs``).
 * under the agent: jython's library and the script it compiles, Clojure's forms compiled at run time
   (one DynamicClassLoader per form), Rhino's JavaScript compiled to classes, classes made by Javassist,
-  BCEL and cglib, the generated jar; and ``programs/sharedloaders``, Clojure's loader shape in 40 lines.
+  BCEL, cglib and Janino, the generated jar; and ``programs/sharedloaders``, Clojure's loader shape in 40 lines.
 * found on the way, each with a small reproducer: a cglib proxy of an instrumented class (offline and
   agent), a javac method whose ``if`` spans more than 32 KB once instrumented (jruby's
   ``jnr.x86asm.Assembler`` in precise mode), ecj's CLDC ``StackMap`` carried into rewritten code, the
@@ -384,6 +385,7 @@ def _rhino_program(jars, outputs, cp, tmp, mode):
 
 
 ECJ_MAIN = "org.eclipse.jdt.internal.compiler.batch.Main"
+JANINO_COMPILE = PROGRAMS / "generators" / "JaninoCompile.java"
 
 
 def _ecj_compile(cp: list[Path], out: Path, *options: str, profile: Path | None = None) -> dict[str, bytes]:
@@ -493,6 +495,8 @@ def _tool_output(kind: str, tmp: Path) -> tuple[list[Path], list[Path], str]:
             for p in sorted((tmp / "classes").rglob("*.class")):
                 z.write(p, str(p.relative_to(tmp / "classes")))
         return [jar], [], "programs.Legacy" if option == "-1.4" else "programs.Modern"
+    if kind == "janino":
+        return [_janino_legacy(tmp)], [], "programs.Legacy"
     if kind == "proguard":
         pg = [j for j in package_jars("libproguard-java") if j.name.startswith("proguard")]
         jar = tmp / "proguarded.jar"
@@ -536,10 +540,42 @@ public aspect Counting {
     return [jar, *rt], [], "programs.Modern"
 
 
-@pytest.mark.parametrize("kind", ["ecj-1.4", "ecj-1.8", "proguard", "ajc"])
+def _janino_legacy(tmp: Path) -> Path:
+    """``programs/Legacy.java`` compiled by Janino 2.7 (version 45.3, finally as JSR/RET): a jar.
+
+    Two edits Janino needs: ``@Override`` on the anonymous and inner classes' ``apply`` (Janino
+    insists on it), and no ``return`` inside the finally of a nested try (Janino then makes a
+    subroutine that calls itself, which HotSpot rejects before any rewriting)."""
+    janino = package_jars("libjanino-java")
+    source = (PROGRAMS / "Legacy.java").read_text()
+    edited = source.replace("public long apply(", "@Override public long apply(").replace(
+        "if (x % 5 == 0) return r + 1000;", "if (x % 5 == 0) r += 1000;"
+    )
+    assert edited.count("@Override") == 2 and "return r + 1000" not in edited
+    src = tmp / "janino-src" / "programs" / "Legacy.java"
+    src.parent.mkdir(parents=True)
+    src.write_text(edited)
+    driver = tmp / "janino-driver"
+    subprocess.run(
+        [tool("javac"), "-nowarn", "-d", str(driver), "-cp", os.pathsep.join(map(str, janino)), str(JANINO_COMPILE)],
+        check=True,
+        capture_output=True,
+    )
+    classes = tmp / "janino-classes"
+    _run([driver, *janino], "generators.JaninoCompile", str(classes), str(src))
+    jar = tmp / "janino.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        for p in sorted(classes.rglob("*.class")):
+            assert p.read_bytes()[6:8] == b"\x00\x2d", p  # version 45
+            z.write(p, str(p.relative_to(classes)))
+    return jar
+
+
+@pytest.mark.parametrize("kind", ["ecj-1.4", "ecj-1.8", "janino", "proguard", "ajc"])
 def test_program_from_other_tool_rewritten_verifies_and_runs(kind, tmp_path, record_property) -> None:
-    """ecj's JSR/RET finally (-1.4, version 46) and its Java 8 code; ProGuard's optimised, obfuscated
-    code; ajc's woven code (with the AspectJ runtime, rewritten too): every class, in every mode."""
+    """ecj's JSR/RET finally (-1.4, version 46) and its Java 8 code; Janino's (version 45.3, its own
+    code generator, JSR/RET finally); ProGuard's optimised, obfuscated code; ajc's woven code (with
+    the AspectJ runtime, rewritten too): every class, in every mode."""
     start = time.monotonic()
     jars, cp, main = _tool_output(kind, tmp_path)
     before_jvm, before_asm = _verify_both(jars, cp)
@@ -715,18 +751,19 @@ def test_interface_of_a_sibling_loader_under_agent(tmp_path) -> None:
     _assert_profile(profile, "dyn.Square.run")
 
 
-def test_classes_generated_by_javassist_bcel_cglib(tmp_path, record_property) -> None:
+def test_classes_generated_by_javassist_bcel_cglib_janino(tmp_path, record_property) -> None:
     """``support/programs/generators/GenLibs.java`` generates classes while it runs: Javassist (its own
-    compiler and StackMapTable writer: loops, try/catch/finally, switch), BCEL (version 49, no frames)
-    and cglib (a proxy and its fast classes, through ASM). Under the agent (those classes only) the
+    compiler and StackMapTable writer: loops, try/catch/finally, switch), BCEL (version 49, no frames),
+    cglib (a proxy and its fast classes, through ASM) and Janino (its own Java compiler: version 45.3,
+    finally as JSR/RET, a lookupswitch, synchronized). Under the agent (those classes only) the
     program prints what it prints without it and the generated methods are in the profile; the
-    Javassist and BCEL classes it saves are rewritten offline in every mode and still verify."""
+    Javassist, BCEL and Janino classes it saves are rewritten offline in every mode and still verify."""
     start = time.monotonic()
     classes, libs, jvm = _genlibs(tmp_path)
     saved = tmp_path / "generated"
     cp = [classes, *libs]
     plain = _run(cp, "generators.GenLibs", str(saved), jvm=jvm)
-    assert plain.stdout.count("\n") == 3, plain.stdout
+    assert plain.stdout.count("\n") == 4, plain.stdout
     profile = tmp_path / "agent.json"
     options = agent_options(tmp_path / "cache", profile, progress="false", includes="generated.*:*CGLIB*")
     run = run_with_agent(cp, ["generators.GenLibs"], options, profile=profile, jvm=("-Xverify:all", *jvm))
@@ -734,7 +771,7 @@ def test_classes_generated_by_javassist_bcel_cglib(tmp_path, record_property) ->
     assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
     data = _assert_profile(profile, "generated.Jv.loop")
     text = json.dumps(data)
-    assert "generated.Bc.sum" in text and "EnhancerByCGLIB" in text
+    assert "generated.Bc.sum" in text and "EnhancerByCGLIB" in text and "generated.Jn.loop" in text
 
     before_jvm, before_asm = _verify_both([saved], libs)
     for mode in MODES:
@@ -744,7 +781,7 @@ def test_classes_generated_by_javassist_bcel_cglib(tmp_path, record_property) ->
         for what, after, before in (("HotSpot", after_jvm, before_jvm), ("ASM", after_asm, before_asm)):
             new = new_failures(after, before)
             assert not new, f"[{mode}] {what}: " + "\n  ".join(f"{c}: {m[:1500]}" for c, m in sorted(new.items()))
-        assert result.instrumented == 2 and not result.failed, result.summary()
+        assert result.instrumented == 3 and not result.failed, result.summary()
     record_property("seconds_total", round(time.monotonic() - start, 1))
 
 
@@ -834,7 +871,9 @@ def test_conditional_branch_over_32k_once_instrumented(mode, tmp_path) -> None:
 
 
 def _genlibs(tmp_path: Path) -> tuple[Path, list[Path], tuple[str, ...]]:
-    libs = [j for p in ("libjavassist-java", "libbcel-java", "libcglib-java") for j in package_jars(p)]
+    libs = [
+        j for p in ("libjavassist-java", "libbcel-java", "libcglib-java", "libjanino-java") for j in package_jars(p)
+    ]
     libs += [Path("/usr/share/java/asm.jar")]
     classes = tmp_path / "classes"
     subprocess.run(

@@ -52,6 +52,8 @@ PACKAGES: dict[str, list[str]] = {
     "libecj-java": ["/usr/share/java/ecj.jar"],  # the Eclipse compiler (and a second compiler for tests)
     "libbcel-java": ["/usr/share/java/bcel.jar"],
     "libjavassist-java": ["/usr/share/java/javassist.jar"],
+    # Janino: a Java compiler of its own (version 45.3 classes, finally as JSR/RET), used at run time too
+    "libjanino-java": ["/usr/share/java/janino.jar", "/usr/share/java/commons-compiler.jar"],
     "libcglib-java": ["/usr/share/java/cglib.jar"],
     "libproguard-java": ["/usr/share/java/proguard.jar"],  # a shrinker/optimiser/obfuscator
     "libaspectj-java": [

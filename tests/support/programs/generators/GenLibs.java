@@ -25,9 +25,10 @@ import org.apache.bcel.generic.ILOAD;
 import org.apache.bcel.generic.ISTORE;
 
 /**
- * Classes generated while the program runs by three bytecode libraries, each with its own writer:
- * Javassist (its own Java compiler and StackMapTable writer), cglib (a proxy through ASM) and BCEL
- * (no StackMapTable: a version-49 class). Each is defined by a loader of the program's, used, and
+ * Classes generated while the program runs by four bytecode libraries, each with its own writer:
+ * Javassist (its own Java compiler and StackMapTable writer), cglib (a proxy through ASM), BCEL
+ * (no StackMapTable: a version-49 class) and Janino (a Java compiler of its own, as Spark and
+ * Drools use it at run time: version 45.3, finally as JSR/RET subroutines). Each is defined by a loader of the program's, used, and
  * its bytes written to the directory given as the first argument (if any), so that the same
  * classes can be rewritten offline. Prints one line per generator.
  */
@@ -113,6 +114,23 @@ public class GenLibs {
         return cg.getJavaClass().getBytes();
     }
 
+    /** Janino 2.7 compiles this to one version-45.3 class: a subroutine per finally, jumps out of them. */
+    static final String JANINO_SOURCE = "package generated; public class Jn {"
+            + " public static long loop(int n) { long s = 0; for (int i = 0; i < n; i++) {"
+            + " try { if (i % 5 == 0) continue; s += i * 7 % 13; } finally { s ^= i; } } return s; }"
+            + " public static String lock(Object o, int n) { synchronized (o) { return String.valueOf(o) + loop(n); } }"
+            + " public static int pick(int x) { switch (x) { case 1: return 10; case 7: return 70;"
+            + " case 1000: return -1; default: return x; } } }";
+
+    static byte[] janino() throws Exception {
+        org.codehaus.janino.Java.CompilationUnit unit = new org.codehaus.janino.Parser(
+                new org.codehaus.janino.Scanner(null, new java.io.StringReader(JANINO_SOURCE))).parseCompilationUnit();
+        org.codehaus.janino.util.ClassFile[] files = new org.codehaus.janino.UnitCompiler(unit,
+                new org.codehaus.janino.ClassLoaderIClassLoader(GenLibs.class.getClassLoader()))
+                .compileUnit(true, true, true);
+        return files[0].toByteArray();
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length > 0) out = new File(args[0]);
         Loader loader = new Loader();
@@ -125,6 +143,13 @@ public class GenLibs {
         save("generated.Bc", bc);
         Class<?> bcc = loader.define("generated.Bc", bc);
         System.out.println("bcel " + bcc.getMethod("sum", int.class).invoke(null, 100));
+
+        byte[] jn = janino();
+        save("generated.Jn", jn);
+        Class<?> jnc = loader.define("generated.Jn", jn);
+        int picks = 0;
+        for (int x : new int[] {1, 7, 1000, 3}) picks = picks * 31 + (Integer) jnc.getMethod("pick", int.class).invoke(null, x);
+        System.out.println("janino " + jnc.getMethod("lock", Object.class, int.class).invoke(null, "x", 1000) + " " + picks);
 
         Enhancer e = new Enhancer();
         e.setSuperclass(Base.class);
