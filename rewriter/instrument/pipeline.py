@@ -200,6 +200,7 @@ def rewrite_class(
         )
         if fault:
             _break(cf, fault, report)
+        _refuse_duplicates(cf)
         if not verify:
             return RewrittenClass(cf, cf.to_bytes(), report, pinned, rejected)
         problems = _check(cf, report, plan)
@@ -215,6 +216,22 @@ def rewrite_class(
         keep |= origins
         cf = None
     raise GateError("the verification gate kept rejecting the class's methods")  # pragma: no cover
+
+
+def _refuse_duplicates(cf: ClassFile) -> None:
+    """Raise :class:`GateError` if the rewritten class declares a method or field twice.
+
+    The JVM refuses such a class when it is defined (``ClassFormatError``), so it must never be
+    written, gate or no gate: a class that already declared a name the rewriting adds (a generator
+    that implemented a rewritten interface's ESI methods, see ``CctPlan``) stays as it was instead.
+    """
+    for kind, members in (("method", cf.methods), ("field", cf.fields)):
+        seen: set[tuple[str, str]] = set()
+        for m in members:
+            key = (m.name, m.descriptor)
+            if key in seen:
+                raise GateError(f"the rewriting would declare {kind} {cf.name}.{m.name}{m.descriptor} twice")
+            seen.add(key)
 
 
 def _check(cf: ClassFile, report: ClassReport, plan: CctPlan) -> list[tuple[tuple[str, str], VerifyProblem]]:

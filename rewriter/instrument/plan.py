@@ -59,16 +59,19 @@ from .leaf_calls import is_leaf_call
 from .support import (
     CLASS_METHOD,
     CLASS_METHOD_DESC,
+    ESI_NAME_SUFFIX,
     HOLDER_SUFFIX,
     KIND_INSTRUMENTED,
     KIND_JDK,
     KIND_UNINSTRUMENTED,
+    NODE_DESC,
     RUNTIME_PACKAGE,
 )
 
 __all__ = ["CallAction", "CallSite", "ClassPatterns", "CctPlan", "raise_interface_flags"]
 
 _JDK_PREFIXES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
+_ESI_PARAMETERS = NODE_DESC + "I)"  #: how an ESI method's descriptor ends (esi_descriptor)
 # the method flags an interface below version 52 may raise to 52 with (JVMS 4.6: what both allow)
 _ABSTRACT_PUBLIC = ACC_ABSTRACT | ACC_PUBLIC
 _OLD_INTERFACE_FLAGS = _ABSTRACT_PUBLIC | ACC_PRIVATE | ACC_PROTECTED | ACC_STATIC | ACC_FINAL
@@ -194,6 +197,13 @@ class CctPlan:
             # a class that declares our class method is left as it is (``AlreadyInstrumented``):
             # rewritten before, or a subclass that a generator made at run time by overriding every
             # visible method (cglib's Enhancer); callers must not expect ESI methods of its own
+            return False
+        if any(m.name.endswith(ESI_NAME_SUFFIX) and _ESI_PARAMETERS in m.descriptor for m in info.methods):
+            # a method named and typed as an ESI method: one a generator copied while
+            # implementing every method of a rewritten type (ByteBuddy's JavaDispatcher implements
+            # its Invoker interface, ``invoke$jp`` too, at run time); its own ESI methods would be
+            # declared twice (ClassFormatError at definition). Left as it is, callers reach it
+            # through its original methods, as any class the plan does not instrument
             return False
         # annotation interfaces: their methods are only implemented by the JDK's proxies, and
         # readers list them reflectively (Kotlin's reflection invokes every declared method of an

@@ -1,0 +1,132 @@
+"""Mockito and ByteBuddy: classes generated at run time from rewritten classes.
+
+Mockito (libmockito-java) makes its mocks and spies as ByteBuddy subclasses of the mocked types,
+and ByteBuddy (libbyte-buddy-java) implements its own ``Invoker`` interface at start-up by
+generating a method for every method the interface has: under the agent, the rewritten
+interface's ESI methods (``invoke$jp``) too. Such a class already declares what the rewriting
+would add; it must stay as it is (it was once defined with two ``invoke$jp`` methods: a
+``ClassFormatError`` inside ``Mockito.mock``).
+
+``support/programs/mocks/MockMain.java``: mocks with stubbed and verified calls, a spy whose real
+method calls a protected one, a mocked interface whose default method is called for real, a
+mocked ``List``, and ByteBuddy subclasses with a fixed value and a delegation. It prints the same
+lines with the program rewritten alone, with the program and the libraries rewritten, and under
+the agent; the profile has the calls the program made through the mocks.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from support.agent import agent_options, run_with_agent
+from support.compilers import new_failures, rewrite_cli
+from support.corpus import package_jars
+from support.jdk import tool
+from support.profiling import make_jar, run_java
+from support.verifier import verify_jvm
+
+PROGRAM = Path(__file__).resolve().parent / "support" / "programs" / "mocks" / "MockMain.java"
+MAIN = "mocks.MockMain"
+EXPECTED = ["mock 1011", "spy 87", "repo 3 0 6", "list 42", "bytebuddy 25", "delegation 17"]
+
+
+@pytest.fixture(scope="module")
+def mocks(tmp_path_factory) -> tuple[Path, list[Path]]:
+    """(the program's jar, the libraries' jars)."""
+    libs = package_jars("libmockito-java") + package_jars("libbyte-buddy-java")
+    libs += [Path("/usr/share/java/objenesis.jar")]  # Mockito's dependency, installed with it
+    tmp = tmp_path_factory.mktemp("mocks")
+    classes = tmp / "classes"
+    subprocess.run(
+        [tool("javac"), "-nowarn", "-d", str(classes), "-cp", ":".join(map(str, libs)), str(PROGRAM)],
+        check=True,
+        capture_output=True,
+    )
+    return make_jar(classes, tmp / "mocks.jar"), libs
+
+
+def _methods(profile: dict) -> set[str]:
+    out, stack = set(), [profile["root"]]
+    while stack:
+        n = stack.pop()
+        out.add(n["method"])
+        stack.extend(n.get("children", ()))
+    return out
+
+
+def _plain(jar: Path, libs: list[Path]) -> str:
+    run = run_java([jar, *libs], MAIN)
+    assert run.returncode == 0 and run.stdout.splitlines() == EXPECTED, run.stdout + run.stderr[-2000:]
+    return run.stdout
+
+
+def test_mocks_of_rewritten_classes_offline(mocks, tmp_path) -> None:
+    """The program alone rewritten (Mockito subclasses rewritten classes: override checks), then
+    the program and both libraries (ByteBuddy's generator itself rewritten); HotSpot verifies
+    every rewritten class of the libraries."""
+    jar, libs = mocks
+    plain = _plain(jar, libs)
+    alone = tmp_path / "alone"
+    rewrite_cli([jar], alone, "default", classpath=libs)
+    run = run_java([alone / jar.name, *libs], MAIN, profile=tmp_path / "alone.json")
+    assert run.returncode == 0 and run.stdout == plain, run.stderr[-3000:]
+    assert "mocks.MockMain$Client.run(I)I" in _methods(run.profile)
+
+    everything = tmp_path / "all"
+    result = rewrite_cli([jar, *libs], everything, "default")
+    assert not result.failed, result.failed
+    rewritten = [everything / p.name for p in [jar, *libs]]
+    new = new_failures(verify_jvm(rewritten[1:], threads=2), verify_jvm(libs, threads=2))
+    assert not new, "\n".join(f"{c}: {m[:800]}" for c, m in sorted(new.items())[:20])
+    run = run_java(rewritten, MAIN, profile=tmp_path / "all.json")
+    assert run.returncode == 0 and run.stdout == plain, run.stderr[-3000:]
+    assert "org.mockito.Mockito.mock(Ljava/lang/Class;)Ljava/lang/Object;" in _methods(run.profile)
+
+
+def test_mocks_under_the_agent(mocks, tmp_path) -> None:
+    """Everything outside the JDK rewritten as it loads, the classes ByteBuddy and Mockito generate
+    too (except ByteBuddy's ``Invoker`` implementation, which declares ``invoke$jp`` itself). With
+    the verification gate off, as users run the agent: the gate would catch the duplicate method
+    and keep the class as it was, the rewriting alone must not make it."""
+    jar, libs = mocks
+    plain = _plain(jar, libs)
+    profile = tmp_path / "agent.json"
+    run = run_with_agent(
+        [jar, *libs],
+        [MAIN],
+        agent_options(tmp_path / "cache", profile, progress="false", verify="false"),
+        profile=profile,
+    )
+    assert run.returncode == 0 and run.stdout == plain, f"exit {run.returncode}\n{run.stderr[-4000:]}"
+    assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
+    methods = _methods(json.loads(profile.read_text()))
+    assert "mocks.MockMain$Client.run(I)I" in methods
+    # the mock's own work(int), generated by ByteBuddy and rewritten as it loaded, beneath run
+    assert any(m.startswith("mocks.MockMain$Service$MockitoMock$") and ".work(I)I" in m for m in methods), sorted(
+        m for m in methods if "MockMain" in m
+    )
+
+
+def test_a_class_declaring_an_injected_name_stays_as_it_was(tmp_path, monkeypatch) -> None:
+    """A class that declares a member the rewriting would add (here the marker field
+    ``$jprewrite$instrumented``, legal Java) is never written with it twice, gate or no gate: it
+    stays uninstrumented, named on stderr, and the program runs as before."""
+    monkeypatch.setenv("JPREWRITE_VERIFY", "0")  # the users' default; the gate would catch it too
+    src = tmp_path / "src" / "Odd.java"
+    src.parent.mkdir()
+    src.write_text(
+        "public class Odd { static boolean $jprewrite$instrumented = true;"
+        " static int f(int n) { return n * 2; }"
+        ' public static void main(String[] a) { System.out.println(f(21) + " " + $jprewrite$instrumented); } }'
+    )
+    classes = tmp_path / "classes"
+    subprocess.run([tool("javac"), "-d", str(classes), str(src)], check=True, capture_output=True)
+    jar = make_jar(classes, tmp_path / "odd.jar")
+    result = rewrite_cli([jar], tmp_path / "out", "default")
+    assert "twice" in result.failed.get("Odd", ""), result.stderr[-2000:]
+    run = run_java([tmp_path / "out" / jar.name], "Odd")
+    assert run.returncode == 0 and run.stdout == "42 true\n", run.stderr[-2000:]
