@@ -216,6 +216,10 @@ public class Old implements Runnable, OldApi {
 package com.example.edge;
 public interface OldApi { int api(long x); int ZERO = 0; }
 """,
+    # edited below to what older compilers wrote: version 49 without ACC_ABSTRACT (raised: it gets it),
+    # version 48 with ACC_ENUM on a field (not raised)
+    "com/example/edge/OldPair.java": "package com.example.edge; public interface OldPair { int a(); long b(long x); }",
+    "com/example/edge/OldFlagged.java": "package com.example.edge; public interface OldFlagged { int K = 1; int c(); int d(); }",
     **{
         f"com/example/edge/Old{v}.java": f"""
 package com.example.edge;
@@ -247,6 +251,13 @@ def edge(tmp_path_factory) -> Path:
         data = bytearray(p.read_bytes())
         data[6:8] = v.to_bytes(2, "big")
         p.write_bytes(bytes(data))
+    for name, major, access, field_bits in (("OldPair", 49, 0x0201, 0), ("OldFlagged", 48, 0x0601, 0x4000)):
+        p = out / "com" / "example" / "edge" / f"{name}.class"
+        cf = read_class(p.read_bytes())
+        cf.major, cf.access = major, access
+        for f in cf.fields:
+            f.access |= field_bits
+        p.write_bytes(cf.to_bytes())
     return javac(EDGE, out, "-cp", str(out))
 
 

@@ -310,23 +310,26 @@ public class Main {
         Named n = new Impl();
         Tagged t = new Impl();
         int sum = 0;
-        for (int i = 0; i < 5; i++) sum += a.area(i) + n.name().length() + t.tag() + Tagged.LIMIT;
+        for (int i = 0; i < 5; i++) sum += a.area(i) + a.sides() + n.name().length() + n.label().length() + t.tag() + Tagged.LIMIT;
         System.out.println("sum " + sum + " " + Main.class.getPackage().getName());
     }
 }
 """,
-    "com/example/older/Area.java": "package com.example.older; public interface Area { int area(int scale); }",
-    "com/example/older/Named.java": "package com.example.older; public interface Named { String name(); }",
+    "com/example/older/Area.java": "package com.example.older; public interface Area { int area(int scale); int sides(); }",
+    "com/example/older/Named.java": "package com.example.older; public interface Named { String name(); String label(); }",
     "com/example/older/Tagged.java": """
 package com.example.older;
-public interface Tagged { int LIMIT = 3; int tag(); }
+public interface Tagged { int LIMIT = 3; int tag(); int tog(); }
 """,
     "com/example/older/Impl.java": """
 package com.example.older;
 class Impl implements Area, Named, Tagged {
     public int area(int scale) { return 2 * scale; }
     public String name() { return "impl"; }
+    public int sides() { return 4; }
+    public String label() { return "l"; }
     public int tag() { return 7; }
+    public int tog() { return 8; }
 }
 """,
     "com/example/older/package-info.java": "@Deprecated package com.example.older;",
@@ -368,8 +371,8 @@ def test_interfaces_of_old_compilers_raised_with_legal_flags(tmp_path) -> None:
     for name in ("Area", "Named", "package-info"):
         assert got[name].major == 52, name
         assert got[name].access & (ACC_ABSTRACT | ACC_SUPER) == ACC_ABSTRACT, (name, hex(got[name].access))
-    assert sorted(m.name for m in got["Area"].methods) == ["area", "area$jp"]
-    assert got["Tagged"].major == 48 and [m.name for m in got["Tagged"].methods] == ["tag"]
+    assert sorted(m.name for m in got["Area"].methods) == ["area", "area$jp", "sides", "sides$jp"]
+    assert got["Tagged"].major == 48 and [m.name for m in got["Tagged"].methods] == ["tag", "tog"]
     verify_jvm([out]).assert_no_new_failures(verify_jvm([jar]))
     plain = run_java([jar], "com.example.older.Main")
     rewritten = run_java([out], "com.example.older.Main", profile=tmp_path / "p.json")

@@ -222,7 +222,11 @@ class CctPlan:
         52 (:func:`raises_interface_version`), so calls through it pass the node like calls
         through any newer interface instead of publishing it for an N2B wrapper, provided nothing
         of it means something else, or is illegal, at version 52 (:func:`_may_raise_to_52`).
+        Never an interface that declares a single abstract method: code finds "its" method by
+        reflection (:func:`_declares_one_abstract_method`).
         """
+        if _declares_one_abstract_method(info):
+            return False
         has_clinit = info.declared_method("<clinit>", "()V") is not None
         if info.major < 52:
             return _may_raise_to_52(info)
@@ -407,6 +411,21 @@ class CctPlan:
                     break
             self._clinit_cache[name] = found
         return found
+
+
+def _declares_one_abstract_method(info: ClassInfo) -> bool:
+    """Does interface ``info`` declare exactly one method, an abstract one (``<clinit>`` aside)?
+
+    Such an interface is found by reflection as "the interface with one method": cglib's
+    ``KeyFactory`` (in Spring, Guice and cglib itself) refuses a key interface whose
+    ``getDeclaredMethods()`` are not exactly one, and callback frameworks take ``[0]``. A default
+    ESI method would be a second declared method (Guice's injector failed to start under the
+    agent); the interface publishes instead, as old interfaces do (its implementations' N2B
+    wrappers enter beneath the published node). A single default method keeps its ESI method: its
+    body is counted only there.
+    """
+    methods = [m for m in info.methods if m.name != "<clinit>"]
+    return len(methods) == 1 and methods[0].is_abstract
 
 
 def _may_raise_to_52(info: ClassInfo) -> bool:

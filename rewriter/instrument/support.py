@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..classfile.model import ACC_BRIDGE, ACC_SYNTHETIC
+from ..classfile.model import ACC_SYNTHETIC
 
 __all__ = [
     "RUNTIME_PACKAGE",
@@ -71,11 +71,13 @@ CLASS_METHOD_DESC: Final = "()Ljava/lang/Class;"
 #: a private static synthetic boolean in every rewritten class: how the runtime recognises one
 MARKER_FIELD: Final = "$jprewrite$instrumented"
 
-#: Flags of every method the rewriting adds to a class. Bridge as well as synthetic: reflection-driven
-#: runtimes skip bridge methods when they list a class's methods (Groovy's CachedClass, which
-#: would otherwise count ``doCall(Object, Node, int)`` as a closure signature; Spring, Jackson and
-#: JUnit do the same). The JVM gives ACC_BRIDGE no meaning.
-ESI_FLAGS: Final = ACC_SYNTHETIC | ACC_BRIDGE
+#: Flags of every method the rewriting adds to a class: synthetic (reflection-driven runtimes skip
+#: synthetic methods: Spring, Jackson, ByteBuddy, Mockito). Not bridge, as once: cglib (in Guice and
+#: Spring too) reads the class file of every class with bridge methods to find what they bridge
+#: to, with an ASM of its own that may not read the class's version (Guice 4.2 and Java 17 classes:
+#: the injector failed). Names of their own (``m$jp``) keep them out of lookups by name (Groovy's
+#: closures look for ``doCall``).
+ESI_FLAGS: Final = ACC_SYNTHETIC
 ESI_NAME_SUFFIX: Final = "$jp"
 
 ENTERED: Final = -2  #: the site an N2B passes: the node it hands over is the callee's own (Node.ENTERED)

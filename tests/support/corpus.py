@@ -54,9 +54,11 @@ PACKAGES: dict[str, list[str]] = {
     "libjavassist-java": ["/usr/share/java/javassist.jar"],
     # Janino: a Java compiler of its own (version 45.3 classes, finally as JSR/RET), used at run time too
     "libjanino-java": ["/usr/share/java/janino.jar", "/usr/share/java/commons-compiler.jar"],
-    # Mockito's mocks and ByteBuddy's classes, generated at run time from rewritten classes (tests/test_mocks.py)
+    # Mockito's mocks and ByteBuddy's classes, generated at run time from rewritten classes (tests/test_frameworks.py)
     "libmockito-java": ["/usr/share/java/mockito-core.jar"],
     "libbyte-buddy-java": ["/usr/share/java/byte-buddy.jar"],
+    # Guice's method interceptors: its own cglib and ASM subclass rewritten classes (tests/test_frameworks.py)
+    "libguice-java": ["/usr/share/java/guice.jar"],
     "libcglib-java": ["/usr/share/java/cglib.jar"],
     "libproguard-java": ["/usr/share/java/proguard.jar"],  # a shrinker/optimiser/obfuscator
     "libaspectj-java": [

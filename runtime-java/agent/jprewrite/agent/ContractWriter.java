@@ -17,11 +17,11 @@ import java.util.Set;
  * rewritten earlier pass CCT nodes to this one (they call {@code m$jp(args…, Node, int)}, the
  * interface dispatchers of {@code I$$jpmids}, {@code $jprewrite$class()}); this gives the class
  * exactly those members, with its own bodies unchanged, the way {@code instrument_class(...,
- * contract_only=True)} in {@code rewriter/instrument/cct.py} does:
+ * contract_only=True)} in {@code rewriter/instrument/instrumenter.py} does:
  *
  * <ul>
- * <li>a <b>delegating ESI</b> {@code m$jp(args…, Node caller, int site)} ({@code ACC_SYNTHETIC |
- * ACC_BRIDGE}) for every method the plan gives an ESI method: {@code caller.boundary(site, mid(kind
+ * <li>a <b>delegating ESI</b> {@code m$jp(args…, Node caller, int site)} ({@code ACC_SYNTHETIC})
+ * for every method the plan gives an ESI method: {@code caller.boundary(site, mid(kind
  * 2))}, then the original ({@code invokestatic}; {@code invokespecial} for the class's own body;
  * {@code invokeinterface}/{@code invokevirtual} for abstract methods). Delegators of a non-final
  * class's own overridable bodies start with the override check (an uninstrumented subclass's
@@ -65,7 +65,7 @@ final class ContractWriter {
     static final String ESI_NAME_SUFFIX = "$jp";
     static final String PROXY = "java/lang/reflect/Proxy";
     static final int KIND_UNINSTRUMENTED = 2;
-    static final int ESI_FLAGS = ClassEditor.ACC_SYNTHETIC | ClassEditor.ACC_BRIDGE;
+    static final int ESI_FLAGS = ClassEditor.ACC_SYNTHETIC;
     private static final int MIDS_PER_CHUNK = 600;
 
     /** The class cannot be given its contract; the message says why (one line). */
@@ -161,13 +161,22 @@ final class ContractWriter {
 
     /** {@code CctPlan.interface_takes_defaults}, from the interface's own class file. */
     static boolean takesDefaults(ClassEditor cf) {
+        if (declaresOneAbstractMethod(cf)) {
+            return false;
+        }
         boolean clinit = cf.findMethod("<clinit>", "()V") != null;
-        if (cf.major < 52) {   // no code, every method public abstract: raised to version 52 (see run)
-            if (clinit) {
+        if (cf.major < 52) {   // CctPlan._may_raise_to_52: raised to version 52 (see run)
+            if (clinit || (cf.access & ClassEditor.ACC_ENUM) != 0) {
                 return false;
             }
+            for (ClassEditor.Member f : cf.fields) {
+                if ((f.access & ClassEditor.ACC_ENUM) != 0) {
+                    return false;
+                }
+            }
             for (ClassEditor.Member m : cf.methods) {
-                if ((m.access & OLD_INTERFACE_FLAGS) != (ClassEditor.ACC_ABSTRACT | ClassEditor.ACC_PUBLIC)) {
+                if ((m.access & OLD_INTERFACE_FLAGS) != (ClassEditor.ACC_ABSTRACT | ClassEditor.ACC_PUBLIC)
+                        || "<clinit>".equals(cf.name(m))) {
                     return false;
                 }
             }
@@ -182,6 +191,20 @@ final class ContractWriter {
             }
         }
         return false;
+    }
+
+    /** {@code CctPlan._declares_one_abstract_method}: found by reflection as the interface with one method. */
+    static boolean declaresOneAbstractMethod(ClassEditor cf) {
+        ClassEditor.Member only = null;
+        for (ClassEditor.Member m : cf.methods) {
+            if (!"<clinit>".equals(cf.name(m))) {
+                if (only != null) {
+                    return false;
+                }
+                only = m;
+            }
+        }
+        return only != null && (only.access & ClassEditor.ACC_ABSTRACT) != 0;
     }
 
     /** {@code CctPlan.has_esi} for a method of this (instrumented) class. */
@@ -216,7 +239,7 @@ final class ContractWriter {
         if (isInterface && !publishing && cf.major < 52) {   // CctPlan.raises_interface_version
             cf.major = 52;
             cf.minor = 0;
-            cf.access &= ~ClassEditor.ACC_SUPER;
+            cf.access = (cf.access | ClassEditor.ACC_ABSTRACT) & ~ClassEditor.ACC_SUPER;   // raise_interface_flags
         }
         Set<String> existing = new HashSet<>();
         for (ClassEditor.Member m : cf.methods) {

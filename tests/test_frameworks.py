@@ -1,4 +1,4 @@
-"""Mockito and ByteBuddy: classes generated at run time from rewritten classes.
+"""Frameworks that generate classes from rewritten classes while the program runs, or read them.
 
 Mockito (libmockito-java) makes its mocks and spies as ByteBuddy subclasses of the mocked types,
 and ByteBuddy (libbyte-buddy-java) implements its own ``Invoker`` interface at start-up by
@@ -7,11 +7,19 @@ interface's ESI methods (``invoke$jp``) too. Such a class already declares what 
 would add; it must stay as it is (it was once defined with two ``invoke$jp`` methods: a
 ``ClassFormatError`` inside ``Mockito.mock``).
 
+Guice (libguice-java 4.2, with its own copy of cglib and ASM) intercepts methods of a class with
+a cglib subclass. Two things once broke it: cglib's ``KeyFactory`` refuses a key interface that
+does not declare exactly one method, and a rewritten key interface had a second, its default ESI
+method (an interface declaring one instance method now gets none, and publishes); and cglib reads
+the class file of a class with bridge methods to resolve them, which its ASM cannot for Java 17
+class files, and the ESI methods were marked bridge (they are only synthetic now).
+
 ``support/programs/mocks/MockMain.java``: mocks with stubbed and verified calls, a spy whose real
 method calls a protected one, a mocked interface whose default method is called for real, a
-mocked ``List``, and ByteBuddy subclasses with a fixed value and a delegation. It prints the same
-lines with the program rewritten alone, with the program and the libraries rewritten, and under
-the agent; the profile has the calls the program made through the mocks.
+mocked ``List``, and ByteBuddy subclasses with a fixed value and a delegation.
+``support/programs/guice/GuiceMain.java``: an injector with a singleton binding, field injection
+and a method interceptor. Each prints the same lines with the program rewritten alone, with the
+program and the libraries rewritten, and under the agent; the profile has the program's calls.
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ from support.jdk import tool
 from support.profiling import make_jar, run_java
 from support.verifier import verify_jvm
 
-PROGRAM = Path(__file__).resolve().parent / "support" / "programs" / "mocks" / "MockMain.java"
+PROGRAMS = Path(__file__).resolve().parent / "support" / "programs"
+PROGRAM = PROGRAMS / "mocks" / "MockMain.java"
 MAIN = "mocks.MockMain"
 EXPECTED = ["mock 1011", "spy 87", "repo 3 0 6", "list 42", "bytebuddy 25", "delegation 17"]
 
@@ -130,3 +139,78 @@ def test_a_class_declaring_an_injected_name_stays_as_it_was(tmp_path, monkeypatc
     assert "twice" in result.failed.get("Odd", ""), result.stderr[-2000:]
     run = run_java([tmp_path / "out" / jar.name], "Odd")
     assert run.returncode == 0 and run.stdout == "42 true\n", run.stderr[-2000:]
+
+
+GUICE_MAIN = "guice.GuiceMain"
+GUICE_OPENS = ("--add-opens", "java.base/java.lang=ALL-UNNAMED")  # cglib defines its classes by reflection
+GUICE_OUTPUT = "total 3078 intercepted 3 fin 1 true\n"
+
+
+@pytest.fixture(scope="module")
+def guice(tmp_path_factory) -> tuple[Path, list[Path]]:
+    """(the program's jar, compiled for Java 17; the libraries' jars)."""
+    libs = package_jars("libguice-java") + [
+        Path(p)
+        for p in (
+            "/usr/share/java/aopalliance.jar",  # Guice's dependencies, installed with it
+            "/usr/share/java/atinject-jsr330-api.jar",
+            "/usr/share/java/guava.jar",
+        )
+    ]
+    tmp = tmp_path_factory.mktemp("guice")
+    classes = tmp / "classes"
+    subprocess.run(
+        [
+            tool("javac"),
+            "-nowarn",
+            "-d",
+            str(classes),
+            "-cp",
+            ":".join(map(str, libs)),
+            str(PROGRAMS / "guice" / "GuiceMain.java"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    jar = make_jar(classes, tmp / "guice-main.jar")
+    plain = run_java([jar, *libs], GUICE_MAIN, jvm=GUICE_OPENS)
+    assert plain.returncode == 0 and plain.stdout == GUICE_OUTPUT, plain.stdout + plain.stderr[-2000:]
+    return jar, libs
+
+
+def test_guice_interceptor_offline(guice, tmp_path) -> None:
+    """The program alone, then with Guice, Guava and their dependencies rewritten."""
+    jar, libs = guice
+    alone = tmp_path / "alone"
+    rewrite_cli([jar], alone, "default", classpath=libs)
+    run = run_java([alone / jar.name, *libs], GUICE_MAIN, profile=tmp_path / "alone.json", jvm=GUICE_OPENS)
+    assert run.returncode == 0 and run.stdout == GUICE_OUTPUT, run.stderr[-3000:]
+    assert "guice.GuiceMain$Service.helper(Ljava/lang/String;)I" in _methods(run.profile)
+
+    everything = tmp_path / "all"
+    result = rewrite_cli([jar, *libs], everything, "default")
+    assert not result.failed, result.failed
+    run = run_java(
+        [everything / p.name for p in [jar, *libs]], GUICE_MAIN, profile=tmp_path / "all.json", jvm=GUICE_OPENS
+    )
+    assert run.returncode == 0 and run.stdout == GUICE_OUTPUT, run.stderr[-3000:]
+    assert "com.google.inject.Guice.createInjector([Lcom/google/inject/Module;)Lcom/google/inject/Injector;" in (
+        _methods(run.profile)
+    )
+
+
+def test_guice_interceptor_under_the_agent(guice, tmp_path) -> None:
+    """Everything outside the JDK rewritten as it loads (Guice's cglib and the classes it generates),
+    the verification gate off as users run it."""
+    jar, libs = guice
+    profile = tmp_path / "agent.json"
+    run = run_with_agent(
+        [jar, *libs],
+        [GUICE_MAIN],
+        agent_options(tmp_path / "cache", profile, progress="false", verify="false"),
+        profile=profile,
+        jvm=("-Xverify:all", *GUICE_OPENS),
+    )
+    assert run.returncode == 0 and run.stdout == GUICE_OUTPUT, f"exit {run.returncode}\n{run.stderr[-4000:]}"
+    assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
+    assert "guice.GuiceMain$MemStore.put(Ljava/lang/String;)I" in _methods(json.loads(profile.read_text()))
