@@ -214,3 +214,30 @@ def test_guice_interceptor_under_the_agent(guice, tmp_path) -> None:
     assert run.returncode == 0 and run.stdout == GUICE_OUTPUT, f"exit {run.returncode}\n{run.stderr[-4000:]}"
     assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
     assert "guice.GuiceMain$MemStore.put(Ljava/lang/String;)I" in _methods(json.loads(profile.read_text()))
+
+
+def test_a_loader_that_isolates_its_classes_under_the_agent(tmp_path) -> None:
+    """``support/programs/isolated``: a loader that asks its parent for ``java.*`` only (Ant's
+    ``<java fork="false">``, OSGi) cannot resolve ``jprewrite.runtime.Node``; its classes, once
+    rewritten, failed with ``NoClassDefFoundError`` when they ran. They stay as they are now, one
+    line at exit names the loader, and the same class from the class path is profiled."""
+    classes = tmp_path / "classes"
+    sources = sorted((PROGRAMS / "isolated").glob("*.java"))
+    subprocess.run([tool("javac"), "-d", str(classes), *map(str, sources)], check=True, capture_output=True)
+    plain = run_java([classes], "isolated.Main", str(classes))
+    assert plain.returncode == 0 and plain.stdout == "isolated 285 285\n", plain.stderr[-2000:]
+    profile = tmp_path / "agent.json"
+    run = run_with_agent(
+        [classes],
+        ["isolated.Main", str(classes)],
+        agent_options(tmp_path / "cache", profile, progress="false"),
+        profile=profile,
+    )
+    assert run.returncode == 0 and run.stdout == plain.stdout, f"exit {run.returncode}\n{run.stderr[-3000:]}"
+    assert (
+        run.stderr.strip()
+        .splitlines()[-1]
+        .startswith("jprewrite agent: classes of isolated.Main$Isolating stayed uninstrumented")
+    ), run.stderr[-2000:]
+    methods = _methods(json.loads(profile.read_text()))
+    assert "isolated.Work.square(I)I" in methods
