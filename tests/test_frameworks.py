@@ -18,7 +18,9 @@ class files, and the ESI methods were marked bridge (they are only synthetic now
 method calls a protected one, a mocked interface whose default method is called for real, a
 mocked ``List``, and ByteBuddy subclasses with a fixed value and a delegation.
 ``support/programs/guice/GuiceMain.java``: an injector with a singleton binding, field injection
-and a method interceptor. Each prints the same lines with the program rewritten alone, with the
+and a method interceptor. ``support/programs/ser/SerMain.java``: Jackson, Gson and XStream write
+and read beans of the program (getters and setters, public fields, arrays, maps), which reflect
+over what the rewriting added (ESI methods, the marker field, the holder). Each prints the same lines with the program rewritten alone, with the
 program and the libraries rewritten, and under the agent; the profile has the program's calls.
 """
 
@@ -241,3 +243,53 @@ def test_a_loader_that_isolates_its_classes_under_the_agent(tmp_path) -> None:
     ), run.stderr[-2000:]
     methods = _methods(json.loads(profile.read_text()))
     assert "isolated.Work.square(I)I" in methods
+
+
+SER_MAIN = "ser.SerMain"
+SER_OPENS = ("--add-opens", "java.base/java.util=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED")
+
+
+def test_serialisers_offline_and_under_the_agent(tmp_path) -> None:
+    """Jackson, Gson and XStream see the rewritten beans as the originals: the same JSON and XML."""
+    libs = [
+        *package_jars("libjackson2-databind-java"),
+        *package_jars("libgoogle-gson-java"),
+        *package_jars("libxstream-java"),
+        *[Path(p) for p in ("/usr/share/java/jackson-core.jar", "/usr/share/java/jackson-annotations.jar")],
+        Path("/usr/share/java/xpp3.jar"),  # XStream's parser, installed with it
+    ]
+    classes = tmp_path / "classes"
+    subprocess.run(
+        [
+            tool("javac"),
+            "-nowarn",
+            "-d",
+            str(classes),
+            "-cp",
+            ":".join(map(str, libs)),
+            str(PROGRAMS / "ser" / "SerMain.java"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    jar = make_jar(classes, tmp_path / "ser.jar")
+    plain = run_java([jar, *libs], SER_MAIN, jvm=SER_OPENS)
+    assert plain.returncode == 0 and plain.stdout.count("\n") == 6 and '"tags":["b","c"]' in plain.stdout, (
+        plain.stdout + plain.stderr[-2000:]
+    )
+    out = tmp_path / "out"
+    rewrite_cli([jar], out, "default", classpath=libs)
+    run = run_java([out / jar.name, *libs], SER_MAIN, profile=tmp_path / "offline.json", jvm=SER_OPENS)
+    assert run.returncode == 0 and run.stdout == plain.stdout, run.stderr[-3000:]
+    assert "ser.SerMain$Item.getTags()Ljava/util/List;" in _methods(run.profile)
+    profile = tmp_path / "agent.json"
+    run = run_with_agent(
+        [jar, *libs],
+        [SER_MAIN],
+        agent_options(tmp_path / "cache", profile, progress="false", verify="false"),
+        profile=profile,
+        jvm=("-Xverify:all", *SER_OPENS),
+    )
+    assert run.returncode == 0 and run.stdout == plain.stdout, f"exit {run.returncode}\n{run.stderr[-3000:]}"
+    assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
+    assert "ser.SerMain$Item.getTags()Ljava/util/List;" in _methods(json.loads(profile.read_text()))

@@ -59,6 +59,10 @@ PACKAGES: dict[str, list[str]] = {
     "libbyte-buddy-java": ["/usr/share/java/byte-buddy.jar"],
     # Guice's method interceptors: its own cglib and ASM subclass rewritten classes (tests/test_frameworks.py)
     "libguice-java": ["/usr/share/java/guice.jar"],
+    # serialisers that reflect over rewritten classes' getters and fields (tests/test_frameworks.py)
+    "libjackson2-databind-java": ["/usr/share/java/jackson-databind.jar"],
+    "libgoogle-gson-java": ["/usr/share/java/gson.jar"],
+    "libxstream-java": ["/usr/share/java/xstream.jar"],
     "libcglib-java": ["/usr/share/java/cglib.jar"],
     "libproguard-java": ["/usr/share/java/proguard.jar"],  # a shrinker/optimiser/obfuscator
     "libaspectj-java": [
