@@ -19,6 +19,8 @@ Sources (Debian packages in ``support.corpus.PACKAGES``, plus bytecode made here
   with the CLDC ``StackMap``) and by Janino (libjanino-java: its own code generator, version 45.3, JSR/RET
   finally), processed by ProGuard (optimised, obfuscated) and woven by ajc
   (``tests/support/programs``).
+* ``abcl``: Armed Bear Common Lisp, compiled by its own class-file writer (written in Lisp, no ASM):
+  abcl.jar rewritten offline, and the functions it compiles at run time under the agent.
 * under the agent: jython's library and the script it compiles, Clojure's forms compiled at run time
   (one DynamicClassLoader per form), Rhino's JavaScript compiled to classes, classes made by Javassist,
   BCEL, cglib and Janino, the generated jar; and ``programs/sharedloaders``, Clojure's loader shape in 40 lines.
@@ -715,6 +717,47 @@ def test_clojure_under_agent_same_output(tmp_path, record_property) -> None:
     )
     assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
     _assert_profile(profile, "user$fib.")
+    record_property("seconds_total", round(time.monotonic() - start, 1))
+
+
+ABCL_SCRIPT = """
+(defun fib (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))
+(compile 'fib)
+(format t "fib ~a~%" (fib 20))
+(defstruct pt x y)
+(let ((p (make-pt :x 3 :y 4))) (format t "pt ~a~%" (+ (pt-x p) (pt-y p))))
+(defun safe-div (a b) (handler-case (/ a b) (division-by-zero () :inf)))
+(compile 'safe-div)
+(format t "div ~a ~a~%" (safe-div 10 2) (safe-div 1 0))
+(format t "loop ~a~%" (loop for i from 1 to 10 sum (* i i)))
+"""
+
+
+def test_abcl_offline_and_its_compiled_functions_under_agent(tmp_path, record_property) -> None:
+    """Armed Bear Common Lisp (abcl) compiles Lisp to JVM classes with a class-file writer of its own,
+    written in Lisp (no ASM): ahead of time into ``.cls`` entries of its jar, and at run time for
+    ``(compile 'fib)`` into classes named ``abcl_<uuid>`` that its own loader defines. abcl.jar
+    rewritten offline runs the script as before; under the agent (the run-time classes only:
+    ``includes``) so does the original, and the compiled ``fib`` is in the profile."""
+    start = time.monotonic()
+    jars = package_jars("abcl")
+    script = tmp_path / "t.lisp"
+    script.write_text(ABCL_SCRIPT)
+    args = ["org.armedbear.lisp.Main", "--noinform", "--noinit", "--batch", "--load", str(script)]
+    plain = _run(jars, *args)
+    assert plain.stdout == "fib 6765\npt 7\ndiv 5 INF\nloop 385\n", plain.stdout
+    result = rewrite_cli(jars, tmp_path / "out", "default")
+    assert not result.failed, result.failed
+    profile = tmp_path / "offline.json"
+    run = _run([tmp_path / "out" / j.name for j in jars], *args, profile=profile)
+    assert run.stdout == plain.stdout, run.stderr[-3000:]
+    _assert_profile(profile, "org.armedbear.lisp.Main.main")
+    profile = tmp_path / "agent.json"
+    options = agent_options(tmp_path / "cache", profile, progress="false", includes="abcl_*")
+    run = run_with_agent(jars, args, options, profile=profile, jvm=("-Xverify:all",))
+    assert run.returncode == 0 and run.stdout == plain.stdout, f"exit {run.returncode}\n{run.stderr[-3000:]}"
+    assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
+    _assert_profile(profile, "abcl_")
     record_property("seconds_total", round(time.monotonic() - start, 1))
 
 

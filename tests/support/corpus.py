@@ -49,6 +49,8 @@ PACKAGES: dict[str, list[str]] = {
     "jruby": ["/usr/share/java/jruby-core.jar"],
     # Rhino: JavaScript compiled to JVM classes at run time by its own class-file writer
     "librhino-java": ["/usr/share/java/rhino.jar"],
+    # Armed Bear Common Lisp: Lisp compiled to classes by its own class-file writer (ahead of time and at run time)
+    "abcl": ["/usr/share/java/abcl.jar"],
     "libecj-java": ["/usr/share/java/ecj.jar"],  # the Eclipse compiler (and a second compiler for tests)
     "libbcel-java": ["/usr/share/java/bcel.jar"],
     "libjavassist-java": ["/usr/share/java/javassist.jar"],
