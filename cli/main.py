@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Mapping
 from typing import NoReturn
 
@@ -77,7 +78,20 @@ def _with_default_command(args: list[str], commands: Mapping[str, object]) -> li
     return args
 
 
+_python_showwarning = warnings.showwarning
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """The library's own warnings (``UserWarning`` subclasses, e.g. a signed jar's signature removed)
+    as one ``jprewrite: ...`` line, like every other message of the command; others as Python shows them."""
+    if issubclass(category, UserWarning):
+        print(f"jprewrite: {message}", file=file or sys.stderr)
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
+    warnings.showwarning = _one_line_warning
     args_list = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args_list = _with_default_command(list(args_list), parser.commands)

@@ -13,6 +13,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import zipfile
 import zlib
 from pathlib import Path
@@ -863,6 +864,22 @@ def test_signed_jar_output_is_unsigned_with_one_warning(built, tmp_path):
     assert b"Digest" not in manifest
     # the JVM reads the rewritten manifest (Main-Class, Multi-Release) and accepts the patched class
     assert _java("-jar", out).strip() == "hello, patched! 42"
+
+
+def test_signed_jar_through_the_command_is_one_line_each(built, tmp_path):
+    """``jprewrite IN OUT`` on a signed jar: the signature's removal is one ``jprewrite:`` line, not
+    Python's warning format (file, line number, source line), and the output runs."""
+    out = tmp_path / "cli-unsigned.jar"
+    r = subprocess.run(
+        [sys.executable, "-m", "jprewrite.cli.main", str(built.signed), str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert all(line.startswith("jprewrite: ") for line in lines), r.stderr
+    assert any("signed jar: the output is unsigned" in line for line in lines), r.stderr
 
 
 def test_signature_stripping_keeps_other_per_entry_attributes(tmp_path):
