@@ -522,13 +522,25 @@ def backward_jump_targets(body: CodeBody, blocks: Sequence[Block], *, ret_edges:
     """
     out: set[int] = set()
     items: list[Any] = body.items
+    starts = _starts(blocks)
     for u in blocks:
         if not ret_edges and items[u.last].opcode == op.RET:
             continue
         for v in u.successors:
-            if blocks[v].start <= u.start:
+            start = starts.get(v)
+            if start is not None and start <= u.start:
                 out.add(v)
     return out
+
+
+def _starts(blocks: Sequence[Block]) -> dict[int, int]:
+    """{block index: start} of ``blocks``: all the blocks of a body, or a part (the live ones).
+
+    The analyses below take either; a successor outside the part is no edge of its graph (dead
+    code's edges never lead into live code's loops). Indexing the part by block index instead
+    read the wrong blocks, or past its end, in a body with dead code before live code.
+    """
+    return {b.index: b.start for b in blocks}
 
 
 def loop_headers(body: CodeBody, blocks: Sequence[Block], *, exceptional: bool = False) -> set[int]:
@@ -646,12 +658,13 @@ def longest_paths(body: CodeBody, blocks: Sequence[Block], check_points: Iterabl
     :func:`backward_jump_targets` or :func:`loop_headers` (:func:`update_points`
     gives such a set); otherwise a ValueError names a block on an unbroken cycle.
     """
-    cps = set(check_points)
+    position = {b.index: i for i, b in enumerate(blocks)}  # blocks may be a part (see _starts)
+    for c in check_points:
+        if c not in position:
+            raise ValueError(f"check point {c} is not one of the blocks")
+    cps = {position[c] for c in check_points}
     nb = len(blocks)
-    for c in cps:
-        if not 0 <= c < nb:
-            raise ValueError(f"check point {c} is not a block index (0..{nb - 1})")
-    succ = [b.all_successors() for b in blocks]
+    succ = [[position[v] for v in b.all_successors() if v in position] for b in blocks]
     size = [b.size for b in blocks]
     # tail[b]: longest count from b (inclusive) to the next check point (exclusive)
     tail: list[int] = [-1] * nb
@@ -686,7 +699,7 @@ def longest_paths(body: CodeBody, blocks: Sequence[Block], check_points: Iterabl
     result: dict[int, int] = {}
     for c in sorted(cps):
         # solved as a root: its successors that are check points (itself included) end the path
-        result[c] = solve(c)
+        result[blocks[c].index] = solve(c)
     return result
 
 
@@ -719,16 +732,17 @@ def omittable_checks(body: CodeBody, blocks: Sequence[Block], loop_checks: Itera
     if 0 in loops:
         return set()
     items: list[Any] = body.items
+    by_index = {b.index: b for b in blocks}  # blocks may be a part (see _starts)
     seen = {0}
     stack = [0]
     while stack:
         b = stack.pop()
-        blk = blocks[b]
+        blk = by_index[b]
         for x in items[blk.start : blk.end]:
             if not isinstance(x, Label) and x.opcode in op.INVOKE_OPCODES:
                 return set()
         for v in blk.all_successors():
-            if v not in seen and v not in loops:
+            if v not in seen and v not in loops and v in by_index:
                 seen.add(v)
                 stack.append(v)
     return {0}
