@@ -11,7 +11,7 @@ import argparse
 import sys
 import warnings
 from collections.abc import Mapping
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from .. import __build__, __version__
 from ..errors import JprewriteError
@@ -81,7 +81,14 @@ def _with_default_command(args: list[str], commands: Mapping[str, object]) -> li
 _python_showwarning = warnings.showwarning
 
 
-def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     """The library's own warnings (``UserWarning`` subclasses, e.g. a signed jar's signature removed)
     as one ``jprewrite: ...`` line, like every other message of the command; others as Python shows them."""
     if issubclass(category, UserWarning):

@@ -522,25 +522,25 @@ def backward_jump_targets(body: CodeBody, blocks: Sequence[Block], *, ret_edges:
     """
     out: set[int] = set()
     items: list[Any] = body.items
-    starts = _starts(blocks)
+    by_index = _by_index(blocks)
     for u in blocks:
         if not ret_edges and items[u.last].opcode == op.RET:
             continue
         for v in u.successors:
-            start = starts.get(v)
-            if start is not None and start <= u.start:
+            target = by_index.get(v)
+            if target is not None and target.start <= u.start:
                 out.add(v)
     return out
 
 
-def _starts(blocks: Sequence[Block]) -> dict[int, int]:
-    """{block index: start} of ``blocks``: all the blocks of a body, or a part (the live ones).
+def _by_index(blocks: Sequence[Block]) -> dict[int, Block]:
+    """``blocks`` by block index: all the blocks of a body, or a part (the live ones).
 
     The analyses below take either; a successor outside the part is no edge of its graph (dead
     code's edges never lead into live code's loops). Indexing the part by block index instead
     read the wrong blocks, or past its end, in a body with dead code before live code.
     """
-    return {b.index: b.start for b in blocks}
+    return {b.index: b for b in blocks}
 
 
 def loop_headers(body: CodeBody, blocks: Sequence[Block], *, exceptional: bool = False) -> set[int]:
@@ -658,7 +658,7 @@ def longest_paths(body: CodeBody, blocks: Sequence[Block], check_points: Iterabl
     :func:`backward_jump_targets` or :func:`loop_headers` (:func:`update_points`
     gives such a set); otherwise a ValueError names a block on an unbroken cycle.
     """
-    position = {b.index: i for i, b in enumerate(blocks)}  # blocks may be a part (see _starts)
+    position = {b.index: i for i, b in enumerate(blocks)}  # blocks may be a part (see _by_index)
     for c in check_points:
         if c not in position:
             raise ValueError(f"check point {c} is not one of the blocks")
@@ -732,7 +732,7 @@ def omittable_checks(body: CodeBody, blocks: Sequence[Block], loop_checks: Itera
     if 0 in loops:
         return set()
     items: list[Any] = body.items
-    by_index = {b.index: b for b in blocks}  # blocks may be a part (see _starts)
+    by_index = _by_index(blocks)
     seen = {0}
     stack = [0]
     while stack:
