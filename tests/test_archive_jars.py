@@ -257,6 +257,21 @@ def test_multi_release_entries_and_class_lookup(built):
         assert c.find_class("com/acme/Util", release=17).name == "com/acme/Util.class"
         assert c.find_class("com/acme/Nope") is None
         assert b"hello from v11!" in c.find_class("com/acme/Hello", release=17).read()
+        assert c.has_versioned_classes
+        assert c.at_release(17).find_class("com/acme/Hello") is v
+        assert c.at_release(10).find_class("com/acme/Hello") is base
+
+
+def test_directories_are_never_versioned(tmp_path):
+    """The JVM's class path reads ``META-INF/versions`` only inside jars, whatever a directory's manifest says."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a/X.class").write_bytes(b"\xca\xfe\xba\xbebase")
+    (tmp_path / "META-INF/versions/11/a").mkdir(parents=True)
+    (tmp_path / "META-INF/versions/11/a/X.class").write_bytes(b"\xca\xfe\xba\xbev11")
+    (tmp_path / "META-INF/MANIFEST.MF").write_bytes(b"Manifest-Version: 1.0\r\nMulti-Release: true\r\n\r\n")
+    with open_container(tmp_path) as c:
+        assert c.is_multi_release and not c.has_versioned_classes
+        assert c.find_class("a/X", release=17).name == "a/X.class"
 
 
 def test_module_info_entry(built):

@@ -137,6 +137,31 @@ def test_modules_match_release_file(image):
     assert image.modules() == sorted(declared.group(1).split())
 
 
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ('JAVA_VERSION="17.0.15"', 17),
+        ('JAVA_VERSION="21"', 21),
+        ('JAVA_VERSION="22-ea"', 22),
+        ('IMPLEMENTOR="x"', None),
+    ],
+)
+def test_feature_version_from_the_release_file(tmp_path, line, expected):
+    """What multi-release jars are planned with: ``JAVA_VERSION``'s first number, None without one."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "modules").write_bytes(b"")
+    (tmp_path / "release").write_text(f'{line}\nJAVA_VERSION_DATE="2025-04-15"\n')
+    assert JdkImage(tmp_path).feature_version == expected
+
+
+def test_feature_version_of_this_jdk_is_the_one_java_reports(image):
+    out = subprocess.run(
+        [str(image.java_home / "bin" / "java"), "-XshowSettings:properties", "-version"], capture_output=True, text=True
+    ).stderr
+    spec = re.search(r"java\.specification\.version = (\d+)", out)
+    assert spec is not None and image.feature_version == int(spec.group(1))
+
+
 @needs_jdk
 @pytest.mark.parametrize(
     "name, module",

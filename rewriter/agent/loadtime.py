@@ -114,9 +114,10 @@ class LoadTimeRewriter:
         self.patterns = ClassPatterns(options.includes, options.excludes)
         self.containers = class_path_containers(class_path, warn)
         cache_dir = summaries_directory()
-        sources = self.sources = [SummarizedContainer(c, cache_dir) for c in self.containers]
-        self.seen = _SeenClasses()
         self.jdk = JdkImage(java_home)
+        release = self.jdk.feature_version  # the running JVM's: the copies of multi-release jars it loads
+        sources = self.sources = [SummarizedContainer(c, cache_dir, release) for c in self.containers]
+        self.seen = _SeenClasses()
         self.ask = _AskTheAgent(query)
         self.hierarchy = ClassHierarchy([self.seen, *sources, self.ask], self.jdk)
         self.failed: dict[str, str] = {}

@@ -34,10 +34,17 @@ def base_class_name(entry: Entry) -> str | None:
 
 
 class SummarizedContainer:
-    """A class source over one container whose summaries are computed once per jar version."""
+    """A class source over one container whose summaries are computed once per jar version.
 
-    def __init__(self, container: Container, cache_dir: Path | None) -> None:
+    ``release``: the feature version of the JVM the program runs on. A multi-release jar is
+    summarised as that JVM loads it (the copy in the highest ``META-INF/versions/N`` with N <=
+    release): the plan answers questions about classes not loaded yet from these summaries, and a
+    method that only a versioned copy declares must be known before its callers are rewritten.
+    """
+
+    def __init__(self, container: Container, cache_dir: Path | None, release: int | None = None) -> None:
         self.container = container
+        self.release = release if release is not None and container.has_versioned_classes else None
         self.summaries: dict[str, tuple] = self._load(cache_dir) if container.kind == "jar" else {}
         if not self.summaries:
             self.summaries = self._compute()
@@ -49,7 +56,7 @@ class SummarizedContainer:
         return self.summaries.get(name)
 
     def find_class(self, name: str):
-        return self.container.find_class(name)
+        return self.container.find_class(name, self.release)
 
     def names(self) -> list[str]:
         return list(self.summaries)
@@ -60,7 +67,7 @@ class SummarizedContainer:
         except OSError:
             return None
         path = os.path.realpath(self.container.path)
-        ident = f"{_FORMAT}:{CACHE_FORMAT_VERSION}:{path}:{st.st_size}:{st.st_mtime_ns}"
+        ident = f"{_FORMAT}:{CACHE_FORMAT_VERSION}:{path}:{st.st_size}:{st.st_mtime_ns}:{self.release}"
         return hashlib.sha256(ident.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
     def _load(self, cache_dir: Path | None) -> dict[str, tuple]:
@@ -78,9 +85,18 @@ class SummarizedContainer:
 
     def _compute(self) -> dict[str, tuple]:
         out: dict[str, tuple] = {}
-        for entry in self.container.entries():
-            name = base_class_name(entry)
-            if name is None:
+        release = self.release
+        names: dict[str, None] = {}
+        for e in self.container.entries():
+            name = base_class_name(e)
+            if name is not None:
+                names[name] = None
+            elif release is not None and e.is_class and not e.is_module_info and e.release is not None:
+                if e.release <= release and e.class_name is not None:
+                    names[e.class_name] = None  # a class that only versioned layers have
+        for name in names:
+            entry = self.container.find_class(name, release)
+            if entry is None:
                 continue
             try:
                 info = summarize(entry.read())

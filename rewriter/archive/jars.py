@@ -70,6 +70,7 @@ __all__ = [
     "ArchiveWarning",
     "is_signature_file",
     "split_release",
+    "ReleaseView",
     "STORED",
     "DEFLATED",
 ]
@@ -548,16 +549,29 @@ class Container:
         ``release=None`` gives the base entry.  With a release, a multi-release
         jar (manifest ``Multi-Release: true``) yields the entry of the highest
         ``META-INF/versions/N`` with 9 <= N <= release, else the base entry --
-        the rule of ``java.util.jar.JarFile``.
+        the rule of ``java.util.jar.JarFile``.  Directories are never versioned:
+        the JVM's class path reads ``META-INF/versions`` only inside jars.
         """
         if self._base_classes is None:
             self._build_class_index()
         assert self._base_classes is not None
-        if release is not None and self._versioned_classes and self.is_multi_release:
+        if release is not None and self.has_versioned_classes:
             for version, e in self._versioned_classes.get(internal_name, ()):
                 if 9 <= version <= release:
                     return e
         return self._base_classes.get(internal_name)
+
+    @property
+    def has_versioned_classes(self) -> bool:
+        """True for a multi-release jar with class entries under ``META-INF/versions/N``: a JVM of
+        release N or later loads those in place of the base entries."""
+        if self._base_classes is None:
+            self._build_class_index()
+        return bool(self._versioned_classes) and self.kind == "jar" and self.is_multi_release
+
+    def at_release(self, release: int) -> ReleaseView:
+        """The classes as a JVM of feature version ``release`` loads them (see :meth:`find_class`)."""
+        return ReleaseView(self, release)
 
     def _build_class_index(self) -> None:
         base: dict[str, Entry] = {}
@@ -629,6 +643,27 @@ class Container:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.path!r}, {len(self._entries)} entries>"
+
+
+class ReleaseView:
+    """A class source over one container, seen by a JVM of one feature version.
+
+    Multi-release jars hold several copies of a class; which one runs depends on the JVM's
+    release, and so do the questions the rewriting plan asks of the class (its methods, its
+    supertypes). The plan for that JVM reads the classes through this view.
+    """
+
+    __slots__ = ("container", "release")
+
+    def __init__(self, container: Container, release: int) -> None:
+        self.container = container
+        self.release = release
+
+    def find_class(self, internal_name: str) -> Entry | None:
+        return self.container.find_class(internal_name, self.release)
+
+    def __repr__(self) -> str:
+        return f"<ReleaseView {self.container.path!r} at {self.release}>"
 
 
 class ZipContainer(Container):

@@ -756,6 +756,17 @@ class JdkImage:
         label = re.sub(r"[^A-Za-z0-9._+-]", "_", f"{release.get('IMPLEMENTOR', 'jdk')}-{version}")
         return f"{label}-{digest.hexdigest()[:16]}"
 
+    @property
+    def feature_version(self) -> int | None:
+        """The JDK's feature release (17 for ``17.0.15``, 22 for ``22-ea``), None if it is not known.
+
+        Read from ``JAVA_VERSION`` in ``$JAVA_HOME/release``: multi-release jars hold a copy of a
+        class per release, and the one this JDK loads is the copy the rewriting must plan with.
+        """
+        version = self._read_release().get("JAVA_VERSION", "")
+        m = re.match(r"([0-9]+)(?![0-9])", version)
+        return int(m.group(1)) if m else None
+
     def _read_release(self) -> dict[str, str]:
         """KEY="value" lines of ``$JAVA_HOME/release`` (empty if there is none)."""
         if self.java_home is None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.hierarchy import ClassHierarchy
-from ..archive.jars import Container, Entry, open_container, write_directory, write_jar
+from ..archive.jars import Container, Entry, ReleaseView, open_container, write_directory, write_jar
 from ..archive.jdk_image import JdkImage, find_java_home
 from ..classfile.model import read_class
 from ..errors import JprewriteError
@@ -147,15 +147,22 @@ def rewrite(
                         "already rewritten by jprewrite (contains the runtime)", path=item.container.path, entry=e.name
                     )
         jdk = JdkImage(java_home or find_java_home())
-        hierarchy = ClassHierarchy([*containers, *extra], jdk, cache=None if hierarchy_cache else False)
+        target, views = _release_views(items, [*containers, *extra], jdk.feature_version)
+        sources = [*containers, *extra]
+        hierarchy = ClassHierarchy(_at(sources, target), jdk, cache=None if hierarchy_cache else False)
+        hierarchies = {target: hierarchy}
+        for view in set(views.values()) - {target}:
+            hierarchies[view] = ClassHierarchy(_at(sources, view), jdk, cache=hierarchy.cache or False)
         names = {_internal_name(e) for item in items for e in item.class_entries}
         excluded: dict[str, str] = _conflicting_duplicates(items)
         for _ in range(_MAX_ROUNDS):
             allowed = {n for n in names if patterns(n) and n not in excluded}
-            plan = CctPlan(hierarchy, allowed.__contains__)
-            plan.set_world(allowed)
-            pipeline = ClassPipeline(plan, options, on_failure=FailurePolicy.EXCLUDE, verify=verify)
-            results, new_failures, round_report = _rewrite_all(items, pipeline, progress, jobs)
+            pipelines: dict[int | None, ClassPipeline] = {}
+            for view, view_hierarchy in hierarchies.items():
+                plan = CctPlan(view_hierarchy, allowed.__contains__)
+                plan.set_world(allowed)
+                pipelines[view] = ClassPipeline(plan, options, on_failure=FailurePolicy.EXCLUDE, verify=verify)
+            results, new_failures, round_report = _rewrite_all(items, pipelines, views, target, progress, jobs)
             if not new_failures:
                 break
             excluded.update(new_failures)
@@ -183,11 +190,56 @@ def rewrite(
     return report
 
 
+def _release_views(
+    items: list[_Input], sources: Sequence[Container], release: int | None
+) -> tuple[int | None, dict[tuple[int, str], int | None]]:
+    """The release the run plans for, and the view each copy of a class of a multi-release jar is
+    rewritten in (entries not listed: the planned release's).
+
+    A JVM of release R loads, for each class, the copy in the highest ``META-INF/versions/N`` with
+    N <= R, else the base one; a plan answers for one such set of copies. The run plans for the
+    JDK it reads the JDK classes from (``--java-home``), so every copy that JDK loads is rewritten
+    with the plan of that release: a method that exists only in a versioned copy gets its ESI twin
+    and its callers pass the node. A copy that JDK does not load (the base copy a versioned one
+    replaces, or a copy for a later release) is rewritten with the plan of the JVM that would load
+    it first: its own release, or the base view for base copies. Without multi-release jars there
+    is one view and every answer is as before (the base entries).
+    """
+    if release is None or not any(c.has_versioned_classes for c in sources):
+        return None, {}
+    views: dict[tuple[int, str], int | None] = {}
+    for item in items:
+        container = item.container
+        if not container.has_versioned_classes:
+            continue
+        for e in item.class_entries:
+            assert e.class_name is not None
+            if container.find_class(e.class_name, release) is not e:
+                views[(item.index, e.name)] = e.release
+    return release, views
+
+
+def _at(sources: Sequence[Container], view: int | None) -> list[Container | ReleaseView]:
+    """The class sources of one view: multi-release jars seen at ``view`` (None: their base copies)."""
+    if view is None:
+        return list(sources)
+    return [c.at_release(view) if c.has_versioned_classes else c for c in sources]
+
+
 _BATCH = 64
-_WORKER_STATE: tuple[list[_Input], ClassPipeline] | None = None  # inherited by forked workers
+#: the inputs, a pipeline per view, the view of each entry that is not in the default view, the default view
+_WorkerState = tuple[list[_Input], dict[int | None, ClassPipeline], dict[tuple[int, str], int | None], int | None]
+_WORKER_STATE: _WorkerState | None = None  # inherited by forked workers
 
 
-def _rewrite_all(items: list[_Input], pipeline: ClassPipeline, progress: Callable[[int, int], None] | None, jobs: int):
+def _rewrite_all(
+    items: list[_Input],
+    pipelines: dict[int | None, ClassPipeline],
+    views: dict[tuple[int, str], int | None],
+    target: int | None,
+    progress: Callable[[int, int], None] | None,
+    jobs: int,
+):
     """Rewrite every class of ``items``; in ``jobs`` forked processes when there is enough work."""
     global _WORKER_STATE
     work = [(item.index, e.name) for item in items for e in item.class_entries]
@@ -196,8 +248,9 @@ def _rewrite_all(items: list[_Input], pipeline: ClassPipeline, progress: Callabl
     results: dict[tuple[int, str], bytes] = {}
     failures: dict[str, str] = {}
     report = RewriteReport()
-    pipeline.plan.warm_up()
-    _WORKER_STATE = (items, pipeline)
+    for pipeline in pipelines.values():
+        pipeline.plan.warm_up()
+    _WORKER_STATE = (items, pipelines, views, target)
     done = 0
 
     def merge(part) -> None:
@@ -253,12 +306,13 @@ def _fewer_collections() -> Iterator[None]:
 def _rewrite_batch(batch: list[tuple[int, str]]):
     """(error, results, failures, report, count) for one batch; picklable, so it also runs in a worker."""
     assert _WORKER_STATE is not None
-    items, pipeline = _WORKER_STATE
+    items, pipelines, views, target = _WORKER_STATE
     results: dict[tuple[int, str], bytes] = {}
     failures: dict[str, str] = {}
     report = RewriteReport()
     for index, name in batch:
         container = items[index].container
+        pipeline = pipelines[views.get((index, name), target)]
         try:
             entry = container.entry(name)
             assert entry is not None  # the name is one of the container's own entries

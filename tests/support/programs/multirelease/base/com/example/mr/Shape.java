@@ -1,0 +1,5 @@
+package com.example.mr;
+
+public interface Shape {
+    int area();
+}

@@ -1,0 +1,7 @@
+package com.example.mr;
+
+public class Version {
+    public static String describe() {
+        return "base";
+    }
+}
