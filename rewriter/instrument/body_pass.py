@@ -13,6 +13,7 @@ from typing import Final, Literal
 
 from ..analysis import blocks as B
 from ..classfile import opcodes as op
+from ..classfile.constants import DYNAMIC
 from ..classfile.instructions import Instruction
 from ..classfile.model import Method
 from ..editor import Handler, Label, peak_depth
@@ -29,7 +30,9 @@ __all__ = ["BodyResult", "instrument_body"]
 
 _ARRAY_TYPES: Final = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
 #: the opcodes :func:`_around` may put code around (the others skip the call)
-_BEFORE: Final = frozenset((op.NEW, op.GETSTATIC, op.PUTSTATIC, op.NEWARRAY, op.ANEWARRAY, op.MULTIANEWARRAY))
+_BEFORE: Final = frozenset(
+    (op.NEW, op.GETSTATIC, op.PUTSTATIC, op.NEWARRAY, op.ANEWARRAY, op.MULTIANEWARRAY, op.LDC, op.LDC_W, op.LDC2_W)
+)
 _R_INVOKE: Final = 1
 _R_RETURN: Final = 2
 _R_AROUND: Final = 3
@@ -275,12 +278,23 @@ def _call(
 
 def _around(ctx: ClassContext, item: Instruction, node: int) -> tuple[list, list]:
     """The code before and after ``new``/static field accesses (init publishes,
-    :func:`~.call_sites.init_publish`) and array allocations (counts with ``--allocations``)."""
+    :func:`~.call_sites.init_publish`), array allocations (counts with ``--allocations``) and
+    ``ldc`` of a dynamic constant.
+
+    Resolving a dynamic constant (JVMS 5.4.3.6) runs its bootstrap method, which may be
+    application code: the JVM calls it with no call instruction, so its N2B wrapper attaches
+    beneath the published node. Publishing this node first puts the bootstrap beneath the method
+    that loads the constant, where the debugger sees it (else it would land beneath whatever
+    boundary call last published). Only the first execution resolves; the publish is one store.
+    """
     pool, plan, rt, opc = ctx.pool, ctx.plan, ctx.rt, item.opcode
     allocations = ctx.options.allocations
     out: list = []
     after: list = []
-    if opc == op.NEW:
+    if opc == op.LDC or opc == op.LDC_W or opc == op.LDC2_W:
+        if pool.tag(item.operand) == DYNAMIC:
+            out = rt.publish(node)
+    elif opc == op.NEW:
         target = pool.class_name(item.operand)
         if plan.needs_init_publish(target, ctx.name):
             out, after = init_publish(ctx, node, target)

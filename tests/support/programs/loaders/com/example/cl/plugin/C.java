@@ -1,0 +1,2 @@
+package com.example.cl.plugin;
+class C { static int twice(int x) { return 2 * x; } }
