@@ -74,6 +74,10 @@ ROOT_PUBLISHED: Final = _f(ROOT, "published", NODE_DESC, "where callbacks from u
 ROOT_ACTIVATION: Final = _f(ROOT, "activation", "I", "JP's activation counter (--activation)")
 ROOT_N2B_ENTER: Final = _m(ROOT, "n2bEnter", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
                     "an N2B wrapper's entry: the callee's own node")
+ROOT_N2B_ENTER_LOADER: Final = _m(ROOT, "n2bEnterLoader", "(" + _OBJ + MID_DESC + _STR + ")" + NODE_DESC, True,
+                           "a class loader's N2B entry (`loadClass`, `findClass`): quiet for jprewrite's classes")
+ROOT_N2B_LEAVE: Final = _m(ROOT, "n2bLeave", "(" + NODE_DESC + NODE_DESC + ")V", True,
+                    "its exit: the slot, and after a quiet entry the pending call, restored")
 ROOT_N2B_PARENT: Final = _m(ROOT, "n2bParent", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
                      "the parent of an OSI `<clinit>`'s node")
 ROOT_CTOR_ENTER: Final = _m(ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC, True,
@@ -116,6 +120,8 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     ROOT_PUBLISHED,
     ROOT_ACTIVATION,
     ROOT_N2B_ENTER,
+    ROOT_N2B_ENTER_LOADER,
+    ROOT_N2B_LEAVE,
     ROOT_N2B_PARENT,
     ROOT_CTOR_ENTER,
     ROOT_CTOR_ENTER_SAMPLED,
@@ -270,6 +276,19 @@ class RuntimeCalls:
             c.with_index(op.GETFIELD, self.field_ref(NODE_ROOT), 1, 1)
             c.local(op.ALOAD, saved)
             c.with_index(op.PUTFIELD, self.field_ref(ROOT_PUBLISHED), 2, 0)
+            made = self._fragments[key] = Fragment(c.bytes(), c.max_stack, max(node, saved) + 1)
+        return made
+
+    def leave_fragment(self, node: int, saved: int) -> Fragment:
+        """``ThreadRoot.n2bLeave(node, saved)``: :meth:`restore_slot_fragment` for the N2B wrappers of
+        class loaders (entered by ``n2bEnterLoader``), as bytes."""
+        key = (node, saved, -2)
+        made = self._fragments.get(key)
+        if made is None:
+            c = StraightCode()
+            c.local(op.ALOAD, node)
+            c.local(op.ALOAD, saved)
+            c.with_index(op.INVOKESTATIC, self.method_ref(ROOT_N2B_LEAVE), 2, 0)
             made = self._fragments[key] = Fragment(c.bytes(), c.max_stack, max(node, saved) + 1)
         return made
 

@@ -20,10 +20,10 @@ from ..editor.method_code import code_name_index, set_code
 from . import codegen as G
 from .context import ClassContext
 from .emit import THROWABLE, FrameNeeds
-from .runtime_api import NODE_ROOT, ROOT_N2B_ENTER, ROOT_PUBLISHED
+from .runtime_api import NODE_ROOT, ROOT_N2B_ENTER, ROOT_N2B_ENTER_LOADER, ROOT_PUBLISHED
 from .support import ENTERED, NODE, esi_descriptor, esi_name
 
-__all__ = ["make_n2b", "slot_restoring_body"]
+__all__ = ["is_loader_entry", "make_n2b", "slot_restoring_body"]
 
 
 def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
@@ -42,6 +42,7 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
     this_slots = 0 if is_static else 1
     parent = this_slots + md.param_slots
     saved = parent + 1
+    loader = is_loader_entry(ctx, m)
     c = G.StraightCode()
     # parent = ThreadRoot.n2bEnter(this or null, mid); saved = parent.root.published
     if is_static:
@@ -49,7 +50,11 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
     else:
         c.simple(op.ALOAD_0, 0, 1)
     ctx.mids.write(self_mid, c)
-    c.with_index(op.INVOKESTATIC, rt.method_ref(ROOT_N2B_ENTER), 2, 1)
+    if loader:  # ThreadRoot.n2bEnterLoader(this, mid, name)
+        c.simple(op.ALOAD_1, 0, 1)
+        c.with_index(op.INVOKESTATIC, rt.method_ref(ROOT_N2B_ENTER_LOADER), 3, 1)
+    else:
+        c.with_index(op.INVOKESTATIC, rt.method_ref(ROOT_N2B_ENTER), 2, 1)
     c.local(op.ASTORE, parent)
     c.local(op.ALOAD, parent)
     c.with_index(op.GETFIELD, rt.field_ref(NODE_ROOT), 1, 1)
@@ -66,7 +71,7 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
     c.with_index(op.INVOKESTATIC if is_static else op.INVOKESPECIAL, esi, saved + 1, md.return_slots)
     end = len(c.code)
     # finally { parent.root.published = saved }: before the return, and before the rethrow
-    restore = rt.restore_slot_fragment(parent, saved)
+    restore = rt.leave_fragment(parent, saved) if loader else rt.restore_slot_fragment(parent, saved)
     c.fragment(restore)
     c.simple(G.return_opcode(md.return_type), md.return_slots, 0)
     handler = len(c.code)
@@ -83,6 +88,30 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
         code_name_index(m), c.max_stack, saved + 1, c.bytes(), [ExceptionHandler(start, end, handler, 0)], nested
     )
     set_code(m, code)
+
+
+#: the class-loader methods the JVM and the JDK call to load a class by its binary name
+_LOADER_ENTRIES = frozenset(
+    (
+        ("loadClass", "(Ljava/lang/String;)Ljava/lang/Class;"),
+        ("loadClass", "(Ljava/lang/String;Z)Ljava/lang/Class;"),
+        ("findClass", "(Ljava/lang/String;)Ljava/lang/Class;"),
+    )
+)
+
+
+def is_loader_entry(ctx: ClassContext, m: Method) -> bool:
+    """Is ``m`` a class loader's ``loadClass``/``findClass``, whose N2B wrapper runs quietly for
+    jprewrite's own classes (``ThreadRoot.n2bEnterLoader``)?
+
+    Rewritten code names the runtime and its holder class; the JVM resolves those names through
+    the class's loader, which, written in the program, runs instrumented code the program without
+    jprewrite would not run: without this, those loads show in the profile as calls of the loader
+    (beneath whatever node was published last).
+    """
+    if m.access & ACC_STATIC or (m.name, m.descriptor) not in _LOADER_ENTRIES:
+        return False
+    return ctx.hierarchy.is_subtype(ctx.name, "java/lang/ClassLoader") is True
 
 
 def slot_restoring_body(

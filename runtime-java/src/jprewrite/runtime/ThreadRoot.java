@@ -187,6 +187,78 @@ public final class ThreadRoot extends Node {
         return n;
     }
 
+    /**
+     * The N2B entry of a class loader's {@code loadClass(String)}, {@code loadClass(String, boolean)}
+     * or {@code findClass(String)} written in the program: {@link #n2bEnter}, unless the loader is
+     * asked for one of jprewrite's own classes ({@link #isOwnClass}). Those requests come from the
+     * rewriting (rewritten code names the runtime and its holder class, and the JVM resolves the
+     * names through the class's loader): the program without jprewrite never makes them. Their
+     * code runs beneath a {@link Quiet} node, counted nowhere, and leaves the thread's published
+     * node and pending call as it found them; {@link #n2bLeave} restores both.
+     */
+    public static Node n2bEnterLoader(Object self, MethodId callee, String name) {
+        if (name != null && isOwnClass(name)) {
+            return new Quiet(callee, current());
+        }
+        return entry(self, callee, true);
+    }
+
+    /** An N2B wrapper's exit from {@link #n2bEnterLoader}: the published node as it was, and for a quiet entry the pending call too. */
+    public static void n2bLeave(Node parent, Node saved) {
+        if (parent instanceof Quiet) {
+            ((Quiet) parent).leave();
+        } else {
+            parent.root.published = saved;
+        }
+    }
+
+    /** Is {@code binaryName} one of jprewrite's classes: the runtime or a holder ({@code C$$jpmids})? */
+    static boolean isOwnClass(String binaryName) {
+        return binaryName.startsWith("jprewrite.runtime.") || binaryName.endsWith("$$jpmids");
+    }
+
+    /**
+     * A node detached from the thread's tree, for code the program would not run without jprewrite:
+     * whatever is counted beneath it is dropped with it. While it is the entered node, it is the
+     * published one and no pending call is open (so callbacks beneath it stay beneath it and none
+     * of them consumes the program's pending call); {@link #leave} puts both back.
+     */
+    static final class Quiet extends Node {
+        private final Node published;
+        private final int publishedSite;
+        private final boolean pendingOpen;
+        private final Node pendingCaller;
+        private final int pendingSite;
+        private final MethodId pendingTarget;
+        private final Object pendingReceiver;
+
+        Quiet(MethodId method, ThreadRoot r) {
+            super(method, null, r, null);
+            published = r.published;
+            publishedSite = r.publishedSite;
+            pendingOpen = r.pendingOpen;
+            pendingCaller = r.pendingCaller;
+            pendingSite = r.pendingSite;
+            pendingTarget = r.pendingTarget;
+            pendingReceiver = r.pendingReceiver;
+            r.published = this;
+            r.publishedSite = -1;
+            r.pendingOpen = false;
+            r.pendingReceiver = null;
+        }
+
+        void leave() {
+            ThreadRoot r = root;
+            r.published = published;
+            r.publishedSite = publishedSite;
+            r.pendingOpen = pendingOpen;
+            r.pendingCaller = pendingCaller;
+            r.pendingSite = pendingSite;
+            r.pendingTarget = pendingTarget;
+            r.pendingReceiver = pendingReceiver;
+        }
+    }
+
     /** The parent of an entry from uninstrumented code, or (with {@code enter}) the callee's node beneath it. */
     private static Node entry(Object self, MethodId callee, boolean enter) {
         ThreadRoot r = current();
