@@ -72,6 +72,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="per-opcode costs ('<mnemonic> <cost>' lines, 'default <cost>'): adds a weighted counter",
     )
     p.add_argument(
+        "--program-loader",
+        action="store_true",
+        help="the classes will be defined by a class loader written in the program (a plugin loader): "
+        "publish the node before each first resolution of a class name, so that the loader's work "
+        "attaches beneath the method that names the class (the agent does this by itself)",
+    )
+    p.add_argument(
         "--activation",
         action="store_true",
         help="JP's periodic activation: decrement a per-thread counter and call the profiling agent "
@@ -134,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
         weights=args.weights,
         activation=args.activation,
         mode=args.mode,
+        resolutions=args.program_loader,
     )
     patterns = ClassPatterns(split_patterns(args.includes), split_patterns(args.excludes))
     bar = Progress("rewriting", 1, enabled=not args.quiet)

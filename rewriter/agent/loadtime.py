@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..analysis.hierarchy import ClassHierarchy, summarize, summary_of
 from ..archive.jars import Container, open_container
@@ -126,6 +127,13 @@ class LoadTimeRewriter:
         self.pipeline = ClassPipeline(
             self.plan, instrument_options, on_failure=FailurePolicy.CONTRACT_ONLY, verify=options.verify
         )
+        # for classes of loaders written in the program (see body_pass: resolutions)
+        self.resolving = ClassPipeline(
+            self.plan,
+            replace(instrument_options, resolutions=True),
+            on_failure=FailurePolicy.CONTRACT_ONLY,
+            verify=options.verify,
+        )
         self.rewritten = 0
 
     def _may_instrument(self, name: str) -> bool:
@@ -144,8 +152,9 @@ class LoadTimeRewriter:
         in their own loaders) are its plumbing."""
         return self.jdk.module_of_package(name.rpartition("/")[0]) is not None
 
-    def rewrite(self, name: str, data: bytes) -> Result:
-        """The agent's answer for class ``name`` defined from ``data``."""
+    def rewrite(self, name: str, data: bytes, resolutions: bool = False) -> Result:
+        """The agent's answer for class ``name`` defined from ``data``; ``resolutions``: its loader
+        runs the program's code when it resolves a name (``ProgramLoaders`` on the Java side)."""
         try:
             cf = read_class(data)
             info = summary_of(cf)
@@ -157,7 +166,7 @@ class LoadTimeRewriter:
         if name.startswith(RUNTIME_PACKAGE) or self._in_jdk_package(name):
             return Result(UNCHANGED)  # the JDK's own classes answer for these packages, never these bytes
         self._register(name, data, info)
-        outcome = self.pipeline.run(data, cf)
+        outcome = (self.resolving if resolutions else self.pipeline).run(data, cf)
         if outcome.already_instrumented is not None:
             return Result(UNCHANGED, message="already rewritten by jprewrite")
         rewritten = outcome.rewritten

@@ -126,15 +126,17 @@ def serve(inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
                 break
             if frame.kind != CLASS:
                 raise ProtocolError(f"unexpected frame {frame.kind!r}")
-            request_id, name, data = frame.u4(), frame.str_(), frame.bytes_()
+            request_id, name, flags, data = frame.u4(), frame.str_(), frame.u1(), frame.bytes_()
+            resolutions = bool(flags & 1)
             try:
-                result = ahead.take(name, data) if ahead is not None else None
+                # (made ahead for the application class loader: not for a loader of the program)
+                result = ahead.take(name, data) if ahead is not None and not resolutions else None
                 if ahead is not None:
                     ahead.suggest(rewriter.likely_next(data))
                 if result is not None:
                     rewriter.adopt(name, data, result)
                 else:
-                    result = rewriter.rewrite(name, data)
+                    result = rewriter.rewrite(name, data, resolutions)
             except ProtocolError:
                 raise
             except Exception as e:  # noqa: BLE001 - a bug for one class must not end the worker

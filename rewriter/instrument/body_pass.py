@@ -13,7 +13,7 @@ from typing import Final, Literal
 
 from ..analysis import blocks as B
 from ..classfile import opcodes as op
-from ..classfile.constants import DYNAMIC
+from ..classfile.constants import CLASS, DYNAMIC, METHOD_HANDLE, METHOD_TYPE
 from ..classfile.instructions import Instruction
 from ..classfile.model import Method
 from ..editor import Handler, Label, peak_depth
@@ -24,6 +24,7 @@ from .call_sites import call_site_code, init_publish, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
 from .runtime_api import NODE_BYTECODES
+from .support import RUNTIME_PACKAGE
 from .yieldpoints import exit_yieldpoint_frames, wants_entry_yieldpoint, yieldpoint_blocks, yieldpoint_code
 
 __all__ = ["BodyResult", "instrument_body"]
@@ -160,6 +161,8 @@ def instrument_body(
     p = _Pass(ctx, method, body, node, added, part_calls)
     site = first_site
     roles = _ROLE
+    resolutions = opts.resolutions and ctx.cf.major >= 49  # (ldc of a class: version 49 and later)
+    resolved: set[str] = set()  # the classes an earlier instruction of the block resolved
     for i, item in enumerate(body.items):
         blk = starts[i]
         if blk is not None:
@@ -183,6 +186,8 @@ def instrument_body(
                 p.dead_returns.add(id(item))
             p.out.append(item)
         elif role == _R_INVOKE:
+            if resolutions:
+                p.put(_resolution(ctx, item, node, resolved, blk is not None))
             _call(p, item, i, site, temps, init_done, position, original_handlers)
             site += 1
         else:
@@ -194,6 +199,8 @@ def instrument_body(
                 p.put(ctx.rt.yieldpoint(node, skip, pinned=True))
                 ctx.report.yieldpoints += 1
             after: list = []
+            if resolutions:
+                p.put(_resolution(ctx, item, node, resolved, blk is not None))
             if role == _R_AROUND:
                 before, after = _around(ctx, item, node)
                 p.put(before)
@@ -274,6 +281,76 @@ def _call(
     p.put(code.post)  # (the call leaves the depth the original call left: the pre code's pushes are its arguments)
     if code.pending is not None:
         p.extra_locals = max(p.extra_locals, pending_temps(item, p.ctx.pool))
+
+
+#: (not ``checkcast``/``instanceof``: HotSpot resolves their class only for a non-null reference, so
+#: resolving it ahead could throw ``NoClassDefFoundError`` where the program does not)
+_NAMES_A_CLASS: Final = frozenset((op.NEW, op.ANEWARRAY, op.MULTIANEWARRAY))
+_NAMES_A_MEMBER: Final = frozenset(
+    (
+        op.GETSTATIC,
+        op.PUTSTATIC,
+        op.GETFIELD,
+        op.PUTFIELD,
+        op.INVOKEVIRTUAL,
+        op.INVOKESPECIAL,
+        op.INVOKESTATIC,
+        op.INVOKEINTERFACE,
+    )
+)
+
+
+def _resolution(ctx: ClassContext, item: Instruction, node: int, resolved: set[str], block_start: bool) -> list:
+    """With ``resolutions``: code that resolves the class ``item`` names beneath this node before
+    ``item`` does (empty when it names none, names this class or jprewrite's, or an earlier
+    instruction of the block resolved it).
+
+    A class that a loader written in the program defines resolves the names its code uses through
+    that loader: the first time an instruction names a class the loader was not asked for, the
+    JVM calls the loader's ``loadClass``, with no call instruction, and that code attaches beneath
+    the published node: whatever boundary call published last. Here the first execution of each
+    such instruction publishes this node and resolves the class itself with an ``ldc`` (the same
+    class resolution, access check and errors, JVMS 5.4.3.1); a flag of the holder skips the publish
+    from then on, and the instruction, whatever its call-site code publishes, finds the class
+    resolved. So the loader's work belongs to the method whose instruction named the class, invokes
+    included (the oracle, which sees blocks, not instructions, puts it beneath the block's last
+    instruction, a call's boundary node when that is a call). The loads of classes the JVM links
+    (the verifier's) run when the instruction that initialises the class runs: beneath the same
+    node. Not covered: ``checkcast`` and ``instanceof`` (see ``_NAMES_A_CLASS``), catch types
+    (resolved while an exception is dispatched), and the classes of an ``ldc``'d method type or
+    handle (the node is published, without a flag).
+    """
+    if block_start:
+        resolved.clear()
+    pool, opc = ctx.pool, item.opcode
+    if opc in _NAMES_A_CLASS:
+        name = pool.class_name(item.operand)
+    elif opc in _NAMES_A_MEMBER:
+        name = pool.member_ref(item.operand)[0]
+    elif opc == op.LDC or opc == op.LDC_W:
+        tag = pool.tag(item.operand)
+        if tag == METHOD_TYPE or tag == METHOD_HANDLE:
+            return ctx.rt.publish(node)
+        if tag != CLASS:
+            return []
+        name = pool.class_name(item.operand)
+    else:
+        return []
+    if name.startswith("["):  # an array class: its element class is what the loader is asked for
+        element = name.lstrip("[")
+        if not (element.startswith("L") and element.endswith(";")):
+            return []  # primitive elements: nothing to load
+        name = element[1:-1]
+    if name in resolved or name == ctx.name or name == ctx.mids.holder or name.startswith(RUNTIME_PACKAGE):
+        return []
+    resolved.add(name)
+    flag = ctx.mids.resolve_flag(name)
+    return ctx.rt.publish_init(node, flag) + [
+        Instruction(-1, op.LDC_W, pool.add_class(name)),
+        Instruction(-1, op.POP),
+        Instruction(-1, op.ICONST_1),
+        Instruction(-1, op.PUTSTATIC, flag),
+    ]
 
 
 def _around(ctx: ClassContext, item: Instruction, node: int) -> tuple[list, list]:

@@ -111,6 +111,11 @@ class MidTable:
         k = self.init_flags.setdefault(target, len(self.init_flags))
         return self.pool.add_fieldref(self.holder, f"{INIT_FLAG_PREFIX}{k}", "Z")
 
+    def resolve_flag(self, target: str) -> int:
+        """The fieldref of the holder's flag "``target`` has been resolved by this class's loader"
+        (one more ``$jp$init<k>``, apart from ``target``'s initialisation flag)."""
+        return self.init_flag("resolve " + target)  # (no class name holds a space)
+
     def fill_fields(self, pool: ConstantPool, code: G.StraightCode) -> None:
         """Every MethodId made and stored in its field (the holder's ``<clinit>``: only there are
         static final fields constants to the JIT compilers).

@@ -28,6 +28,10 @@ class InstrumentOptions:
     weights: dict[int, int] | None = None  #: opcode -> cost (CCCP 5.2); None: no weighted counter
     activation: bool = False  #: JP 5.2 periodic activation of the profiling agent
     mode: str = "exact"  #: exact | sample | hybrid (see :mod:`.yieldpoints`)
+    #: the node is published before the first resolution of each class a body names: for classes
+    #: that a class loader written in the program defines (the agent sets it per class, see
+    #: ``body_pass``), whose resolutions run that loader's code
+    resolutions: bool = False
 
     def __post_init__(self) -> None:
         if self.counting not in COUNTING_MODES:
@@ -48,6 +52,7 @@ def instrument_options(
     weights: str | os.PathLike[str] | None = None,
     activation: bool = False,
     mode: str = "exact",
+    resolutions: bool = False,
 ) -> InstrumentOptions:
     """The options as a person gives them, a weights *file* included: the one way the command line
     and the agent build them, so both read a weights file (and report its mistakes) alike."""
@@ -57,6 +62,7 @@ def instrument_options(
         weights=read_weights(weights) if weights else None,
         activation=activation,
         mode=mode,
+        resolutions=resolutions,
     )
 
 

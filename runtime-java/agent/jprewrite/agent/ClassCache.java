@@ -89,8 +89,9 @@ final class ClassCache {
     }
 
     /** The key of a class: SHA-256 (hex) of its bytes. */
-    static String key(byte[] classBytes) {
-        return hex(sha256(classBytes));
+    static String key(byte[] classBytes, boolean resolutions) {
+        String key = hex(sha256(classBytes));
+        return resolutions ? key + "r" : key;   // rewritten for a loader of the program: other code
     }
 
     private Path file(String key) {

@@ -63,7 +63,8 @@ final class Transformer implements ClassFileTransformer {
     }
 
     private byte[] rewrite(ClassLoader loader, String className, ProtectionDomain pd, byte[] bytes) {
-        String key = cache.enabled() ? ClassCache.key(bytes) : null;
+        boolean resolutions = ProgramLoaders.runProgramCode(loader);
+        String key = cache.enabled() ? ClassCache.key(bytes, resolutions) : null;
         Result result = key == null ? null : cache.lookup(key);
         if (result == null) {
             if (worker.busyOnThisThread()) {
@@ -75,7 +76,7 @@ final class Transformer implements ClassFileTransformer {
                         + " loaded during a hierarchy query; left uninstrumented");
                 return contract(loader, className, pd, bytes, null);
             }
-            result = worker.request(className, bytes, loader);
+            result = worker.request(className, bytes, loader, resolutions);
             if (result == null) {
                 // no answer: the worker is gone for good or closed (reported once), or busy for too
                 // long (reported for this class)

@@ -97,7 +97,7 @@ final class WorkerClient {
      * Rewrites one class: its result, or null when there is no answer (worker given up, closed, or
      * busy for longer than the timeout); failures have been reported.
      */
-    Result request(String internalName, byte[] classBytes, ClassLoader loader) {
+    Result request(String internalName, byte[] classBytes, ClassLoader loader, boolean resolutions) {
         if (!usable()) {
             return null;
         }
@@ -117,7 +117,7 @@ final class WorkerClient {
                     if (process == null) {
                         start();
                     }
-                    return converse(internalName, classBytes, loader);
+                    return converse(internalName, classBytes, loader, resolutions);
                 } catch (Failure f) {
                     failure = f;
                 } catch (Throwable e) {
@@ -195,11 +195,13 @@ final class WorkerClient {
         }
     }
 
-    private Result converse(String internalName, byte[] classBytes, ClassLoader loader) throws Failure, IOException {
+    private Result converse(String internalName, byte[] classBytes, ClassLoader loader, boolean resolutions)
+            throws Failure, IOException {
         int id = ++nextId;
         arm();
         try {
-            Frames.write(out, 'C', new Frames.Writer().u4(id).str(internalName).bytes(classBytes));
+            Frames.Writer request = new Frames.Writer().u4(id).str(internalName).u1(resolutions ? 1 : 0);
+            Frames.write(out, 'C', request.bytes(classBytes));
             while (true) {
                 Frames.Frame f = Frames.read(in);
                 Frames.Reader r = f.payload;

@@ -1,6 +1,7 @@
 package com.example.cl;
 
 import java.io.InputStream;
+import java.util.function.IntUnaryOperator;
 
 /**
  * A child-first loader defines the plugin classes: when their code first names another class, the JVM
@@ -37,8 +38,8 @@ public class Main {
     public static void main(String[] args) throws Exception {
         ChildFirst loader = new ChildFirst(Main.class.getClassLoader());
         Class<?> c = Class.forName("com.example.cl.plugin.A", true, loader);
-        Runnable r = (Runnable) c.getDeclaredConstructor().newInstance();
-        r.run();
-        r.run();
+        IntUnaryOperator op = (IntUnaryOperator) c.getDeclaredConstructor().newInstance();
+        System.out.println("sum=" + op.applyAsInt(3));
+        System.out.println("sum=" + op.applyAsInt(4));
     }
 }

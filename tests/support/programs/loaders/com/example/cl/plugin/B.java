@@ -1,2 +1,7 @@
 package com.example.cl.plugin;
-class B { int go(int i) { return i * 3; } }
+
+class B {
+    int go(int i) {
+        return i * 3;
+    }
+}

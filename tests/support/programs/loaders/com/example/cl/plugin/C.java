@@ -1,2 +1,5 @@
 package com.example.cl.plugin;
-class C { static int twice(int x) { return 2 * x; } }
+
+class C {
+    static int factor = 2;
+}
