@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
+
+from jprewrite.agent.build import agent_jar
 
 from support.agent import agent_options, run_with_agent
 from support.compilers import new_failures, rewrite_cli
@@ -222,6 +225,42 @@ def test_a_loader_that_isolates_its_classes_under_the_agent(tmp_path) -> None:
     ), run.stderr[-2000:]
     methods = _methods(json.loads(profile.read_text()))
     assert "isolated.Work.square(I)I" in methods
+
+
+def _jacoco_agent(tmp: Path) -> Path:
+    """JaCoCo's ``-javaagent`` jar, as Debian ships it: inside ``org.jacoco.agent.jar``."""
+    outer = Path("/usr/share/java/org.jacoco.agent.jar")
+    if not outer.exists():
+        pytest.skip("CORPUS PACKAGE MISSING: Debian package libjacoco-java is not installed")
+    with zipfile.ZipFile(outer) as z:
+        (tmp / "jacocoagent.jar").write_bytes(z.read("jacocoagent.jar"))
+    return tmp / "jacocoagent.jar"
+
+
+@pytest.mark.parametrize("order", ["jprewrite-first", "jacoco-first"])
+def test_another_agent_beside_ours_keeps_working(order, tmp_path) -> None:
+    """JaCoCo's agent and ours in one JVM, in either order. Classes of a jar that declares an agent
+    (JaCoCo's runtime and instrumenter, loaded by the application class loader) stay as they are:
+    with its instrumenter classes rewritten, JaCoCo's coverage came out empty, silently. Now both
+    report: the program's class in JaCoCo's data, its methods and none of JaCoCo's in our profile."""
+    classes = tmp_path / "classes"
+    src = tmp_path / "Cov.java"
+    src.write_text(
+        "public class Cov { static int f(int n) { int s = 0; for (int i = 0; i < n; i++) s += i % 3; return s; }"
+        ' public static void main(String[] a) { System.out.println("cov " + f(100)); } }'
+    )
+    subprocess.run([tool("javac"), "-d", str(classes), str(src)], check=True, capture_output=True)
+    jacoco = f"-javaagent:{_jacoco_agent(tmp_path)}=destfile={tmp_path / 'jacoco.exec'}"
+    profile = tmp_path / "agent.json"
+    ours = f"-javaagent:{agent_jar()}={agent_options(tmp_path / 'cache', profile, progress='false')}"
+    agents = [ours, jacoco] if order == "jprewrite-first" else [jacoco, ours]
+    cmd = [tool("java"), "-Xverify:all", *agents, "-cp", str(classes), "Cov"]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0 and run.stdout == "cov 99\n", run.stderr[-3000:]
+    assert b"Cov" in (tmp_path / "jacoco.exec").read_bytes(), "JaCoCo recorded no class"
+    methods = _methods(json.loads(profile.read_text()))
+    assert "Cov.f(I)I" in methods
+    assert not [m for m in methods if m.startswith("org.jacoco.")], sorted(methods)[:20]
 
 
 SER_MAIN = "ser.SerMain"

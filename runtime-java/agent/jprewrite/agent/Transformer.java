@@ -10,8 +10,9 @@ import java.util.Arrays;
  * <p>Left alone: the JDK (bootstrap and platform loaders), the agent and runtime themselves
  * ({@code jprewrite/*}), holder classes ({@code $$jpmids}), redefinitions and retransformations,
  * classes the {@code includes}/{@code excludes} patterns reject (these never reach the
- * worker), and classes of a loader that does not see the runtime ({@link RuntimeVisibility}). A
- * throwable never escapes: the class then loads unchanged.
+ * worker), classes of another Java agent's jar ({@link AgentJars}), and classes of a loader that
+ * does not see the runtime ({@link RuntimeVisibility}). A throwable never escapes: the class then
+ * loads unchanged.
  *
  * <p>When Python cannot rewrite a class (the worker is gone for good, closed at exit, or busy for
  * longer than the timeout; or it failed both the full and the contract-only rewrite), the class
@@ -51,7 +52,7 @@ final class Transformer implements ClassFileTransformer {
         }
         try {
             if (!options.accepts(className) || ClassBytes.isJdkProxy(className, bytes)
-                    || !RuntimeVisibility.sees(loader)) {
+                    || AgentJars.contains(pd) || !RuntimeVisibility.sees(loader)) {
                 return null;
             }
             return rewrite(loader, className, pd, bytes);

@@ -231,6 +231,12 @@ final class WorkerClient {
 
     /** The class file {@code name} as {@code loader} sees it; empty when absent or on any error. */
     private static byte[] resource(ClassLoader loader, String name) {
+        try {
+            if (AgentJars.containsResource(loader.getResource(name + ".class"))) {
+                return new byte[0];   // another agent's class: never rewritten (see AgentJars)
+            }
+        } catch (Throwable e) {   // a loader's own getResource failing: read it as before
+        }
         try (InputStream s = loader.getResourceAsStream(name + ".class")) {
             return s == null ? new byte[0] : s.readAllBytes();
         } catch (Throwable e) {
