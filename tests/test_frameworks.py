@@ -239,7 +239,7 @@ def _jacoco_agent(tmp: Path) -> Path:
 
 @pytest.mark.parametrize("order", ["jprewrite-first", "jacoco-first"])
 def test_another_agent_beside_ours_keeps_working(order, tmp_path) -> None:
-    """JaCoCo's agent and ours in one JVM, in either order. Classes of a jar that declares an agent
+    """JaCoCo's agent and ours in one JVM, in either order. Classes of another ``-javaagent``'s jar
     (JaCoCo's runtime and instrumenter, loaded by the application class loader) stay as they are:
     with its instrumenter classes rewritten, JaCoCo's coverage came out empty, silently. Now both
     report: the program's class in JaCoCo's data, its methods and none of JaCoCo's in our profile."""

@@ -59,6 +59,7 @@ public final class Startup {
         Properties build = buildProperties(jar);
         ClassCache cache = ClassCache.create(options, build.getProperty("build", "unknown"));
         WorkerClient worker = new WorkerClient(options, build.getProperty("python"));
+        AgentJars.findAgents();
         inst.addTransformer(new Transformer(options, cache, worker), false);
         Thread hook = new Thread(worker::close, "jprewrite-agent-shutdown");
         hook.setContextClassLoader(null);
