@@ -40,6 +40,7 @@ from support.compilers import new_failures, rewrite_cli
 from support.corpus import package_jars
 from support.jdk import tool
 from support.profiling import make_jar, run_java
+from support.profiling import methods as methods_of
 from support.verifier import verify_jvm
 
 PROGRAMS = Path(__file__).resolve().parent / "support" / "programs"
@@ -54,15 +55,6 @@ def mocks(tmp_path_factory) -> tuple[Path, list[Path]]:
     libs = package_jars("libmockito-java") + package_jars("libbyte-buddy-java")
     libs += [Path("/usr/share/java/objenesis.jar")]  # Mockito's dependency, installed with it
     return _program_jar(PROGRAM, libs, tmp_path_factory.mktemp("mocks")), libs
-
-
-def _methods(profile: dict) -> set[str]:
-    out, stack = set(), [profile["root"]]
-    while stack:
-        n = stack.pop()
-        out.add(n["method"])
-        stack.extend(n.get("children", ()))
-    return out
 
 
 def _program_jar(source: Path, libs: list[Path], tmp: Path) -> Path:
@@ -81,7 +73,7 @@ def _agent_methods(cp: list[Path], main: str, expected: str, tmp: Path, jvm: tup
     run = run_with_agent(cp, [main], options, profile=profile, jvm=("-Xverify:all", *jvm))
     assert run.returncode == 0 and run.stdout == expected, f"exit {run.returncode}\n{run.stderr[-4000:]}"
     assert "jprewrite agent:" not in run.stderr, run.stderr[-3000:]
-    return _methods(json.loads(profile.read_text()))
+    return methods_of(json.loads(profile.read_text()))
 
 
 def _plain(jar: Path, libs: list[Path]) -> str:
@@ -100,7 +92,7 @@ def test_mocks_of_rewritten_classes_offline(mocks, tmp_path) -> None:
     rewrite_cli([jar], alone, "default", classpath=libs)
     run = run_java([alone / jar.name, *libs], MAIN, profile=tmp_path / "alone.json")
     assert run.returncode == 0 and run.stdout == plain, run.stderr[-3000:]
-    assert "mocks.MockMain$Client.run(I)I" in _methods(run.profile)
+    assert "mocks.MockMain$Client.run(I)I" in methods_of(run.profile)
 
     everything = tmp_path / "all"
     result = rewrite_cli([jar, *libs], everything, "default")
@@ -110,7 +102,7 @@ def test_mocks_of_rewritten_classes_offline(mocks, tmp_path) -> None:
     assert not new, "\n".join(f"{c}: {m[:800]}" for c, m in sorted(new.items())[:20])
     run = run_java(rewritten, MAIN, profile=tmp_path / "all.json")
     assert run.returncode == 0 and run.stdout == plain, run.stderr[-3000:]
-    assert "org.mockito.Mockito.mock(Ljava/lang/Class;)Ljava/lang/Object;" in _methods(run.profile)
+    assert "org.mockito.Mockito.mock(Ljava/lang/Class;)Ljava/lang/Object;" in methods_of(run.profile)
 
 
 def test_mocks_under_the_agent(mocks, tmp_path) -> None:
@@ -178,7 +170,7 @@ def test_guice_interceptor_offline(guice, tmp_path) -> None:
     rewrite_cli([jar], alone, "default", classpath=libs)
     run = run_java([alone / jar.name, *libs], GUICE_MAIN, profile=tmp_path / "alone.json", jvm=GUICE_OPENS)
     assert run.returncode == 0 and run.stdout == GUICE_OUTPUT, run.stderr[-3000:]
-    assert "guice.GuiceMain$Service.helper(Ljava/lang/String;)I" in _methods(run.profile)
+    assert "guice.GuiceMain$Service.helper(Ljava/lang/String;)I" in methods_of(run.profile)
 
     everything = tmp_path / "all"
     result = rewrite_cli([jar, *libs], everything, "default")
@@ -188,7 +180,7 @@ def test_guice_interceptor_offline(guice, tmp_path) -> None:
     )
     assert run.returncode == 0 and run.stdout == GUICE_OUTPUT, run.stderr[-3000:]
     assert "com.google.inject.Guice.createInjector([Lcom/google/inject/Module;)Lcom/google/inject/Injector;" in (
-        _methods(run.profile)
+        methods_of(run.profile)
     )
 
 
@@ -223,7 +215,7 @@ def test_a_loader_that_isolates_its_classes_under_the_agent(tmp_path) -> None:
         .splitlines()[-1]
         .startswith("jprewrite agent: classes of isolated.Main$Isolating stayed uninstrumented")
     ), run.stderr[-2000:]
-    methods = _methods(json.loads(profile.read_text()))
+    methods = methods_of(json.loads(profile.read_text()))
     assert "isolated.Work.square(I)I" in methods
 
 
@@ -258,7 +250,7 @@ def test_another_agent_beside_ours_keeps_working(order, tmp_path) -> None:
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0 and run.stdout == "cov 99\n", run.stderr[-3000:]
     assert b"Cov" in (tmp_path / "jacoco.exec").read_bytes(), "JaCoCo recorded no class"
-    methods = _methods(json.loads(profile.read_text()))
+    methods = methods_of(json.loads(profile.read_text()))
     assert "Cov.f(I)I" in methods
     assert not [m for m in methods if m.startswith("org.jacoco.")], sorted(methods)[:20]
 
@@ -285,6 +277,6 @@ def test_serialisers_offline_and_under_the_agent(tmp_path) -> None:
     rewrite_cli([jar], out, "default", classpath=libs)
     run = run_java([out / jar.name, *libs], SER_MAIN, profile=tmp_path / "offline.json", jvm=SER_OPENS)
     assert run.returncode == 0 and run.stdout == plain.stdout, run.stderr[-3000:]
-    assert "ser.SerMain$Item.getTags()Ljava/util/List;" in _methods(run.profile)
+    assert "ser.SerMain$Item.getTags()Ljava/util/List;" in methods_of(run.profile)
     methods = _agent_methods([jar, *libs], SER_MAIN, plain.stdout, tmp_path, SER_OPENS)
     assert "ser.SerMain$Item.getTags()Ljava/util/List;" in methods

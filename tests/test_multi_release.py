@@ -22,6 +22,7 @@ from support.agent import agent_options, run_with_agent
 from support.compilers import rewrite_cli
 from support.jdk import tool
 from support.oracle import diff_profiles, run_oracle
+from support.profiling import methods as methods_of
 from support.profiling import run_java
 from test_cct_oracle import without_object_init
 
@@ -70,15 +71,6 @@ def oracles(mr_jar) -> dict[tuple[str, ...], dict]:
     return out
 
 
-def _methods(profile: dict) -> set[str]:
-    out, stack = set(), [profile["root"]]
-    while stack:
-        n = stack.pop()
-        out.add(n["method"])
-        stack.extend(n.get("children", ()))
-    return out
-
-
 @pytest.mark.parametrize("counting", ["default", "precise"])
 def test_rewritten_multi_release_jar_equals_the_oracle_on_every_layer(mr_jar, oracles, counting, tmp_path) -> None:
     """Every copy rewritten, none left uninstrumented; the versioned run has the methods only the
@@ -93,7 +85,7 @@ def test_rewritten_multi_release_jar_equals_the_oracle_on_every_layer(mr_jar, or
         run = run_java([rewritten], MAIN, profile=profile, jvm=("-Xverify:all", *jvm))
         assert run.returncode == 0 and run.stdout == expected, run.stdout + run.stderr[-3000:]
         assert diff_profiles(oracles[jvm], run.profile) == [], jvm
-    versioned = _methods(json.loads((tmp_path / "profile0.json").read_text()))
+    versioned = methods_of(json.loads((tmp_path / "profile0.json").read_text()))
     for m in ("Tool.newHelper(I)I", "Extra.bonus(I)I", "Extra$Circle.area()I", "Version.label("):
         assert any(m in x for x in versioned), (m, sorted(versioned))
 

@@ -12,7 +12,7 @@ from jprewrite.cli.report_command import load_profile
 from support.jdk import run, tool
 from support.oracle import paths  # one reading of a profile's method paths, shared with the oracle tests
 
-__all__ = ["Run", "make_jar", "rewrite", "run_java", "paths", "find"]
+__all__ = ["Run", "make_jar", "rewrite", "run_java", "paths", "find", "methods"]
 
 
 @dataclass
@@ -66,3 +66,13 @@ def find(profile: dict, *methods: str) -> dict:
         assert len(matches) == 1, f"several children end with {m!r}: {[c['method'] for c in matches]}"
         node = matches[0]
     return node
+
+
+def methods(profile: dict) -> set[str]:
+    """Every method named anywhere in the merged tree of ``profile``."""
+    out, stack = set(), [profile["root"]]
+    while stack:
+        n = stack.pop()
+        out.add(n["method"])
+        stack.extend(n.get("children", ()))
+    return out
