@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     containers = open_inputs(args.inputs)
     work: list[tuple[_Batch, str, list[str]]] = []  # (function, location, batch)
     for c in containers:
-        names = [e.name for e in c.entries() if e.is_class]
+        names = [e.name for e in c.entries() if e.is_class and not e.shadowed]
         for i in range(0, len(names), _BATCH):
             work.append((_check_container_batch, c.path, names[i : i + _BATCH]))
         c.close()

@@ -558,16 +558,31 @@ def test_unsupported_compression_method(tmp_path):
     assert str(bad) in str(err.value) and err.value.entry == "b.txt"
 
 
-def test_duplicate_entry_names(tmp_path):
-    bad = tmp_path / "dup.jar"
-    with pytest.warns(UserWarning, match="Duplicate name"), zipfile.ZipFile(bad, "w") as z:
+def test_repeated_entry_names_are_kept_and_the_last_one_counts(tmp_path):
+    """The JVM's ZipFile reads the last entry of a repeated name; a copy of the jar keeps every entry."""
+    dup = tmp_path / "dup.jar"
+    with pytest.warns(UserWarning, match="Duplicate name"), zipfile.ZipFile(dup, "w") as z:
         z.writestr("com/acme/A.class", b"first")
         z.writestr("com/acme/B.class", b"other")
         z.writestr("com/acme/A.class", b"second")
-    with pytest.raises(ArchiveError) as err:
-        open_container(bad)
-    assert "duplicate entry name" in str(err.value)
-    assert err.value.path == str(bad) and err.value.entry == "com/acme/A.class"
+    out, folder = tmp_path / "copy.jar", tmp_path / "folder"
+    with open_container(dup) as c:
+        assert c.get("com/acme/A.class") == b"second"
+        assert c.find_class("com/acme/A").read() == b"second"
+        assert [(e.name, e.shadowed) for e in c.entries()] == [
+            ("com/acme/A.class", True),
+            ("com/acme/B.class", False),
+            ("com/acme/A.class", False),
+        ]
+        rewrite_container(c, out, lambda e: b"new" if e.name == "com/acme/A.class" else None)
+        rewrite_container(c, folder, as_directory=True)
+    with zipfile.ZipFile(out) as z:
+        assert [(i.filename, z.read(i)) for i in z.infolist()] == [
+            ("com/acme/A.class", b"first"),
+            ("com/acme/B.class", b"other"),
+            ("com/acme/A.class", b"new"),
+        ]
+    assert (folder / "com/acme/A.class").read_bytes() == b"second"
 
 
 @pytest.mark.parametrize(

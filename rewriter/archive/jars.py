@@ -368,9 +368,11 @@ class Entry:
     ``name`` is zip style (``/`` separators, directories end with ``/``).
     ``class_name`` is the internal class name derived from the path, with the
     multi-release prefix removed (``release`` then holds the version).
+    ``shadowed``: a later entry of the same container has the same name (zips may repeat names;
+    the JVM reads the last one), so lookups never give this entry and rewriting leaves it as it is.
     """
 
-    __slots__ = ("name", "container", "is_dir", "is_class", "release", "class_name")
+    __slots__ = ("name", "container", "is_dir", "is_class", "release", "class_name", "shadowed")
 
     def __init__(self, name: str, container: Container) -> None:
         self.name = name
@@ -380,6 +382,7 @@ class Entry:
         self.release: int | None = release
         self.is_class = not self.is_dir and name.endswith(".class")
         self.class_name: str | None = rest[:-6] if self.is_class else None
+        self.shadowed = False
 
     @property
     def is_module_info(self) -> bool:
@@ -515,10 +518,14 @@ class Container:
         self._signature_files: tuple[str, ...] | None = None
 
     def _set_entries(self, entries: list[Entry]) -> None:
+        """Index ``entries`` by name; of a repeated name the last one counts, as in the JVM's ``ZipFile``."""
         self._entries = entries
         by_name: dict[str, Entry] = {}
         for e in entries:
-            by_name.setdefault(e.name, e)
+            previous = by_name.get(e.name)
+            if previous is not None:
+                previous.shadowed = True
+            by_name[e.name] = e
         self._by_name = by_name
 
     # -- access
@@ -577,7 +584,7 @@ class Container:
         base: dict[str, Entry] = {}
         versioned: dict[str, list[tuple[int, Entry]]] = {}
         for e in self._entries:
-            if not e.is_class:
+            if not e.is_class or e.shadowed:
                 continue
             assert e.class_name is not None
             if e.release is None:
@@ -1151,7 +1158,8 @@ class JarWriter(_Output):
             if self._unsigned_manifest(entry, data) != data:  # else: no digests, copy it raw below
                 self._put(entry, data, _NO_CHANGES)
                 return
-        self._claim(entry.name, entry.is_dir)
+        if not entry.shadowed:  # a repeated name of the input stays repeated; the last copy claims it
+            self._claim(entry.name, entry.is_dir)
         if isinstance(entry, ZipEntry):
             container = entry.container
             assert isinstance(container, ZipContainer)
@@ -1208,7 +1216,7 @@ class JarWriter(_Output):
             )
         if template.is_dir and data:
             raise ValueError(f"directory entry {template.name!r} cannot have content")
-        if not claimed:
+        if not claimed and not (isinstance(entry_or_name, Entry) and entry_or_name.shadowed):
             self._claim(template.name, template.is_dir)
         self._zip.write_entry(template, bytes(data), local_extra=local_extra, compresslevel=self.compresslevel)
 
@@ -1394,6 +1402,8 @@ class DirectoryWriter(_Output):
     ) -> None:
         if isinstance(entry_or_name, Entry):
             entry = entry_or_name
+            if entry.shadowed:  # a file holds one content: the copy the JVM would read (the last)
+                return
             self._check_container(entry.container)
             policy = self._signature_policy(entry)
             if policy == "drop":
@@ -1548,14 +1558,15 @@ def rewrite_container(
 
     The output has the input's kind unless ``as_directory`` says otherwise: a
     jar (keeping archive comment and preamble), a directory, or a single
-    class file.  ``transform`` is called for every non-directory entry.
+    class file.  ``transform`` is called for every non-directory entry but the earlier copies of a
+    repeated name (``Entry.shadowed``), which the JVM never reads: they are copied as they are.
     """
     if as_directory is None:
         as_directory = container.kind == "directory"
 
     def pairs() -> Iterator[EntrySpec]:
         for e in container.entries():
-            new = transform(e) if transform is not None and not e.is_dir else None
+            new = transform(e) if transform is not None and not e.is_dir and not e.shadowed else None
             yield e if new is None else (e, new)
 
     if as_directory:

@@ -4,8 +4,11 @@ Why not :mod:`zipfile`?  jprewrite must copy unchanged entries of big jars
 *as raw compressed bytes* (decompressing and recompressing 100 MB of classes
 is slow and changes bytes), must keep every structural detail of an entry
 (local and central extra fields, flags, versions, comments, attributes), and
-must reject input that the standard library silently accepts (duplicate
-entry names, local headers that disagree with the central directory).  Doing
+must reject input that the standard library silently accepts (local headers
+that disagree with the central directory).  Repeated entry names are kept,
+all of them, in order: the JVM accepts such jars (its ``ZipFile`` finds the
+*last* entry of a name), so a rewriter must too (``jars.Container`` applies
+that rule).  Doing
 the ZIP structures ourselves with :mod:`struct` is simpler than working around
 :mod:`zipfile` and is fast: opening reads only the central directory, entry
 data is read on demand with ``pread``.
@@ -430,7 +433,6 @@ class ZipReader:
             raise ArchiveError("truncated zip: central directory extends past end of file", path=path, offset=base)
         unpack = _CENTRAL.unpack_from
         records: list[ZipRecord] = []
-        seen: dict[str, ZipRecord] = {}
         pos, limit = 0, end.cd_size
         while pos < limit:
             if pos + _CENTRAL.size > limit:
@@ -501,20 +503,6 @@ class ZipReader:
                     entry=name,
                     offset=base + pos,
                 )
-            previous = seen.get(name)
-            if previous is not None:
-                # Some build tools (e.g. the one behind Debian's kotlin-compiler.jar) repeat directory
-                # entries; they carry no data and are harmless.  A repeated *file* is ambiguous: tools
-                # disagree on which copy wins, so we refuse it.
-                if not (name.endswith("/") and usize == 0 and previous.file_size == 0):
-                    raise ArchiveError(
-                        "duplicate entry name in zip (an earlier entry has the same name)",
-                        path=path,
-                        entry=name,
-                        offset=base + pos,
-                    )
-            else:
-                seen[name] = rec
             records.append(rec)
             pos = rec_end
         n = len(records)

@@ -92,7 +92,9 @@ class _Input:
         self.container = container
         self.output = output
         self.class_entries: list[Entry] = [
-            e for e in container.entries() if not e.is_dir and e.name.endswith(".class") and not e.is_module_info
+            e
+            for e in container.entries()
+            if not e.is_dir and e.name.endswith(".class") and not e.is_module_info and not e.shadowed
         ]
 
 
@@ -387,7 +389,7 @@ def _write(
         present = set()
         for e in container.entries():
             present.add(e.name)
-            if e.is_dir:
+            if e.is_dir or e.shadowed:  # a repeated name's earlier copies: never read by the JVM, kept as they are
                 yield e
             elif manifest_bytes is not None and e.is_manifest:
                 yield (e, manifest_bytes)
