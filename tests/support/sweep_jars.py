@@ -1,0 +1,223 @@
+"""Rewrite every jar under some directories and check each class with HotSpot against the original.
+
+A robustness sweep for developers, not a test: it finds the classes of real jars that the rewriting
+breaks (a ``VerifyError`` or ``ClassFormatError`` the original does not have), that it leaves
+uninstrumented and why, and the jars on which ``jprewrite`` itself fails. The tests keep what a
+sweep finds as small cases in the corpus; the sweep itself takes too long for the suite (about a
+second per jar and mode on two cores).
+
+Each distinct jar (by content, and not already in ``/usr/share/java``) is rewritten in a batch
+of jars (one plan, as a program's jars are), every other jar of the sweep and of
+``/usr/share/java`` as ``--classpath``, without jprewrite's own verification gate (the users'
+default: HotSpot is the judge here). Every class of the output is loaded and linked with
+``-Xverify:all`` by ``support.verifier.verify_jvm``; so is the original, and only failures the
+original does not have count. With ``--agent`` the original jars are instead verified under
+jprewrite's agent (their classes rewritten as HotSpot loads them).
+
+    python tests/support/sweep_jars.py /tmp/sweep/root/usr/share/java --work /tmp/sweep/work
+
+Prints one line per jar with a finding and a summary; writes ``report.tsv`` in the work directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from support.verifier import VerifierError, verify_jvm  # noqa: E402
+
+SYSTEM_JARS = Path("/usr/share/java")
+
+
+@dataclass
+class JarResult:
+    jar: Path
+    classes: int = 0
+    rewrite_rc: int = 0
+    rewrite_error: str = ""
+    uninstrumented: Counter[str] = field(default_factory=Counter)
+    new_failures: dict[str, str] = field(default_factory=dict)
+    harness_error: str = ""
+    seconds: float = 0.0
+
+    @property
+    def finding(self) -> bool:
+        return bool(self.rewrite_rc or self.new_failures or self.harness_error)
+
+
+def distinct_jars(roots: list[Path]) -> list[Path]:
+    """The jars with classes under ``roots``, one per content (symlinks and copies dropped)."""
+    seen: set[str] = set()
+    jars: list[Path] = []
+    for root in roots:
+        for path in sorted(root.rglob("*.jar")):
+            real = path.resolve()
+            if not real.is_file():
+                continue
+            digest = hashlib.sha256(real.read_bytes()).hexdigest()
+            if digest in seen:
+                continue
+            seen.add(digest)
+            try:
+                with zipfile.ZipFile(real) as z:
+                    if not any(n.endswith(".class") for n in z.namelist()):
+                        continue
+            except (zipfile.BadZipFile, OSError):
+                continue
+            jars.append(real)
+    return jars
+
+
+def _class_count(jar: Path) -> int:
+    with zipfile.ZipFile(jar) as z:
+        return sum(1 for n in z.namelist() if n.endswith(".class") and not n.startswith("META-INF/"))
+
+
+def _uninstrumented_reasons(stderr: str) -> Counter[str]:
+    """Reasons of ``--verbose``'s uninstrumented lines, digits dropped so that they group."""
+    reasons: Counter[str] = Counter()
+    for line in stderr.splitlines():
+        if "left uninstrumented:" in line:
+            reason = "class: " + line.split("left uninstrumented:", 1)[1].strip()
+        elif line.startswith("  ") and ": " in line:
+            reason = "method: " + line.split(": ", 1)[1].strip()
+        else:
+            continue
+        if reason:
+            reasons[re.sub(r"\d+", "#", reason)[:120]] += 1
+    return reasons
+
+
+def _classpath_options(cp: list[Path]) -> list[str]:
+    """``--classpath`` options of at most about 100 KB each (Linux limits one argument to 128 KB)."""
+    options: list[str] = []
+    chunk: list[str] = []
+    size = 0
+    for p in map(str, cp):
+        if chunk and size + len(p) > 100_000:
+            options += ["--classpath", ":".join(chunk)]
+            chunk, size = [], 0
+        chunk.append(p)
+        size += len(p) + 1
+    if chunk:
+        options += ["--classpath", ":".join(chunk)]
+    return options
+
+
+def _classes_of(jar: Path) -> set[str]:
+    with zipfile.ZipFile(jar) as z:
+        return {n[: -len(".class")].replace("/", ".") for n in z.namelist() if n.endswith(".class")}
+
+
+def sweep_batch(batch: list[Path], classpath: list[Path], work: Path, args: argparse.Namespace) -> list[JarResult]:
+    """Rewrite ``batch`` together (one plan, as a program's jars are), then verify both sides."""
+    results = {jar: JarResult(jar, classes=_class_count(jar)) for jar in batch}
+    start = time.monotonic()
+    cp = [p for p in classpath if p not in results]
+    tool = str(Path(sys.executable).parent / "jprewrite")
+    out = work / "out"
+    try:
+        if args.agent:
+            agent = subprocess.run([tool, "agent-path"], capture_output=True, text=True, check=True).stdout.strip()
+            checked_inputs = list(batch)
+            options = [f"-javaagent:{agent}"]
+        else:
+            if out.exists():
+                shutil.rmtree(out)
+            cmd = [tool, "rewrite", *map(str, batch), "--output-dir", str(out), *_classpath_options(cp)]
+            cmd += ["--no-verify", "--verbose", "--jobs", str(args.jobs), *args.rewrite_option]
+            r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "JPREWRITE_VERIFY": "0"})
+            reasons = _uninstrumented_reasons(r.stderr)
+            if r.returncode:
+                message = (r.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
+                for jar in batch:
+                    results[jar].rewrite_rc = r.returncode
+                    results[jar].rewrite_error = message
+                return list(results.values())
+            results[batch[0]].uninstrumented = reasons  # per batch: the CLI does not say which jar
+            checked_inputs = [out / jar.name for jar in batch]
+            options = []
+        baseline = verify_jvm(batch, classpath=cp, timeout=3600, threads=args.jobs)
+        checked = verify_jvm(checked_inputs, classpath=cp, timeout=3600, threads=args.jobs, jvm_options=options)
+        new = checked.new_failures(baseline)
+        owners = {jar: _classes_of(jar) for jar in batch}
+        for name, message in new.items():
+            jar = next((j for j, names in owners.items() if name in names), batch[0])
+            results[jar].new_failures[name] = message
+    except (VerifierError, subprocess.SubprocessError, OSError) as e:
+        for jar in batch:
+            results[jar].harness_error = (str(e).splitlines() or [type(e).__name__])[0][:300]
+    finally:
+        for jar in batch:
+            results[jar].seconds = (time.monotonic() - start) / len(batch)
+    return list(results.values())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("roots", nargs="+", type=Path, help="directories whose jars are swept")
+    parser.add_argument("--work", type=Path, required=True, help="a directory for outputs and the report")
+    parser.add_argument("--jobs", type=int, default=2, help="rewriting workers and verifying threads")
+    parser.add_argument("--batch", type=int, default=40, help="jars rewritten together")
+    parser.add_argument("--agent", action="store_true", help="verify under the agent instead of offline")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N jars")
+    parser.add_argument(
+        "--rewrite-option", action="append", default=[], help="an option for jprewrite rewrite (repeatable)"
+    )
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    system = distinct_jars([SYSTEM_JARS])
+    known = {hashlib.sha256(j.read_bytes()).hexdigest() for j in system}
+    jars = [j for j in distinct_jars(args.roots) if hashlib.sha256(j.read_bytes()).hexdigest() not in known]
+    classpath = jars + system
+    if args.limit:
+        jars = jars[: args.limit]
+    print(f"{len(jars)} jars to sweep, {len(classpath)} on the class path", flush=True)
+    results: list[JarResult] = []
+    for i in range(0, len(jars), args.batch):
+        batch = jars[i : i + args.batch]
+        for result in sweep_batch(batch, classpath, args.work, args):
+            results.append(result)
+            if result.finding:
+                what = (
+                    result.rewrite_error
+                    or result.harness_error
+                    or "; ".join(f"{n}: {m[:200]}" for n, m in sorted(result.new_failures.items())[:3])
+                )
+                print(f"FINDING {result.jar.name} ({result.classes} classes): {what}", flush=True)
+    with open(args.work / "report.tsv", "w") as f:
+        f.write("jar\tclasses\trc\tnew_failures\tuninstrumented\tseconds\terror\n")
+        for r in results:
+            f.write(
+                f"{r.jar}\t{r.classes}\t{r.rewrite_rc}\t{len(r.new_failures)}\t{sum(r.uninstrumented.values())}"
+                f"\t{r.seconds:.1f}\t{r.rewrite_error or r.harness_error}\n"
+            )
+    reasons: Counter[str] = Counter()
+    for r in results:
+        reasons.update(r.uninstrumented)
+    print(
+        f"{len(results)} jars, {sum(r.classes for r in results)} classes: "
+        f"{sum(1 for r in results if r.rewrite_rc)} rewrite failures, "
+        f"{sum(len(r.new_failures) for r in results)} new verification failures in "
+        f"{sum(1 for r in results if r.new_failures)} jars, "
+        f"{sum(1 for r in results if r.harness_error)} harness errors"
+    )
+    for reason, n in reasons.most_common(25):
+        print(f"  {n:6d} uninstrumented: {reason}")
+    return 1 if any(r.finding for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
