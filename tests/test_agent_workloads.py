@@ -18,8 +18,7 @@ from support.agent import agent_options
 from support.corpus import package_jars
 from support.oracle import diff_profiles
 from support.profiling import rewrite
-from support.workloads import run_workload
-from test_exercise_workloads import bench  # noqa: F401  (fixture)
+from support.workloads import plain_checksum, run_workload
 
 
 def _agent_opts(cache: Path, profile: Path, **extra: str) -> str:
@@ -27,10 +26,10 @@ def _agent_opts(cache: Path, profile: Path, **extra: str) -> str:
 
 
 @pytest.mark.corpus
-def test_xalan_under_agent_equals_offline_rewrite_of_its_class_path(bench, tmp_path) -> None:  # noqa: F811
+def test_xalan_under_agent_equals_offline_rewrite_of_its_class_path(bench, tmp_path) -> None:
     package_jars("libxalan2-java")
     cp = run_workload(bench, "xalan", tmp_path / "cp", PRINT_CP="1")["_stdout"].split()
-    plain = run_workload(bench, "xalan", tmp_path / "plain")
+    plain = plain_checksum(bench, "xalan", tmp_path / "plain")
     out = tmp_path / "offline"
     rewrite([Path(p) for p in cp], out, output_dir=True)
     offline_profile = tmp_path / "offline.json"
@@ -45,7 +44,7 @@ def test_xalan_under_agent_equals_offline_rewrite_of_its_class_path(bench, tmp_p
     agent = run_workload(
         bench, "xalan", tmp_path / "run-agent", JAVA_OPTS=_agent_opts(tmp_path / "cache", agent_profile)
     )
-    assert plain["CHECKSUM"] == offline["CHECKSUM"] == agent["CHECKSUM"]
+    assert plain == offline["CHECKSUM"] == agent["CHECKSUM"]
     a, b = json.loads(offline_profile.read_text()), json.loads(agent_profile.read_text())
     differences = diff_profiles(a, b)
     assert not differences, "\n".join(differences[:30])
@@ -57,7 +56,7 @@ def test_xalan_under_agent_equals_offline_rewrite_of_its_class_path(bench, tmp_p
         tmp_path / "run-warm",
         JAVA_OPTS=_agent_opts(tmp_path / "cache", warm_profile, python="/nonexistent/python"),
     )
-    assert warm["CHECKSUM"] == plain["CHECKSUM"]
+    assert warm["CHECKSUM"] == plain
     assert not diff_profiles(a, json.loads(warm_profile.read_text()))
 
 
@@ -71,12 +70,12 @@ def test_xalan_under_agent_equals_offline_rewrite_of_its_class_path(bench, tmp_p
         ("h2", "libh2-java", None),
     ],
 )
-def test_workload_under_agent_same_output(bench, tmp_path, workload, package, generated) -> None:  # noqa: F811
+def test_workload_under_agent_same_output(bench, tmp_path, workload, package, generated) -> None:
     package_jars(package)
-    plain = run_workload(bench, workload, tmp_path / "plain")
+    plain = plain_checksum(bench, workload, tmp_path / "plain")
     profile = tmp_path / "agent.json"
     run = run_workload(bench, workload, tmp_path / "agent", JAVA_OPTS=_agent_opts(tmp_path / "cache", profile))
-    assert run["CHECKSUM"] == plain["CHECKSUM"]
+    assert run["CHECKSUM"] == plain
     data = json.loads(profile.read_text())
     methods = set()
     stack = [data["root"]]

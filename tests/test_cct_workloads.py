@@ -17,8 +17,7 @@ import pytest
 
 from support.corpus import package_jars
 from support.profiling import rewrite
-from support.workloads import run_workload
-from test_exercise_workloads import bench  # noqa: F401  (fixture)
+from support.workloads import plain_checksum, run_workload
 
 WORKLOADS = {  # workload -> (Debian package, a method prefix of the program that must be in the profile)
     "xalan": ("libxalan2-java", "org.apache.xalan."),
@@ -31,7 +30,7 @@ WORKLOADS = {  # workload -> (Debian package, a method prefix of the program tha
 
 
 @pytest.fixture(scope="module")
-def rewritten(bench, tmp_path_factory):  # noqa: F811
+def rewritten(bench, tmp_path_factory):
     """{workload: class path of rewritten copies}, from one jprewrite run over all their jars."""
     for package, _ in WORKLOADS.values():
         package_jars(package)
@@ -47,9 +46,9 @@ def rewritten(bench, tmp_path_factory):  # noqa: F811
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("workload", sorted(WORKLOADS))
-def test_rewritten_workload_same_output_and_profile(bench, rewritten, workload) -> None:  # noqa: F811
+def test_rewritten_workload_same_output_and_profile(bench, rewritten, workload) -> None:
     class_paths, tmp = rewritten
-    plain = run_workload(bench, workload, tmp / f"plain-{workload}")
+    plain = plain_checksum(bench, workload, tmp / f"plain-{workload}")
     profile = tmp / f"{workload}.json"
     run = run_workload(
         bench,
@@ -58,7 +57,7 @@ def test_rewritten_workload_same_output_and_profile(bench, rewritten, workload) 
         BENCH_CP=":".join(class_paths[workload]),
         JAVA_OPTS=f"-Xverify:all -Djprewrite.output={profile}",
     )
-    assert run["CHECKSUM"] == plain["CHECKSUM"]
+    assert run["CHECKSUM"] == plain
     data = json.loads(profile.read_text())
     prefix = WORKLOADS[workload][1]
     calls = bytecodes = 0

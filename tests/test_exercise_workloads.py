@@ -9,36 +9,13 @@ transformation; the checksum must equal the plain run's.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from support.corpus import package_jars
-from support.workloads import run_workload
+from support.workloads import plain_checksum, run_workload
 from test_exercise import exercise_jar
-
-SHARED_BENCH = Path(__file__).resolve().parent.parent.parent / "shared" / "bench"
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory) -> Path:
-    if not (SHARED_BENCH / "build.sh").exists():
-        pytest.skip(f"SHARED WORKLOADS MISSING: {SHARED_BENCH} not found")
-    if shutil.which("/usr/bin/time") is None and not Path("/usr/bin/time").exists():
-        pytest.skip("SHARED WORKLOADS NEED /usr/bin/time (Debian package `time`)")
-    dst = tmp_path_factory.mktemp("bench") / "bench"
-    shutil.copytree(SHARED_BENCH, dst, ignore=shutil.ignore_patterns("build", "data", "results"))
-    for p in dst.rglob("*"):
-        if p.is_dir() or p.suffix in (".sh", ".py"):
-            p.chmod(0o755)
-        else:
-            p.chmod(0o644)
-    r = subprocess.run(["bash", str(dst / "build.sh")], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.fail(f"shared bench build failed: {r.stderr[-2000:]}")
-    return dst
 
 
 @pytest.mark.corpus
@@ -46,7 +23,7 @@ def bench(tmp_path_factory) -> Path:
 def test_workload_output_unchanged_after_exercise(bench, tmp_path, workload, package) -> None:
     package_jars(package)
     cp = run_workload(bench, workload, tmp_path / "cp", PRINT_CP="1")["_stdout"].split()
-    plain = run_workload(bench, workload, tmp_path / "plain")
+    plain = plain_checksum(bench, workload, tmp_path / "plain")
     rewritten = []
     total = 0
     for entry in cp:
@@ -65,4 +42,4 @@ def test_workload_output_unchanged_after_exercise(bench, tmp_path, workload, pac
     exercised = run_workload(
         bench, workload, tmp_path / "exercised", BENCH_CP=":".join(rewritten), JAVA_OPTS="-Xverify:all"
     )
-    assert exercised["CHECKSUM"] == plain["CHECKSUM"]
+    assert exercised["CHECKSUM"] == plain
