@@ -145,6 +145,16 @@ def _sample(name: str, mode: str) -> int:
 
 
 # --------------------------------------------------------------------------- checking
+@pytest.fixture(scope="module", autouse=True)
+def _verification_gate():
+    """Every rewrite here, offline and in the agent's worker (which inherits the environment), passes
+    jprewrite's verification gate: on this corpus of other compilers' bytecode it must reject nothing
+    that HotSpot accepts (``_assert_gate_agrees``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JPREWRITE_VERIFY", "1")
+        yield
+
+
 def _verify_both(inputs: list[Path], cp: list[Path]):
     return verify_jvm(inputs, cp, threads=2), verify_asm(inputs, cp, threads=2)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from jprewrite.agent.build import agent_jar
 from jprewrite.cli.report_command import load_profile
 
-from support.jdk import tool
+from support.jdk import tool, with_test_jvm
 
 __all__ = ["AgentRun", "agent_options", "run_with_agent"]
 
@@ -44,7 +44,7 @@ def run_with_agent(
     wait: bool = True,
 ):
     """``java -javaagent:<jar>=<options> [-cp CP] MAIN ARGS``; a Popen when ``wait`` is False."""
-    cmd = [tool("java"), *jvm, f"-javaagent:{agent_jar()}={options}"]
+    cmd = [tool("java"), *with_test_jvm(jvm), f"-javaagent:{agent_jar()}={options}"]
     if classpath:
         cmd += ["-cp", ":".join(str(p) for p in classpath)]
     cmd += main_and_args

@@ -9,7 +9,7 @@ from pathlib import Path
 from jprewrite.cli.main import main as jprewrite_main
 from jprewrite.cli.report_command import load_profile
 
-from support.jdk import run, tool
+from support.jdk import run, tool, with_test_jvm
 from support.oracle import paths  # one reading of a profile's method paths, shared with the oracle tests
 
 __all__ = ["Run", "make_jar", "rewrite", "run_java", "paths", "find", "methods"]
@@ -44,7 +44,7 @@ def run_java(
     timeout: int = 300,
     cwd: Path | None = None,
 ) -> Run:
-    cmd = [tool("java"), *jvm]
+    cmd = [tool("java"), *with_test_jvm(jvm)]
     if profile is not None:
         cmd.append(f"-Djprewrite.output={profile}")
     cmd += ["-cp", ":".join(str(p) for p in classpath), main, *args]

@@ -12,6 +12,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+try:
+    from .jdk import with_test_jvm
+except ImportError:  # imported as a top-level module (tests/support on sys.path)
+    from jdk import with_test_jvm  # type: ignore[no-redef]
+
 __all__ = ["SHARED_BENCH", "build_bench", "plain_checksum", "run_workload"]
 
 SHARED_BENCH = Path(__file__).resolve().parents[3] / "shared" / "bench"
@@ -48,6 +53,7 @@ def run_workload(bench: Path, name: str, work: Path, **env: str) -> dict[str, st
     Asserts the program exited 0 (unless only its class path was asked for, ``PRINT_CP=1``).
     """
     e = dict(os.environ, BENCH_WORK=str(work), **env)
+    e["JAVA_OPTS"] = " ".join(with_test_jvm(e.get("JAVA_OPTS", "").split()))
     r = subprocess.run(
         ["bash", str(bench / "workloads" / f"{name}.sh")], capture_output=True, text=True, env=e, timeout=900
     )
