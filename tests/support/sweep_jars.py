@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=40, help="jars rewritten together")
     parser.add_argument("--agent", action="store_true", help="verify under the agent instead of offline")
     parser.add_argument("--limit", type=int, default=0, help="only the first N jars")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N jars (to go on with a sweep)")
     parser.add_argument(
         "--rewrite-option", action="append", default=[], help="an option for jprewrite rewrite (repeatable)"
     )
@@ -186,14 +187,25 @@ def main(argv: list[str] | None = None) -> int:
     known = {hashlib.sha256(j.read_bytes()).hexdigest() for j in system}
     jars = [j for j in distinct_jars(args.roots) if hashlib.sha256(j.read_bytes()).hexdigest() not in known]
     classpath = jars + system
+    jars = jars[args.skip :]
     if args.limit:
         jars = jars[: args.limit]
     print(f"{len(jars)} jars to sweep, {len(classpath)} on the class path", flush=True)
     results: list[JarResult] = []
+    report = open(args.work / "report.tsv", "w")  # written as the sweep goes
+    report.write("jar\tclasses\trc\tnew_failures\tuninstrumented\tseconds\terror\n")
     for i in range(0, len(jars), args.batch):
         batch = jars[i : i + args.batch]
         for result in sweep_batch(batch, classpath, args.work, args):
             results.append(result)
+            r = result
+            report.write(
+                f"{r.jar}\t{r.classes}\t{r.rewrite_rc}\t{len(r.new_failures)}\t{sum(r.uninstrumented.values())}"
+                f"\t{r.seconds:.1f}\t{r.rewrite_error or r.harness_error}\n"
+            )
+            report.flush()
+            for reason, n in r.uninstrumented.items():
+                print(f"  uninstrumented x{n} (batch of {r.jar.name}): {reason}", flush=True)
             if result.finding:
                 what = (
                     result.rewrite_error
@@ -201,13 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                     or "; ".join(f"{n}: {m[:200]}" for n, m in sorted(result.new_failures.items())[:3])
                 )
                 print(f"FINDING {result.jar.name} ({result.classes} classes): {what}", flush=True)
-    with open(args.work / "report.tsv", "w") as f:
-        f.write("jar\tclasses\trc\tnew_failures\tuninstrumented\tseconds\terror\n")
-        for r in results:
-            f.write(
-                f"{r.jar}\t{r.classes}\t{r.rewrite_rc}\t{len(r.new_failures)}\t{sum(r.uninstrumented.values())}"
-                f"\t{r.seconds:.1f}\t{r.rewrite_error or r.harness_error}\n"
-            )
+    report.close()
     reasons: Counter[str] = Counter()
     for r in results:
         reasons.update(r.uninstrumented)
