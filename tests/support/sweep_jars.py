@@ -11,8 +11,9 @@ of jars (one plan, as a program's jars are), every other jar of the sweep and of
 ``/usr/share/java`` as ``--classpath``, without jprewrite's own verification gate (the users'
 default: HotSpot is the judge here). Every class of the output is loaded and linked with
 ``-Xverify:all`` by ``support.verifier.verify_jvm``; so is the original, and only failures the
-original does not have count. With ``--agent`` the original jars are instead verified under
-jprewrite's agent (their classes rewritten as HotSpot loads them).
+original does not have count. (Offline only: the harness loads the jars through a loader of its
+own, whose parent is the platform loader, and the agent leaves the classes of such an isolating
+loader as they are, so a run under the agent would check nothing rewritten.)
 
     python tests/support/sweep_jars.py /tmp/sweep/root/usr/share/java --work /tmp/sweep/work
 
@@ -129,28 +130,21 @@ def sweep_batch(batch: list[Path], classpath: list[Path], work: Path, args: argp
     tool = str(Path(sys.executable).parent / "jprewrite")
     out = work / "out"
     try:
-        if args.agent:
-            agent = subprocess.run([tool, "agent-path"], capture_output=True, text=True, check=True).stdout.strip()
-            checked_inputs = list(batch)
-            options = [f"-javaagent:{agent}"]
-        else:
-            if out.exists():
-                shutil.rmtree(out)
-            cmd = [tool, "rewrite", *map(str, batch), "--output-dir", str(out), *_classpath_options(cp)]
-            cmd += ["--no-verify", "--verbose", "--jobs", str(args.jobs), *args.rewrite_option]
-            r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "JPREWRITE_VERIFY": "0"})
-            reasons = _uninstrumented_reasons(r.stderr)
-            if r.returncode:
-                message = (r.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
-                for jar in batch:
-                    results[jar].rewrite_rc = r.returncode
-                    results[jar].rewrite_error = message
-                return list(results.values())
-            results[batch[0]].uninstrumented = reasons  # per batch: the CLI does not say which jar
-            checked_inputs = [out / jar.name for jar in batch]
-            options = []
+        if out.exists():
+            shutil.rmtree(out)
+        cmd = [tool, "rewrite", *map(str, batch), "--output-dir", str(out), *_classpath_options(cp)]
+        cmd += ["--no-verify", "--verbose", "--jobs", str(args.jobs), *args.rewrite_option]
+        r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "JPREWRITE_VERIFY": "0"})
+        reasons = _uninstrumented_reasons(r.stderr)
+        if r.returncode:
+            message = (r.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
+            for jar in batch:
+                results[jar].rewrite_rc = r.returncode
+                results[jar].rewrite_error = message
+            return list(results.values())
+        results[batch[0]].uninstrumented = reasons  # per batch: the CLI does not say which jar
         baseline = verify_jvm(batch, classpath=cp, timeout=3600, threads=args.jobs)
-        checked = verify_jvm(checked_inputs, classpath=cp, timeout=3600, threads=args.jobs, jvm_options=options)
+        checked = verify_jvm([out / jar.name for jar in batch], classpath=cp, timeout=3600, threads=args.jobs)
         new = checked.new_failures(baseline)
         # a holder (C$$jpmids) is a new class: it fails with its class C when C's package cannot be
         # defined in the harness's one loader (a split package sealed in another jar, say)
@@ -175,7 +169,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, required=True, help="a directory for outputs and the report")
     parser.add_argument("--jobs", type=int, default=2, help="rewriting workers and verifying threads")
     parser.add_argument("--batch", type=int, default=40, help="jars rewritten together")
-    parser.add_argument("--agent", action="store_true", help="verify under the agent instead of offline")
     parser.add_argument("--limit", type=int, default=0, help="only the first N jars")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N jars (to go on with a sweep)")
     parser.add_argument(
