@@ -58,9 +58,11 @@ class JarResult:
         return bool(self.rewrite_rc or self.new_failures or self.harness_error)
 
 
-def distinct_jars(roots: list[Path]) -> list[Path]:
-    """The jars with classes under ``roots``, one per content (symlinks and copies dropped)."""
-    seen: set[str] = set()
+def distinct_jars(roots: list[Path], seen: set[str] | None = None) -> list[Path]:
+    """The jars with classes under ``roots``, one per content (symlinks and copies dropped).
+
+    ``seen``: digests of jars already found (by an earlier call), left out and added to."""
+    seen = set() if seen is None else seen
     jars: list[Path] = []
     for root in roots:
         for path in sorted(root.rglob("*.jar")):
@@ -118,8 +120,9 @@ def _classpath_options(cp: list[Path]) -> list[str]:
 
 
 def _classes_of(jar: Path) -> set[str]:
+    """Internal names (``a/b/C``), as the verifier's report names classes."""
     with zipfile.ZipFile(jar) as z:
-        return {n[: -len(".class")].replace("/", ".") for n in z.namelist() if n.endswith(".class")}
+        return {n[: -len(".class")] for n in z.namelist() if n.endswith(".class")}
 
 
 def sweep_batch(batch: list[Path], classpath: list[Path], work: Path, args: argparse.Namespace) -> list[JarResult]:
@@ -150,7 +153,7 @@ def sweep_batch(batch: list[Path], classpath: list[Path], work: Path, args: argp
         # defined in the harness's one loader (a split package sealed in another jar, say)
         failed = {**baseline.failed, **checked.failed}
         new = {n: m for n, m in new.items() if not (n.endswith("$$jpmids") and n[: -len("$$jpmids")] in failed)}
-        owners = {jar: _classes_of(jar) for jar in batch}
+        owners = {jar: _classes_of(out / jar.name) for jar in batch}  # holders included
         for name, message in new.items():
             jar = next((j for j, names in owners.items() if name in names), batch[0])
             results[jar].new_failures[name] = message
@@ -176,9 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
-    system = distinct_jars([SYSTEM_JARS])
-    known = {hashlib.sha256(j.read_bytes()).hexdigest() for j in system}
-    jars = [j for j in distinct_jars(args.roots) if hashlib.sha256(j.read_bytes()).hexdigest() not in known]
+    seen: set[str] = set()
+    system = distinct_jars([SYSTEM_JARS], seen)
+    jars = distinct_jars(args.roots, seen)  # none that /usr/share/java has already
     classpath = jars + system
     jars = jars[args.skip :]
     if args.limit:
