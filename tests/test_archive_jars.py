@@ -260,6 +260,11 @@ def test_multi_release_entries_and_class_lookup(built):
         assert c.has_versioned_classes
         assert c.at_release(17).find_class("com/acme/Hello") is v
         assert c.at_release(10).find_class("com/acme/Hello") is base
+        # every name find_class can find at some release, once (the class hierarchy's index)
+        names = list(c.class_names())
+        assert len(names) == len(set(names)) and "com/acme/Hello" in names
+        assert set(names) == {e.class_name for e in c.entries() if e.is_class}
+        assert set(c.at_release(10).class_names()) == set(names)
 
 
 def test_directories_are_never_versioned(tmp_path):

@@ -547,6 +547,43 @@ def test_sources_may_return_bytes_or_entries(world):
         assert h.missing == {"java/lang/Object"}
 
 
+class _ListedSource:
+    """A source with ``class_names()``, counting the questions it is asked."""
+
+    def __init__(self, classes: dict[str, bytes], listed: list[str] | None = None) -> None:
+        self.classes = classes
+        self.listed = list(classes) if listed is None else listed
+        self.asked: list[str] = []
+
+    def class_names(self) -> list[str]:
+        return self.listed
+
+    def find_class(self, name: str) -> bytes | None:
+        self.asked.append(name)
+        return self.classes.get(name)
+
+
+def test_listed_sources_are_asked_only_about_their_names_and_the_class_path_order_holds(world):
+    """A long class path is indexed by the sources' ``class_names()``; the first source that has a
+    class still defines it, an unlisted source (asked about every name) keeps its place in the
+    order, and a listed name whose source then finds nothing falls through to the next source."""
+    leaf, mid = ((world.classes / "r" / f"{n}.class").read_bytes() for n in ("Leaf", "Mid"))
+    empty = [_ListedSource({}) for _ in range(50)]
+    first = _ListedSource({"r/Leaf": leaf})
+    unlisted = SimpleNamespace(find_class={"r/Mid": mid}.get)
+    later = _ListedSource({"r/Leaf": mid, "r/Mid": leaf})  # never wins: both names are found earlier
+    stale = _ListedSource({}, listed=["r/Base"])  # lists a name it cannot find
+    base = _ListedSource({"r/Base": (world.classes / "r" / "Base.class").read_bytes()})
+    h = ClassHierarchy([*empty, first, unlisted, later, stale, base])
+    assert h.info("r/Leaf").super_name == "r/Mid"  # first's copy, not later's (r/Mid's bytes)
+    assert h.info("r/Mid").super_name == "r/Base"  # the unlisted source comes before later
+    assert h.info("r/Base").name == "r/Base"  # stale answers nothing; base, after it, does
+    assert h.info("r/Nowhere") is None and "r/Nowhere" in h.missing
+    assert all(not s.asked for s in empty)
+    assert first.asked == ["r/Leaf"] and later.asked == [] and stale.asked == ["r/Base"]
+    assert base.asked == ["r/Base"]
+
+
 def test_broken_and_misnamed_classes_are_reported(world):
     good = (world.classes / "r" / "Leaf.class").read_bytes()
     classes = {"x/Garbage": b"\xca\xfe\xba\xbe...", "x/Alias": good}

@@ -123,7 +123,11 @@ class LoadTimeRewriter:
         self.hierarchy = ClassHierarchy([self.seen, *sources, self.ask], self.jdk)
         self.failed: dict[str, str] = {}
         self.plan = CctPlan(self.hierarchy, self._may_instrument)
-        self.plan.set_world(n for s in sources for n in s.names() if self.patterns(n))
+        #: the class-path source whose summary of a class counts (the first, as the JVM's loader finds it)
+        self.summarized: dict[str, SummarizedContainer] = {}
+        for source in reversed(sources):
+            self.summarized.update(dict.fromkeys(source.names(), source))
+        self.plan.set_world(n for n in self.summarized if self.patterns(n))
         self.pipeline = ClassPipeline(
             self.plan, instrument_options, on_failure=FailurePolicy.CONTRACT_ONLY, verify=options.verify
         )
@@ -202,14 +206,14 @@ class LoadTimeRewriter:
 
     def read_bytes(self, name: str) -> bytes | None:
         """The bytes the application class loader would define ``name`` from (first on the class path)."""
-        for source in self.sources:
-            if source.find_summary(name) is not None:
-                entry = source.find_class(name)
-                try:
-                    return entry.read() if entry is not None else None
-                except (JprewriteError, OSError):
-                    return None
-        return None
+        source = self.summarized.get(name)
+        if source is None:
+            return None
+        entry = source.find_class(name)
+        try:
+            return entry.read() if entry is not None else None
+        except (JprewriteError, OSError):
+            return None
 
     def likely_next(self, data: bytes) -> list[str]:
         """Class-path classes that the class in ``data`` names: the JVM often loads them next.
@@ -231,13 +235,7 @@ class LoadTimeRewriter:
                 seen.add(n)
                 out.append(n)
         out += [n for n in reversed(first) if n and n not in self.seen.classes]
-        return [
-            n
-            for n in out
-            if self.patterns(n)
-            and not self._in_jdk_package(n)
-            and any(src.find_summary(n) is not None for src in self.sources)
-        ]
+        return [n for n in out if self.patterns(n) and not self._in_jdk_package(n) and n in self.summarized]
 
     def close(self) -> None:
         try:

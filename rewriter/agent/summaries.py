@@ -14,6 +14,7 @@ import hashlib
 import marshal
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..analysis.hierarchy import CACHE_FORMAT_VERSION, default_cache_directory, summarize
@@ -57,6 +58,9 @@ class SummarizedContainer:
 
     def find_class(self, name: str):
         return self.container.find_class(name, self.release)
+
+    def class_names(self) -> Iterable[str]:
+        return self.container.class_names()
 
     def names(self) -> list[str]:
         return list(self.summaries)

@@ -81,7 +81,9 @@ class ClassSource(Protocol):
 
     def find_class(self, internal_name: str) -> bytes | _Readable | None: ...
 
-    # optional: ``find_summary(internal_name)`` -> a ClassInfo.to_tuple() tuple or None, asked first
+    # optional: ``find_summary(internal_name)`` -> a ClassInfo.to_tuple() tuple or None, asked first;
+    # ``class_names()`` -> every name ``find_class`` can find (a source whose contents never change):
+    # the hierarchy then asks such a source only about the names it lists
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,6 +438,9 @@ class ClassHierarchy:
     ) -> None:
         self.sources = list(sources)
         self.jdk = jdk
+        #: which sources to ask about a name (see :meth:`_sources_for`); built on the first search
+        self._listed: dict[str, list[int]] | None = None
+        self._unlisted: list[int] = []
         self._infos: dict[str, ClassInfo | None] = {}
         self.missing: set[str] = set()
         self.broken: dict[str, str] = {}
@@ -473,7 +478,7 @@ class ClassHierarchy:
             info = self._find_in_jdk(name)
             if info is not None or name in self.broken:
                 return info
-        for source in self.sources:
+        for source in self._sources_for(name):
             find_summary = getattr(source, "find_summary", None)
             if find_summary is not None:  # a source that keeps summaries (ClassInfo.to_tuple form)
                 summary = find_summary(name)
@@ -494,6 +499,37 @@ class ClassHierarchy:
                 return None
             return self._summarize(name, data, False)
         return None
+
+    def _sources_for(self, name: str) -> list[ClassSource]:
+        """The sources that may hold ``name``, in class-path order.
+
+        A source with ``class_names()`` is asked only about the names it lists, the others about
+        every name. Asking every container of a long class path in turn cost the agent's worker
+        minutes on one of 2,600 jars (a question per class and container); the index is built once,
+        from the containers' own indexes.
+        """
+        listed = self._listed
+        if listed is None:
+            listed = {}
+            unlisted: list[int] = []
+            for i, source in enumerate(self.sources):
+                class_names = getattr(source, "class_names", None)
+                if class_names is None:
+                    unlisted.append(i)
+                    continue
+                for n in class_names():
+                    at = listed.get(n)
+                    if at is None:
+                        listed[n] = [i]
+                    elif at[-1] != i:
+                        at.append(i)
+            self._listed, self._unlisted = listed, unlisted
+        at = listed.get(name)
+        if not self._unlisted:
+            return [self.sources[i] for i in at] if at is not None else []
+        if at is None:
+            return [self.sources[i] for i in self._unlisted]
+        return [self.sources[i] for i in sorted([*self._unlisted, *at])]
 
     def _find_in_jdk(self, name: str) -> ClassInfo | None:
         jdk, cache = self.jdk, self.cache

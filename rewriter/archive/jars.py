@@ -568,6 +568,14 @@ class Container:
                     return e
         return self._base_classes.get(internal_name)
 
+    def class_names(self) -> Iterable[str]:
+        """Every name :meth:`find_class` can find, at any release (``ClassSource.class_names``: the
+        class hierarchy indexes a long class path by it instead of asking every container)."""
+        if self._base_classes is None:
+            self._build_class_index()
+        assert self._base_classes is not None
+        return [*self._base_classes, *(n for n in self._versioned_classes if n not in self._base_classes)]
+
     @property
     def has_versioned_classes(self) -> bool:
         """True for a multi-release jar with class entries under ``META-INF/versions/N``: a JVM of
@@ -668,6 +676,9 @@ class ReleaseView:
 
     def find_class(self, internal_name: str) -> Entry | None:
         return self.container.find_class(internal_name, self.release)
+
+    def class_names(self) -> Iterable[str]:
+        return self.container.class_names()
 
     def __repr__(self) -> str:
         return f"<ReleaseView {self.container.path!r} at {self.release}>"

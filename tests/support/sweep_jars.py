@@ -11,11 +11,18 @@ of jars (one plan, as a program's jars are), every other jar of the sweep and of
 ``/usr/share/java`` as ``--classpath``, without jprewrite's own verification gate (the users'
 default: HotSpot is the judge here). Every class of the output is loaded and linked with
 ``-Xverify:all`` by ``support.verifier.verify_jvm``; so is the original, and only failures the
-original does not have count. (Offline only: the harness loads the jars through a loader of its
-own, whose parent is the platform loader, and the agent leaves the classes of such an isolating
-loader as they are, so a run under the agent would check nothing rewritten.)
+original does not have count.
+
+``--agent`` sweeps the load-time agent instead: the batch's jars, then every other jar, go on the
+class path of one JVM with ``-Xverify:all`` and the agent (no cache), and ``verifier/LinkAll.java``
+loads and links each class of the batch through the application class loader, where the agent
+rewrites it (``VerifyAll`` defines its inputs in an isolating loader of its own, whose classes the
+agent leaves alone). The same run without the agent is the baseline; a run that does not reach its
+end (the JVM died or hung) is a finding. Each class says whether it came out rewritten, so the
+sweep reports how many it really checked.
 
     python tests/support/sweep_jars.py /tmp/sweep/root/usr/share/java --work /tmp/sweep/work
+    python tests/support/sweep_jars.py DIR --work W --agent --agent-option counting=precise
 
 Prints one line per jar with a finding and a summary; writes ``report.tsv`` in the work directory.
 """
@@ -37,6 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from support.jdk import cache_root, java_home  # noqa: E402
 from support.verifier import VerifierError, verify_jvm  # noqa: E402
 
 SYSTEM_JARS = Path("/usr/share/java")
@@ -52,6 +60,8 @@ class JarResult:
     new_failures: dict[str, str] = field(default_factory=dict)
     harness_error: str = ""
     seconds: float = 0.0
+    #: agent mode: classes of the jar that linked rewritten under the agent
+    rewritten: int = 0
 
     @property
     def finding(self) -> bool:
@@ -166,6 +176,79 @@ def sweep_batch(batch: list[Path], classpath: list[Path], work: Path, args: argp
     return list(results.values())
 
 
+def _link_all_classes() -> Path:
+    """The compiled ``LinkAll`` harness (compiled once per source and JDK)."""
+    source = Path(__file__).resolve().parent / "verifier" / "LinkAll.java"
+    digest = hashlib.sha256(source.read_bytes() + str(java_home().resolve()).encode()).hexdigest()[:16]
+    out = cache_root("jprewrite-tests") / "link-all" / digest
+    if not (out / "LinkAll.class").exists():
+        out.mkdir(parents=True, exist_ok=True)
+        subprocess.run([str(java_home() / "bin" / "javac"), "-nowarn", "-d", str(out), str(source)], check=True)
+    return out
+
+
+def _link(names: Path, cp: list[Path], work: Path, agent: list[str], timeout: float) -> dict[str, str]:
+    """Run ``LinkAll`` over ``names``: a verdict by name (``OK 0``, ``OK 1``, ``FAIL ...``).
+
+    Raises ``subprocess.SubprocessError`` when the JVM does not reach ``DONE``."""
+    argfile = work / ("agent.args" if agent else "plain.args")
+    classpath = os.pathsep.join(map(str, [_link_all_classes(), *cp]))
+    argfile.write_text(f'-cp "{classpath}"\n', encoding="utf-8")  # one argument may not exceed 128 KB
+    cmd = [str(java_home() / "bin" / "java"), "-Xverify:all", "-Xss4m", *agent, f"@{argfile}", "LinkAll", str(names)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    verdicts: dict[str, str] = {}
+    done = False
+    for line in r.stdout.splitlines():
+        kind, _, rest = line.partition(" ")
+        name, _, verdict = rest.partition(" ")
+        if kind == "DONE":
+            done = True
+        elif kind in ("OK", "FAIL"):
+            verdicts[name] = f"{kind} {verdict}"
+    if not done:
+        tail = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[-1][:300]
+        raise subprocess.SubprocessError(f"{'agent' if agent else 'plain'} run ended early ({r.returncode}): {tail}")
+    return verdicts
+
+
+def sweep_batch_agent(
+    batch: list[Path], classpath: list[Path], work: Path, args: argparse.Namespace
+) -> list[JarResult]:
+    """Load and link ``batch``'s classes on the class path, plain and under the agent, and compare."""
+    results = {jar: JarResult(jar, classes=_class_count(jar)) for jar in batch}
+    start = time.monotonic()
+    owner: dict[str, Path] = {}
+    for jar in batch:
+        for name in sorted(_classes_of(jar)):
+            dotted = name.replace("/", ".")
+            if name.startswith(("META-INF/", "java/")) or name.endswith("module-info"):
+                continue
+            owner.setdefault(dotted, jar)  # the first copy on the class path is the one loaded
+    names = work / "names.txt"
+    names.write_text("".join(n + "\n" for n in owner), encoding="utf-8")
+    cp = batch + [p for p in classpath if p not in results]
+    options = ",".join(["output=none", "cache=none", "progress=false", "excludes=LinkAll", *args.agent_option])
+    agent = [f"-javaagent:{args.agent_jar}={options}"]
+    try:
+        baseline = _link(names, cp, work, [], timeout=3600)
+        checked = _link(names, cp, work, agent, timeout=3600)
+        for name, verdict in checked.items():
+            jar = owner.get(name, batch[0])
+            if verdict.startswith("OK 1"):
+                results[jar].rewritten += 1
+            if verdict.startswith("FAIL") and not baseline.get(name, "FAIL").startswith("FAIL"):
+                results[jar].new_failures[name] = verdict[len("FAIL ") :]
+        for name in owner.keys() - checked.keys():
+            results[owner[name]].new_failures[name] = "no verdict under the agent"
+    except (subprocess.SubprocessError, OSError) as e:
+        for jar in batch:
+            results[jar].harness_error = (str(e).splitlines() or [type(e).__name__])[0][:300]
+    finally:
+        for jar in batch:
+            results[jar].seconds = (time.monotonic() - start) / len(batch)
+    return list(results.values())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("roots", nargs="+", type=Path, help="directories whose jars are swept")
@@ -177,8 +260,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rewrite-option", action="append", default=[], help="an option for jprewrite rewrite (repeatable)"
     )
+    parser.add_argument(
+        "--agent", action="store_true", help="sweep the load-time agent (the jars on the class path) instead"
+    )
+    parser.add_argument(
+        "--agent-option", action="append", default=[], help="an agent option key=value (repeatable; with --agent)"
+    )
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.agent:
+        tool = Path(sys.executable).parent / "jprewrite"
+        args.agent_jar = subprocess.run(
+            [str(tool), "agent-path"], capture_output=True, text=True, check=True
+        ).stdout.strip()
     seen: set[str] = set()
     system = distinct_jars([SYSTEM_JARS], seen)
     jars = distinct_jars(args.roots, seen)  # none that /usr/share/java has already
@@ -189,15 +283,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(jars)} jars to sweep, {len(classpath)} on the class path", flush=True)
     results: list[JarResult] = []
     report = open(args.work / "report.tsv", "w")  # written as the sweep goes
-    report.write("jar\tclasses\trc\tnew_failures\tuninstrumented\tseconds\terror\n")
+    report.write("jar\tclasses\trc\tnew_failures\tuninstrumented\trewritten\tseconds\terror\n")
     for i in range(0, len(jars), args.batch):
         batch = jars[i : i + args.batch]
-        for result in sweep_batch(batch, classpath, args.work, args):
+        sweep = sweep_batch_agent if args.agent else sweep_batch
+        for result in sweep(batch, classpath, args.work, args):
             results.append(result)
             r = result
             report.write(
                 f"{r.jar}\t{r.classes}\t{r.rewrite_rc}\t{len(r.new_failures)}\t{sum(r.uninstrumented.values())}"
-                f"\t{r.seconds:.1f}\t{r.rewrite_error or r.harness_error}\n"
+                f"\t{r.rewritten}\t{r.seconds:.1f}\t{r.rewrite_error or r.harness_error}\n"
             )
             report.flush()
             for reason, n in r.uninstrumented.items():
@@ -219,6 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{sum(len(r.new_failures) for r in results)} new verification failures in "
         f"{sum(1 for r in results if r.new_failures)} jars, "
         f"{sum(1 for r in results if r.harness_error)} harness errors"
+        + (f"; {sum(r.rewritten for r in results)} classes linked rewritten under the agent" if args.agent else "")
     )
     for reason, n in reasons.most_common(25):
         print(f"  {n:6d} uninstrumented: {reason}")
