@@ -39,6 +39,8 @@ import sys
 import time
 import zipfile
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -135,14 +137,27 @@ def _classes_of(jar: Path) -> set[str]:
         return {n[: -len(".class")] for n in z.namelist() if n.endswith(".class")}
 
 
+@contextmanager
+def _batch_outcome(results: dict[Path, JarResult]) -> Iterator[None]:
+    """Time the batch's work (shared among its jars), and make a harness's failure every jar's finding."""
+    start = time.monotonic()
+    try:
+        yield
+    except (VerifierError, subprocess.SubprocessError, OSError) as e:
+        for r in results.values():
+            r.harness_error = (str(e).splitlines() or [type(e).__name__])[0][:300]
+    finally:
+        for r in results.values():
+            r.seconds = (time.monotonic() - start) / len(results)
+
+
 def sweep_batch(batch: list[Path], classpath: list[Path], work: Path, args: argparse.Namespace) -> list[JarResult]:
     """Rewrite ``batch`` together (one plan, as a program's jars are), then verify both sides."""
     results = {jar: JarResult(jar, classes=_class_count(jar)) for jar in batch}
-    start = time.monotonic()
     cp = [p for p in classpath if p not in results]
     tool = str(Path(sys.executable).parent / "jprewrite")
     out = work / "out"
-    try:
+    with _batch_outcome(results):
         if out.exists():
             shutil.rmtree(out)
         cmd = [tool, "rewrite", *map(str, batch), "--output-dir", str(out), *_classpath_options(cp)]
@@ -167,12 +182,6 @@ def sweep_batch(batch: list[Path], classpath: list[Path], work: Path, args: argp
         for name, message in new.items():
             jar = next((j for j, names in owners.items() if name in names), batch[0])
             results[jar].new_failures[name] = message
-    except (VerifierError, subprocess.SubprocessError, OSError) as e:
-        for jar in batch:
-            results[jar].harness_error = (str(e).splitlines() or [type(e).__name__])[0][:300]
-    finally:
-        for jar in batch:
-            results[jar].seconds = (time.monotonic() - start) / len(batch)
     return list(results.values())
 
 
@@ -216,7 +225,6 @@ def sweep_batch_agent(
 ) -> list[JarResult]:
     """Load and link ``batch``'s classes on the class path, plain and under the agent, and compare."""
     results = {jar: JarResult(jar, classes=_class_count(jar)) for jar in batch}
-    start = time.monotonic()
     owner: dict[str, Path] = {}
     for jar in batch:
         for name in sorted(_classes_of(jar)):
@@ -229,7 +237,7 @@ def sweep_batch_agent(
     cp = batch + [p for p in classpath if p not in results]
     options = ",".join(["output=none", "cache=none", "progress=false", "excludes=LinkAll", *args.agent_option])
     agent = [f"-javaagent:{args.agent_jar}={options}"]
-    try:
+    with _batch_outcome(results):
         baseline = _link(names, cp, work, [], timeout=3600)
         checked = _link(names, cp, work, agent, timeout=3600)
         for name, verdict in checked.items():
@@ -240,12 +248,6 @@ def sweep_batch_agent(
                 results[jar].new_failures[name] = verdict[len("FAIL ") :]
         for name in owner.keys() - checked.keys():
             results[owner[name]].new_failures[name] = "no verdict under the agent"
-    except (subprocess.SubprocessError, OSError) as e:
-        for jar in batch:
-            results[jar].harness_error = (str(e).splitlines() or [type(e).__name__])[0][:300]
-    finally:
-        for jar in batch:
-            results[jar].seconds = (time.monotonic() - start) / len(batch)
     return list(results.values())
 
 
