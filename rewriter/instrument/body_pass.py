@@ -23,6 +23,7 @@ from .activation import activation_code, activation_plan, entry_frame_of
 from .call_sites import call_site_code, init_publish, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
+from .monitors import MonitorDepths
 from .runtime_api import NODE_BYTECODES
 from .support import RUNTIME_PACKAGE
 from .yieldpoints import exit_yieldpoint_frames, wants_entry_yieldpoint, yieldpoint_blocks, yieldpoint_code
@@ -163,15 +164,31 @@ def instrument_body(
     roles = _ROLE
     resolutions = opts.resolutions and ctx.cf.major >= 49  # (ldc of a class: version 49 and later)
     resolved: set[str] = set()  # the classes an earlier instruction of the block resolved
+    monitors = MonitorDepths(body) if blocks else None
+    catch_alls = _catch_all_starts(body, blocks) if monitors is not None and monitors.balanced else {}
+    exclusions: dict[int, list[tuple[Label, Label]]] = {}  # id(original row) -> code it must not cover
     for i, item in enumerate(body.items):
         blk = starts[i]
         if blk is not None:
+            wrong, uncaught = monitors.placement(blk.start) if monitors is not None else ([], False)
+            covered = uncaught and blk.index in catch_alls
+            start_cover = Label("monitor_safe")
+            if covered or wrong:
+                p.out.append(start_cover)
+            at = len(p.out)
             if blk.index in activation:
                 p.put(activation_code(ctx, node, blk, *activation[blk.index], method, body, p.needs))
             p.put(_counters(p, blk, bytecodes_ref))
             if blk.index in yieldpoints:
                 p.put(yieldpoint_code(ctx, node, blk, body, p.needs, entry_frame=entry_frame))
                 ctx.report.yieldpoints += 1
+            if (covered or wrong) and len(p.out) > at:
+                end_cover = Label("monitor_safe_end")
+                p.out.append(end_cover)
+                for h in wrong:
+                    exclusions.setdefault(id(h), []).append((start_cover, end_cover))
+                if covered:
+                    p.last_handlers.append(Handler(start_cover, end_cover, catch_alls[blk.index], 0))
         if isinstance(item, Label):
             p.out.append(item)
             continue
@@ -207,10 +224,57 @@ def instrument_body(
             p.out.append(item)
             p.put(after)
     body.items = p.out + p.tail
-    body.handlers = p.first_handlers + body.handlers + p.last_handlers
+    kept = _without(p.out, body.handlers, exclusions) if exclusions else body.handlers
+    body.handlers = p.first_handlers + kept + p.last_handlers
     p.needs.handlers += [(h.start, h.handler) for h in p.first_handlers]
     body.max_locals = max(body.max_locals, temps + p.extra_locals)
     return BodyResult(p.dead_returns, p.needs, entry_yieldpoint, p.rise, p.own)
+
+
+def _catch_all_starts(body: CodeBody, blocks: list[B.Block]) -> dict[int, Label]:
+    """The blocks that start a catch-all handler: block index -> the handler's label (see
+    :mod:`.monitors`: code put there, holding a monitor no row covers, gets a row back to the
+    handler, as javac's own handler of a ``synchronized`` block covers itself)."""
+    items = body.items
+    targets = {id(h.handler): h.handler for h in body.handlers if h.catch_type == 0}
+    out: dict[int, Label] = {}
+    for b in blocks:
+        if not b.is_handler:
+            continue
+        k = b.start - 1
+        while k >= 0 and isinstance(items[k], Label):  # the labels right before the block's first item
+            label = targets.get(id(items[k]))
+            if label is not None:
+                out[b.index] = label
+                break
+            k -= 1
+    return out
+
+
+def _without(items: list, handlers: list[Handler], exclusions: dict[int, list[tuple[Label, Label]]]) -> list[Handler]:
+    """``handlers`` with the code between each excluded pair of labels cut out of their rows (in
+    code order; a row left empty is dropped: the JVMS wants ``start_pc < end_pc``)."""
+    before: dict[int, int] = {}  # id(label) -> instructions before it
+    n = 0
+    for x in items:
+        if isinstance(x, Label):
+            before[id(x)] = n
+        else:
+            n += 1
+    out: list[Handler] = []
+    for h in handlers:
+        cuts = exclusions.get(id(h))
+        if not cuts:
+            out.append(h)
+            continue
+        start = h.start
+        for cut_start, cut_end in cuts:
+            if before[id(cut_start)] > before[id(start)]:
+                out.append(Handler(start, cut_start, h.handler, h.catch_type))
+            start = cut_end
+        if before[id(h.end)] > before[id(start)]:
+            out.append(Handler(start, h.end, h.handler, h.catch_type))
+    return out
 
 
 def _live_blocks(ctx: ClassContext, body: CodeBody) -> tuple[list[B.Block], list[bool]]:

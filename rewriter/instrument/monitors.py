@@ -1,0 +1,146 @@
+"""Where inserted code may throw while a monitor is held: HotSpot's monitor matching, kept true.
+
+C2 compiles a method only if HotSpot's monitor analysis (``GenerateOopMap``) finds its monitors
+balanced: every exception edge reaches its handler with the number of monitors that handler is
+entered with elsewhere, and no exception leaves the method while one is held. The analysis counts
+an edge from every instruction that may throw (``Bytecodes::can_trap``) to every handler whose row
+covers it, up to the first catch-all row; ``aload_0`` never throws to it, a ``monitorexit`` only
+when no monitor is held before it, a return only when one is.
+
+javac's code keeps this with any counter in front of any instruction: the row of its catch-all
+handler for a ``synchronized`` block covers the handler itself, and its rows end at the
+``monitorexit``. Other compilers' do not. scalac's lazy vals end with a handler ``aload lock;
+monitorexit; athrow`` that no row covers; Janino's catch-all row runs past the ``monitorexit`` to a
+return. A counter (a ``getfield``, which may throw to the analysis) at such a handler's start, or
+after such a ``monitorexit``, is an edge the original code never had, and C2 refused 251 of
+scalac's methods ("non-empty monitor stack at exceptional exit", "monitor stack height merge
+conflict"), ``Names.newTermName`` among them: they ran in C1's code for good.
+
+:class:`MonitorDepths` is that analysis over the original code. :meth:`MonitorDepths.placement`
+says, for code put in front of an original instruction, which rows must not cover it (their
+handler is entered with another depth) and whether it needs a row of its own back to a catch-all
+handler entered with its depth (a handler's own start, covered as javac covers it).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ..analysis import blocks as B
+from ..classfile import opcodes as op
+from ..editor import Handler, Label
+from ..editor.body import CodeBody
+
+__all__ = ["MonitorDepths"]
+
+#: HotSpot's ``Bytecodes::can_trap`` (``aload_0`` left out: the analysis never follows it)
+_CAN_TRAP: Final = frozenset(
+    (
+        op.LDC,
+        op.LDC_W,
+        op.LDC2_W,
+        *range(op.IALOAD, op.SALOAD + 1),
+        *range(op.IASTORE, op.SASTORE + 1),
+        op.IDIV,
+        op.LDIV,
+        op.IREM,
+        op.LREM,
+        *range(op.GETSTATIC, op.INVOKEDYNAMIC + 1),
+        op.NEW,
+        op.NEWARRAY,
+        op.ANEWARRAY,
+        op.ARRAYLENGTH,
+        op.ATHROW,
+        op.CHECKCAST,
+        op.INSTANCEOF,
+        op.MONITORENTER,
+        op.MONITOREXIT,
+        op.MULTIANEWARRAY,
+    )
+)
+
+
+class MonitorDepths:
+    """The monitors held before each instruction of a body, and at each handler's entry.
+
+    ``balanced`` is False when the original code already fails HotSpot's analysis (C2 refuses it
+    either way: nothing to keep) or holds no monitor at all (nothing can go wrong).
+    """
+
+    def __init__(self, body: CodeBody) -> None:
+        items = body.items
+        self.balanced = False
+        self.depth: list[int] = []
+        self.entry: dict[int, int] = {}  # id(handler label) -> depth
+        self._rows: list[tuple[int, int, Handler]] = []
+        if not any(not isinstance(x, Label) and x.opcode == op.MONITORENTER for x in items):
+            return
+        blocks = B.basic_blocks(body)  # all of them: successors are indices into this list
+        at = {id(x): k for k, x in enumerate(items) if isinstance(x, Label)}
+        rows = self._rows = [(at[id(h.start)], at[id(h.end)], h) for h in body.handlers]
+        block_of = {b.start: b for b in blocks}
+        handler_block: dict[int, B.Block] = {}
+        for h in body.handlers:
+            k = at[id(h.handler)]
+            while k < len(items) and isinstance(items[k], Label):
+                k += 1
+            if k in block_of:
+                handler_block[id(h.handler)] = block_of[k]
+        depth: list[int] = [-1] * len(items)
+        entry = self.entry
+        work = [(b, 0) for b in blocks if b.is_entry]
+        while work:
+            b, d = work.pop()
+            known = depth[b.start]
+            if known >= 0:
+                if known != d:
+                    return
+                continue
+            for k in range(b.start, b.end):
+                x = items[k]
+                if isinstance(x, Label):
+                    continue
+                depth[k] = d
+                code = x.opcode
+                if code in _CAN_TRAP or code in op.RETURN_OPCODES:
+                    if code == op.MONITOREXIT and d > 0 or code in op.RETURN_OPCODES and d == 0:
+                        pass  # edges the analysis does not follow
+                    else:
+                        for s, e, h in rows:
+                            if s <= k < e:
+                                hb = handler_block.get(id(h.handler))
+                                if hb is not None:
+                                    if entry.setdefault(id(h.handler), d) != d:
+                                        return
+                                    work.append((hb, d))
+                                if h.catch_type == 0:
+                                    break
+                if code == op.MONITORENTER:
+                    d += 1
+                elif code == op.MONITOREXIT:
+                    d -= 1
+                    if d < 0:
+                        return
+            for succ in b.successors:
+                work.append((blocks[succ], d))
+        self.depth = depth
+        self.balanced = True
+
+    def placement(self, index: int) -> tuple[list[Handler], bool]:
+        """For code that may throw, put in front of the original instruction ``items[index]``: the
+        rows that cover that instruction but must not cover the code (their handler is entered
+        holding another number of monitors), and whether the code holds a monitor with no
+        catch-all row left to cover it (an exception would leave the method holding it)."""
+        d = self.depth[index] if 0 <= index < len(self.depth) else -1
+        if not self.balanced or d < 0:
+            return [], False
+        wrong: list[Handler] = []
+        caught = False
+        for s, e, h in self._rows:
+            if s <= index < e:
+                if self.entry.get(id(h.handler), d) != d:
+                    wrong.append(h)
+                elif h.catch_type == 0:
+                    caught = True
+                    break
+        return wrong, d > 0 and not caught
