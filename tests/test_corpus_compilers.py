@@ -270,25 +270,29 @@ def _same_run(
 
 
 #: a refusal as ``-XX:+PrintCompilation`` prints it (the unified log's jit+compilation leaves these out)
-_C2_REFUSAL = re.compile(r"(COMPILE SKIPPED|made not compilable).*")
-_C2_METHOD = re.compile(r"\S+::\S+")
+_JIT_REFUSAL = re.compile(r"(COMPILE SKIPPED|made not compilable).*")
+_JIT_METHOD = re.compile(r"\S+::\S+")
+#: each compiler alone, every method compiled before its first call
+_JITS = {"C1": ("-Xcomp", "-XX:TieredStopAtLevel=1"), "C2": ("-Xcomp", "-XX:-TieredCompilation")}
 
 
-def _c2_run(cp: list[Path], main: str, packages: tuple[str, ...]) -> tuple[str, dict[str, str], set[str]]:
-    """Run ``main`` with every method of ``packages`` (and of the runtime) compiled by C2 before its
-    first call (``-Xcomp``, no tiers): the program's stdout, the methods C2 would not compile
-    (``$jp`` twins under their own method's name) with the reason, and the methods it compiled.
+def _jit_run(cp: list[Path], main: str, packages: tuple[str, ...], jit: str) -> tuple[str, dict[str, str], set[str]]:
+    """Run ``main`` with every method of ``packages`` (and of the runtime) compiled by ``jit`` (C1 or
+    C2) before its first call: the program's stdout, the methods it would not compile (``$jp`` twins
+    under their own method's name) with the reason, and the methods it compiled.
 
-    The tests' other runs use C1 only, for speed. A shape of code that only C2 refuses or crashes on
-    would go unseen there: a crash kills the program, a refusal leaves the method interpreted.
+    The tests' other runs use C1 only and compile what gets warm. A shape of code that a compiler
+    refuses or crashes on would go unseen there: a crash kills the program, a refusal leaves the
+    method to the other compiler or the interpreter for good (C2 refuses a method whose monitors
+    HotSpot's analysis finds unbalanced; C1 one whose handler covers its own block).
     """
     only = [f"-XX:CompileCommand=compileonly,{p}.*::*" for p in (*packages, "jprewrite.runtime")]
-    jvm = ("-Xcomp", "-XX:-TieredCompilation", "-XX:+PrintCompilation", "-XX:+DisplayVMOutputToStderr")
-    run = _run(cp, main, jvm=(*jvm, "-XX:CompileCommand=quiet", *only, "-Djprewrite.output=none"))
+    jvm = (*_JITS[jit], "-XX:+PrintCompilation", "-XX:+DisplayVMOutputToStderr", "-XX:CompileCommand=quiet")
+    run = _run(cp, main, jvm=(*jvm, *only, "-Djprewrite.output=none"))
     skipped: dict[str, str] = {}
     compiled: set[str] = set()
     for line in run.stderr.splitlines():
-        refusal, method = _C2_REFUSAL.search(line), _C2_METHOD.search(line)
+        refusal, method = _JIT_REFUSAL.search(line), _JIT_METHOD.search(line)
         if refusal and method:
             skipped[method.group().removesuffix("$jp")] = refusal.group().strip()
         elif method:
@@ -296,19 +300,22 @@ def _c2_run(cp: list[Path], main: str, packages: tuple[str, ...]) -> tuple[str, 
     return run.stdout, skipped, compiled - skipped.keys()
 
 
-def _assert_c2_compiles_what_it_compiled(
+def _assert_jits_compile_what_they_compiled(
     plain_cp: list[Path], rewritten_cp: list[Path], main: str, packages: tuple[str, ...]
 ) -> None:
-    """Under C2 alone the rewritten program prints what the original prints, and C2 refuses no
-    method (twins, wrappers, holders, the runtime) that it compiled in the original."""
-    plain_out, plain_skipped, _ = _c2_run(plain_cp, main, packages)
-    out, skipped, compiled = _c2_run(rewritten_cp, main, packages)
-    assert any(m.endswith("$jp") for m in compiled), "C2 compiled no ESI twin: -Xcomp did not apply"
-    assert out == plain_out, f"output under C2 differs:\n--- plain\n{plain_out[-2000:]}\n--- rewritten\n{out[-2000:]}"
-    new = {m: why for m, why in skipped.items() if m not in plain_skipped}
-    assert not new, "C2 refuses rewritten methods it compiled before:\n  " + "\n  ".join(
-        f"{m}: {why}" for m, why in sorted(new.items())
-    )
+    """Under C1 alone and under C2 alone the rewritten program prints what the original prints, and
+    neither refuses a method (twins, wrappers, holders, the runtime) that it compiled in the original."""
+    for jit in _JITS:
+        plain_out, plain_skipped, _ = _jit_run(plain_cp, main, packages, jit)
+        out, skipped, compiled = _jit_run(rewritten_cp, main, packages, jit)
+        assert any(m.endswith("$jp") for m in compiled), f"{jit} compiled no ESI twin: -Xcomp did not apply"
+        assert out == plain_out, (
+            f"output under {jit} differs:\n--- plain\n{plain_out[-2000:]}\n--- rewritten\n{out[-2000:]}"
+        )
+        new = {m: why for m, why in skipped.items() if m not in plain_skipped}
+        assert not new, f"{jit} refuses rewritten methods it compiled before:\n  " + "\n  ".join(
+            f"{m}: {why}" for m, why in sorted(new.items())
+        )
 
 
 def _assert_profile(profile: Path, prefix: str) -> dict:
@@ -654,7 +661,7 @@ def test_program_from_other_tool_rewritten_verifies_and_runs(kind, tmp_path, rec
         run = _run(outputs + cp, main, profile=profile)
         assert run.stdout == plain.stdout, (mode, plain.stdout, run.stdout, run.stderr[-2000:])
         _assert_profile(profile, "programs.")
-        _assert_c2_compiles_what_it_compiled(jars + cp, outputs + cp, main, ("programs",))
+        _assert_jits_compile_what_they_compiled(jars + cp, outputs + cp, main, ("programs",))
         record_property(f"classes_{mode}", result.classes)
     record_property("seconds_total", round(time.monotonic() - start, 1))
 
@@ -1054,16 +1061,16 @@ def test_dead_code_in_the_modes_that_find_loops(options, tmp_path) -> None:
 @pytest.mark.parametrize(
     "options", [(), ("--mode", "hybrid", "--counting", "precise", "--allocations")], ids=["default", "hybrid-precise"]
 )
-def test_generated_jar_compiled_by_c2(options, tmp_path) -> None:
+def test_generated_jar_compiled_by_c1_and_c2(options, tmp_path) -> None:
     """The generated jar's odd shapes (dead code under frames, JSR/RET, uninitialised objects across
-    branches and loops), rewritten, compiled by C2 before they first run: the same output, and no
-    method C2 compiled before that it now refuses."""
+    branches and loops), rewritten, compiled by C1 alone and by C2 alone before they first run: the
+    same output, and no method either compiled before that it now refuses."""
     jar = deadcode_jar()
     counting = options[options.index("--counting") + 1] if "--counting" in options else "default"
     extra = [o for o in options if o not in ("--counting", counting)]
     result = rewrite_cli([jar], tmp_path / "out", counting, extra=extra)
     assert result.instrumented == result.classes, result.summary()
-    _assert_c2_compiles_what_it_compiled([jar], [tmp_path / "out" / jar.name], "deadcode.Main", ("deadcode",))
+    _assert_jits_compile_what_they_compiled([jar], [tmp_path / "out" / jar.name], "deadcode.Main", ("deadcode",))
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -23,7 +23,7 @@ from .activation import activation_code, activation_plan, entry_frame_of
 from .call_sites import call_site_code, init_publish, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
-from .monitors import MonitorDepths
+from .monitors import MonitorDepths, self_covering_rows
 from .runtime_api import NODE_BYTECODES
 from .support import RUNTIME_PACKAGE
 from .yieldpoints import exit_yieldpoint_frames, wants_entry_yieldpoint, yieldpoint_blocks, yieldpoint_code
@@ -166,11 +166,25 @@ def instrument_body(
     resolved: set[str] = set()  # the classes an earlier instruction of the block resolved
     monitors = MonitorDepths(body) if blocks else None
     catch_alls = _catch_all_starts(body, blocks) if monitors is not None and monitors.balanced else {}
+    own_rows = self_covering_rows(body) if blocks else {}
     exclusions: dict[int, list[tuple[Label, Label]]] = {}  # id(original row) -> code it must not cover
+    #: item index of a monitorexit -> a block's counter that goes after it, and the rows it leaves
+    after_exit: dict[int, tuple[list, list[Handler]]] = {}
     for i, item in enumerate(body.items):
         blk = starts[i]
+        here = blk is not None  # the block's code goes in front of this item
         if blk is not None:
-            wrong, uncaught = monitors.placement(blk.start) if monitors is not None else ([], False)
+            own = own_rows.get(blk.start, [])
+            wrong, uncaught = monitors.placement(blk.start, own) if monitors is not None else (own, False)
+            if uncaught and monitors is not None and blk.index not in activation and blk.index not in yieldpoints:
+                # a counter alone: moved past the monitorexit that makes it safe, if nothing before it can
+                # throw (the block counts the same), rather than given a row back to its handler, which C1
+                # refuses ("exception handler covers itself")
+                release = monitors.release_point(blk.start, blk.end, own)
+                if release is not None:
+                    after_exit[release[0]] = (_counters(p, blk, bytecodes_ref), release[1])
+                    here = False
+        if blk is not None and here:
             covered = uncaught and blk.index in catch_alls
             start_cover = Label("monitor_safe")
             if covered or wrong:
@@ -223,12 +237,28 @@ def instrument_body(
                 p.put(before)
             p.out.append(item)
             p.put(after)
+            if after_exit and i in after_exit:
+                code, leaves = after_exit.pop(i)
+                _put_outside(p, code, leaves, exclusions)
     body.items = p.out + p.tail
     kept = _without(p.out, body.handlers, exclusions) if exclusions else body.handlers
     body.handlers = p.first_handlers + kept + p.last_handlers
     p.needs.handlers += [(h.start, h.handler) for h in p.first_handlers]
     body.max_locals = max(body.max_locals, temps + p.extra_locals)
     return BodyResult(p.dead_returns, p.needs, entry_yieldpoint, p.rise, p.own)
+
+
+def _put_outside(p: _Pass, code: list, rows: list[Handler], exclusions: dict[int, list[tuple[Label, Label]]]) -> None:
+    """Put ``code`` where the pass is, outside ``rows`` (noted in ``exclusions``)."""
+    if not rows:
+        p.put(code)
+        return
+    start, end = Label("monitor_safe"), Label("monitor_safe_end")
+    p.out.append(start)
+    p.put(code)
+    p.out.append(end)
+    for h in rows:
+        exclusions.setdefault(id(h), []).append((start, end))
 
 
 def _catch_all_starts(body: CodeBody, blocks: list[B.Block]) -> dict[int, Label]:

@@ -31,7 +31,7 @@ from ..classfile import opcodes as op
 from ..editor import Handler, Label
 from ..editor.body import CodeBody
 
-__all__ = ["MonitorDepths"]
+__all__ = ["MonitorDepths", "self_covering_rows"]
 
 #: HotSpot's ``Bytecodes::can_trap`` (``aload_0`` left out: the analysis never follows it)
 _CAN_TRAP: Final = frozenset(
@@ -60,6 +60,30 @@ _CAN_TRAP: Final = frozenset(
 )
 
 
+def self_covering_rows(body: CodeBody) -> dict[int, list[Handler]]:
+    """Rows that cover their own handler's first instruction, by that instruction's item index.
+
+    javac writes them (a ``synchronized`` block's catch-all handler covers itself; some ``finally``
+    handlers too). C1 refuses a method in which an instruction that may throw lies in a handler's
+    block and under that handler's own row ("exception handler covers itself"); the original's
+    handler starts with ``astore`` and ``monitorexit``, which C1 does not count as throwing, but a
+    counter put at its start would be such an instruction: the code put there leaves these rows.
+    """
+    handlers = body.handlers
+    if not handlers:
+        return {}
+    items = body.items
+    at = {id(x): k for k, x in enumerate(items) if isinstance(x, Label)}
+    out: dict[int, list[Handler]] = {}
+    for h in handlers:
+        k = at[id(h.handler)]
+        while k < len(items) and isinstance(items[k], Label):
+            k += 1
+        if at[id(h.start)] <= k < at[id(h.end)]:
+            out.setdefault(k, []).append(h)
+    return out
+
+
 class MonitorDepths:
     """The monitors held before each instruction of a body, and at each handler's entry.
 
@@ -73,6 +97,7 @@ class MonitorDepths:
         self.depth: list[int] = []
         self.entry: dict[int, int] = {}  # id(handler label) -> depth
         self._rows: list[tuple[int, int, Handler]] = []
+        self._items = items
         if not any(not isinstance(x, Label) and x.opcode == op.MONITORENTER for x in items):
             return
         blocks = B.basic_blocks(body)  # all of them: successors are indices into this list
@@ -126,19 +151,44 @@ class MonitorDepths:
         self.depth = depth
         self.balanced = True
 
-    def placement(self, index: int) -> tuple[list[Handler], bool]:
+    def release_point(self, start: int, end: int, own: list[Handler]) -> tuple[int, list[Handler]] | None:
+        """For a block's code that would hold a monitor with nothing to catch what it throws at
+        ``items[start]``: a ``monitorexit`` in ``items[start:end]`` right after which the code is safe
+        once it leaves the rows returned (and ``own``, the rows of the block's own handler), with no
+        instruction before it that may throw (so the block's counter, moved there, counts the
+        same); or None."""
+        items = self._items
+        for k in range(start, end):
+            x = items[k]
+            if isinstance(x, Label):
+                continue
+            code = x.opcode
+            if code == op.MONITOREXIT:
+                wrong, uncaught = self._rule(k, self.depth[k] - 1, own)
+                return None if uncaught else (k, wrong)
+            if code in _CAN_TRAP or code in op.RETURN_OPCODES:
+                return None
+        return None
+
+    def placement(self, index: int, own: list[Handler]) -> tuple[list[Handler], bool]:
         """For code that may throw, put in front of the original instruction ``items[index]``: the
-        rows that cover that instruction but must not cover the code (their handler is entered
-        holding another number of monitors), and whether the code holds a monitor with no
-        catch-all row left to cover it (an exception would leave the method holding it)."""
+        rows that cover that instruction but must not cover the code (``own``, and those whose
+        handler is entered holding another number of monitors), and whether the code then holds a
+        monitor with no catch-all row left to cover it (an exception would leave the method holding
+        it)."""
         d = self.depth[index] if 0 <= index < len(self.depth) else -1
         if not self.balanced or d < 0:
-            return [], False
+            return list(own), False
+        return self._rule(index, d, own)
+
+    def _rule(self, index: int, d: int, own: list[Handler]) -> tuple[list[Handler], bool]:
+        """The rows covering ``items[index]`` that code holding ``d`` monitors there must leave, and
+        whether it is then uncaught while holding one."""
         wrong: list[Handler] = []
         caught = False
         for s, e, h in self._rows:
             if s <= index < e:
-                if self.entry.get(id(h.handler), d) != d:
+                if any(h is o for o in own) or self.entry.get(id(h.handler), d) != d:
                     wrong.append(h)
                 elif h.catch_type == 0:
                     caught = True
