@@ -23,7 +23,7 @@ from .activation import activation_code, activation_plan, entry_frame_of
 from .call_sites import call_site_code, init_publish, pending_temps
 from .context import ClassContext
 from .emit import FrameNeeds
-from .monitors import MonitorDepths, self_covering_rows
+from .monitors import MonitorDepths, catch_all_entries, handler_rows, self_covering_rows
 from .runtime_api import NODE_BYTECODES
 from .support import RUNTIME_PACKAGE
 from .yieldpoints import exit_yieldpoint_frames, wants_entry_yieldpoint, yieldpoint_blocks, yieldpoint_code
@@ -164,9 +164,10 @@ def instrument_body(
     roles = _ROLE
     resolutions = opts.resolutions and ctx.cf.major >= 49  # (ldc of a class: version 49 and later)
     resolved: set[str] = set()  # the classes an earlier instruction of the block resolved
-    monitors = MonitorDepths(body) if blocks else None
-    catch_alls = _catch_all_starts(body, blocks) if monitors is not None and monitors.balanced else {}
-    own_rows = self_covering_rows(body) if blocks else {}
+    rows = handler_rows(body) if blocks else []
+    monitors = MonitorDepths(body, rows) if blocks else None
+    catch_alls = catch_all_entries(rows) if monitors is not None and monitors.balanced else {}
+    own_rows = self_covering_rows(rows)
     exclusions: dict[int, list[tuple[Label, Label]]] = {}  # id(original row) -> code it must not cover
     #: item index of a monitorexit -> a block's counter that goes after it, and the rows it leaves
     after_exit: dict[int, tuple[list, list[Handler]]] = {}
@@ -185,7 +186,7 @@ def instrument_body(
                     after_exit[release[0]] = (_counters(p, blk, bytecodes_ref), release[1])
                     here = False
         if blk is not None and here:
-            covered = uncaught and blk.index in catch_alls
+            covered = uncaught and blk.start in catch_alls
             start_cover = Label("monitor_safe")
             if covered or wrong:
                 p.out.append(start_cover)
@@ -202,7 +203,7 @@ def instrument_body(
                 for h in wrong:
                     exclusions.setdefault(id(h), []).append((start_cover, end_cover))
                 if covered:
-                    p.last_handlers.append(Handler(start_cover, end_cover, catch_alls[blk.index], 0))
+                    p.last_handlers.append(Handler(start_cover, end_cover, catch_alls[blk.start], 0))
         if isinstance(item, Label):
             p.out.append(item)
             continue
@@ -259,26 +260,6 @@ def _put_outside(p: _Pass, code: list, rows: list[Handler], exclusions: dict[int
     p.out.append(end)
     for h in rows:
         exclusions.setdefault(id(h), []).append((start, end))
-
-
-def _catch_all_starts(body: CodeBody, blocks: list[B.Block]) -> dict[int, Label]:
-    """The blocks that start a catch-all handler: block index -> the handler's label (see
-    :mod:`.monitors`: code put there, holding a monitor no row covers, gets a row back to the
-    handler, as javac's own handler of a ``synchronized`` block covers itself)."""
-    items = body.items
-    targets = {id(h.handler): h.handler for h in body.handlers if h.catch_type == 0}
-    out: dict[int, Label] = {}
-    for b in blocks:
-        if not b.is_handler:
-            continue
-        k = b.start - 1
-        while k >= 0 and isinstance(items[k], Label):  # the labels right before the block's first item
-            label = targets.get(id(items[k]))
-            if label is not None:
-                out[b.index] = label
-                break
-            k -= 1
-    return out
 
 
 def _without(items: list, handlers: list[Handler], exclusions: dict[int, list[tuple[Label, Label]]]) -> list[Handler]:

@@ -31,7 +31,7 @@ from ..classfile import opcodes as op
 from ..editor import Handler, Label
 from ..editor.body import CodeBody
 
-__all__ = ["MonitorDepths", "self_covering_rows"]
+__all__ = ["MonitorDepths", "Row", "catch_all_entries", "handler_rows", "self_covering_rows"]
 
 #: HotSpot's ``Bytecodes::can_trap`` (``aload_0`` left out: the analysis never follows it)
 _CAN_TRAP: Final = frozenset(
@@ -60,7 +60,26 @@ _CAN_TRAP: Final = frozenset(
 )
 
 
-def self_covering_rows(body: CodeBody) -> dict[int, list[Handler]]:
+#: an exception-table row as item indices: start, end, the handler's first instruction; the row
+Row = tuple[int, int, int, Handler]
+
+
+def handler_rows(body: CodeBody) -> list[Row]:
+    """The body's exception-table rows by item index (read once, for the functions below)."""
+    if not body.handlers:
+        return []
+    items = body.items
+    at = {id(x): k for k, x in enumerate(items) if isinstance(x, Label)}
+    rows: list[Row] = []
+    for h in body.handlers:
+        k = at[id(h.handler)]
+        while k < len(items) and isinstance(items[k], Label):
+            k += 1
+        rows.append((at[id(h.start)], at[id(h.end)], k, h))
+    return rows
+
+
+def self_covering_rows(rows: list[Row]) -> dict[int, list[Handler]]:
     """Rows that cover their own handler's first instruction, by that instruction's item index.
 
     javac writes them (a ``synchronized`` block's catch-all handler covers itself; some ``finally``
@@ -69,18 +88,21 @@ def self_covering_rows(body: CodeBody) -> dict[int, list[Handler]]:
     handler starts with ``astore`` and ``monitorexit``, which C1 does not count as throwing, but a
     counter put at its start would be such an instruction: the code put there leaves these rows.
     """
-    handlers = body.handlers
-    if not handlers:
-        return {}
-    items = body.items
-    at = {id(x): k for k, x in enumerate(items) if isinstance(x, Label)}
     out: dict[int, list[Handler]] = {}
-    for h in handlers:
-        k = at[id(h.handler)]
-        while k < len(items) and isinstance(items[k], Label):
-            k += 1
-        if at[id(h.start)] <= k < at[id(h.end)]:
-            out.setdefault(k, []).append(h)
+    for s, e, entry, h in rows:
+        if s <= entry < e:
+            out.setdefault(entry, []).append(h)
+    return out
+
+
+def catch_all_entries(rows: list[Row]) -> dict[int, Label]:
+    """The first instruction of each catch-all handler -> the handler's label: code put there that
+    holds a monitor no row covers gets a row back to it, as javac's own handler of a
+    ``synchronized`` block covers itself (C2-safe; C1 refuses such a row, so it is the last resort)."""
+    out: dict[int, Label] = {}
+    for _s, _e, entry, h in rows:
+        if h.catch_type == 0:
+            out.setdefault(entry, h.handler)
     return out
 
 
@@ -91,7 +113,7 @@ class MonitorDepths:
     either way: nothing to keep) or holds no monitor at all (nothing can go wrong).
     """
 
-    def __init__(self, body: CodeBody) -> None:
+    def __init__(self, body: CodeBody, rows: list[Row]) -> None:
         items = body.items
         self.balanced = False
         self.depth: list[int] = []
@@ -101,16 +123,9 @@ class MonitorDepths:
         if not any(not isinstance(x, Label) and x.opcode == op.MONITORENTER for x in items):
             return
         blocks = B.basic_blocks(body)  # all of them: successors are indices into this list
-        at = {id(x): k for k, x in enumerate(items) if isinstance(x, Label)}
-        rows = self._rows = [(at[id(h.start)], at[id(h.end)], h) for h in body.handlers]
+        self._rows = [(s, e, h) for s, e, _entry, h in rows]
         block_of = {b.start: b for b in blocks}
-        handler_block: dict[int, B.Block] = {}
-        for h in body.handlers:
-            k = at[id(h.handler)]
-            while k < len(items) and isinstance(items[k], Label):
-                k += 1
-            if k in block_of:
-                handler_block[id(h.handler)] = block_of[k]
+        handler_block = {id(h.handler): block_of[k] for _s, _e, k, h in rows if k in block_of}
         depth: list[int] = [-1] * len(items)
         entry = self.entry
         work = [(b, 0) for b in blocks if b.is_entry]
@@ -131,7 +146,7 @@ class MonitorDepths:
                     if code == op.MONITOREXIT and d > 0 or code in op.RETURN_OPCODES and d == 0:
                         pass  # edges the analysis does not follow
                     else:
-                        for s, e, h in rows:
+                        for s, e, h in self._rows:
                             if s <= k < e:
                                 hb = handler_block.get(id(h.handler))
                                 if hb is not None:
