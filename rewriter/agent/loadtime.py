@@ -110,13 +110,21 @@ class LoadTimeRewriter:
         class_path: str,
         query: Callable[[str], bytes | None] | None = None,
         warn: Callable[[str], None] | None = None,
+        jar_release: str = "",
     ) -> None:
+        """``jar_release``: the copies of multi-release jars the JVM loads (the agent's
+        ``WorkerClient.jarRelease()``): ``base``, or a feature release; empty: the JDK's own."""
         instrument_options = options.instrument_options()  # first: a bad weights file fails before any work
         self.patterns = ClassPatterns(options.includes, options.excludes)
         self.containers = class_path_containers(class_path, warn)
         cache_dir = summaries_directory()
         self.jdk = JdkImage(java_home)
-        release = self.jdk.feature_version  # the running JVM's: the copies of multi-release jars it loads
+        # the copies of multi-release jars the JVM loads (the plan answers for classes not loaded yet)
+        release: int | None = self.jdk.feature_version
+        if jar_release == "base":
+            release = None
+        elif jar_release.isdigit():
+            release = int(jar_release)
         sources = self.sources = [SummarizedContainer(c, cache_dir, release) for c in self.containers]
         self.seen = _SeenClasses()
         self.ask = _AskTheAgent(query)

@@ -11,7 +11,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-VERSION = "1"
+VERSION = "2"
 
 HELLO, READY, ERROR, CLASS, QUERY, ANSWER, DONE, EXIT = b"H", b"R", b"E", b"C", b"Q", b"A", b"D", b"X"
 

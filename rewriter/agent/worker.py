@@ -87,6 +87,7 @@ def serve(inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
             f"protocol version {version} is not {VERSION} (agent and worker of different jprewrite versions)"
         ).send(out)
         return 2
+    jar_release = hello.str_()  # "base", or the release whose multi-release copies the JVM loads
 
     def query(name: str) -> bytes | None:
         Writer(QUERY).str_(name).send(out)
@@ -102,7 +103,7 @@ def serve(inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
 
     try:
         options = parse_options(option_text)
-        rewriter = LoadTimeRewriter(options, java_home, class_path, query=query, warn=warn)
+        rewriter = LoadTimeRewriter(options, java_home, class_path, query=query, warn=warn, jar_release=jar_release)
     except JprewriteError as e:
         Writer(ERROR).str_(str(e)).send(out)
         return 2

@@ -100,6 +100,8 @@ def _action_code(
         return SiteCode(rt.enter(node, site, mid) + [Instruction(-1, op.POP)], insn)
     assert action is CallAction.PENDING
     end_pending = rt.end_pending(node, site, mid)
+    if insn.opcode == op.INVOKESTATIC:  # no receiver to hand over: the arguments stay where they are
+        return SiteCode(rt.pending(node, site, mid, -1), insn, end_pending, end_pending)
     return SiteCode(_spill_for_pending(ctx, node, site, mid, desc, temps), insn, end_pending, end_pending)
 
 

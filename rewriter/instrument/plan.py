@@ -151,6 +151,24 @@ class CctPlan:
         self._call_sites: dict[tuple[int, str, str, str, bool], CallSite] = {}
         self.world: list[str] = []  # every instrumented class, for the PENDING rule
         self._world_set: set[str] = set()
+        # plans of the other views (multi-release jars) in which the classes rewritten with this
+        # plan are loaded too: call sites must be valid in each (see also_valid_in)
+        self._other_views: list[CctPlan] = []
+
+    def also_valid_in(self, others: Iterable[CctPlan]) -> None:
+        """Plan call sites that stay valid when the classes they call are the copies ``others`` see.
+
+        A class of a multi-release jar run (or a class beside one) is loaded by JVMs of several
+        releases, and one with ``-Djdk.util.jar.enableMultiRelease=false``; each of them may load
+        another copy of a class it calls. Where the copies disagree on whether the call reaches an
+        ESI method (a release-9 copy overrides a method that the base copy inherits from the JDK),
+        passing the node would be a ``NoSuchMethodError`` on the JVM that loaded the other copy.
+        Such a site calls the original method as a pending call instead: the N2B wrapper consumes
+        it where the callee is instrumented, ``endPending`` makes the boundary node where it is
+        not, so the profile is exact on every JVM and the program runs on all of them.
+        """
+        self._other_views = list(others)
+        self._call_sites.clear()
 
     def set_world(self, names: Iterable[str]) -> None:
         self._instrumented_cache.clear()
@@ -307,8 +325,31 @@ class CctPlan:
         key = (opcode, owner, name, descriptor, interface)
         found = self._call_sites.get(key)
         if found is None:
-            found = self._call_sites[key] = self._decide_call_site(opcode, owner, name, descriptor, interface)
+            found = self._decide_call_site(opcode, owner, name, descriptor, interface)
+            if self._other_views:
+                found = self._valid_in_every_view(found, opcode, owner, name, descriptor, interface)
+            self._call_sites[key] = found
         return found
+
+    def _valid_in_every_view(
+        self, mine: CallSite, opcode: int, owner: str, name: str, descriptor: str, interface: bool
+    ) -> CallSite:
+        """``mine``, or an action valid with the copies every other view loads."""
+        answers = [mine]
+        for other in self._other_views:
+            answers.append(other.call_site(opcode, owner, name, descriptor, interface))
+        same = all(a.action is mine.action and (a.action is CallAction.PASS or a.owner == mine.owner) for a in answers)
+        if same or name == "<init>":
+            return mine  # (a constructor is the named class's own: every copy is instrumented alike)
+        plain = sorted((a for a in answers if a.action not in _PASSES), key=lambda a: _SAFEST_FIRST.index(a.action))
+        if len(plain) == len(answers):
+            return plain[0]  # no node passed anywhere: the action that holds in the most views
+        # some view passes the node, another cannot: a pending call, named by the method that is
+        # not instrumented (the boundary node of the JVMs that load that copy)
+        if plain:
+            a = plain[0]
+            return CallSite(CallAction.PENDING, a.owner, a.name, a.descriptor, a.kind, resolved=a.resolved)
+        return CallSite(CallAction.PENDING, owner, name, descriptor, self._kind_of(owner), resolved=False)
 
     def _decide_call_site(self, opcode: int, owner: str, name: str, descriptor: str, interface: bool) -> CallSite:
         h = self.hierarchy
@@ -411,6 +452,13 @@ class CctPlan:
                     break
             self._clinit_cache[name] = found
         return found
+
+
+#: actions that call an ESI method or a dispatcher that may: valid only where the callee has one
+_PASSES = frozenset({CallAction.PASS, CallAction.PASS_INTERFACE})
+#: actions that pass no node, from the one valid in most situations: a pending call handles an
+#: instrumented override and a callback, a boundary call a callback, a leaf call neither
+_SAFEST_FIRST = [CallAction.PENDING, CallAction.BOUNDARY, CallAction.LEAF, CallAction.PLAIN, CallAction.PUBLISH]
 
 
 def _declares_one_abstract_method(info: ClassInfo) -> bool:

@@ -312,11 +312,12 @@ class RuntimeCalls:
         return [Instruction(-1, op.ALOAD, receiver), self.invoke(ROOT_ESI_CAPABLE)]
 
     def pending(self, node: int, site: int, mid: int, receiver: int) -> list:
+        """``ThreadRoot.pending(node, site, mid, receiver)``; ``receiver`` -1: null (a static call)."""
         return [
             Instruction(-1, op.ALOAD, node),
             push_int(self.pool, site),
             *self.load_mid(mid),
-            Instruction(-1, op.ALOAD, receiver),
+            Instruction(-1, op.ALOAD, receiver) if receiver >= 0 else Instruction(-1, op.ACONST_NULL),
             self.invoke(ROOT_PENDING),
         ]
 

@@ -149,22 +149,30 @@ def rewrite(
                         "already rewritten by jprewrite (contains the runtime)", path=item.container.path, entry=e.name
                     )
         jdk = JdkImage(java_home or find_java_home())
-        target, views = _release_views(items, [*containers, *extra], jdk.feature_version)
         sources = [*containers, *extra]
+        everywhere, views = _release_views(items, sources, jdk.feature_version)
+        target = everywhere[0]
         hierarchy = ClassHierarchy(_at(sources, target), jdk, cache=None if hierarchy_cache else False)
         hierarchies = {target: hierarchy}
-        for view in set(views.values()) - {target}:
+        for view in {v for key in (everywhere, *views.values()) for v in key} - {target}:
             hierarchies[view] = ClassHierarchy(_at(sources, view), jdk, cache=hierarchy.cache or False)
         names = {_internal_name(e) for item in items for e in item.class_entries}
         excluded: dict[str, str] = _conflicting_duplicates(items)
         for _ in range(_MAX_ROUNDS):
             allowed = {n for n in names if patterns(n) and n not in excluded}
-            pipelines: dict[int | None, ClassPipeline] = {}
+            plans: dict[int | None, CctPlan] = {}
             for view, view_hierarchy in hierarchies.items():
-                plan = CctPlan(view_hierarchy, allowed.__contains__)
-                plan.set_world(allowed)
-                pipelines[view] = ClassPipeline(plan, options, on_failure=FailurePolicy.EXCLUDE, verify=verify)
-            results, new_failures, round_report = _rewrite_all(items, pipelines, views, target, progress, jobs)
+                plans[view] = CctPlan(view_hierarchy, allowed.__contains__)
+                plans[view].set_world(allowed)
+            pipelines: dict[_Views, ClassPipeline] = {}
+            for key in {everywhere, *views.values()}:
+                plan = plans[key[0]]
+                if len(key) > 1:  # a plan of its own: its call sites hold in the other views too
+                    plan = CctPlan(hierarchies[key[0]], allowed.__contains__)
+                    plan.set_world(allowed)
+                    plan.also_valid_in(plans[v] for v in key[1:])
+                pipelines[key] = ClassPipeline(plan, options, on_failure=FailurePolicy.EXCLUDE, verify=verify)
+            results, new_failures, round_report = _rewrite_all(items, pipelines, views, everywhere, progress, jobs)
             if not new_failures:
                 break
             excluded.update(new_failures)
@@ -192,33 +200,56 @@ def rewrite(
     return report
 
 
+#: the views (releases a JVM loads the copies of multi-release jars for; None: the base copies)
+#: in which a class is loaded: the one its plan is made in first, then those it must hold in too
+_Views = tuple[int | None, ...]
+
+
 def _release_views(
     items: list[_Input], sources: Sequence[Container], release: int | None
-) -> tuple[int | None, dict[tuple[int, str], int | None]]:
-    """The release the run plans for, and the view each copy of a class of a multi-release jar is
-    rewritten in (entries not listed: the planned release's).
+) -> tuple[_Views, dict[tuple[int, str], _Views]]:
+    """The views every class is loaded in, and those of each copy of a class of a multi-release jar
+    that is loaded in fewer (entries not listed: in all views).
 
     A JVM of release R loads, for each class, the copy in the highest ``META-INF/versions/N`` with
-    N <= R, else the base one; a plan answers for one such set of copies. The run plans for the
-    JDK it reads the JDK classes from (``--java-home``), so every copy that JDK loads is rewritten
-    with the plan of that release: a method that exists only in a versioned copy gets its ESI twin
-    and its callers pass the node. A copy that JDK does not load (the base copy a versioned one
-    replaces, or a copy for a later release) is rewritten with the plan of the JVM that would load
-    it first: its own release, or the base view for base copies. Without multi-release jars there
-    is one view and every answer is as before (the base entries).
+    N <= R, else the base one; a JVM with ``-Djdk.util.jar.enableMultiRelease=false`` (or a Java 8
+    one) the base copies. The distinct views are the base and each release a versioned copy is
+    for. The run plans for the JDK it reads the JDK classes from (``--java-home``) first: a copy
+    that JDK loads is rewritten with the plan of that release (a method that exists only in a
+    versioned copy gets its ESI twin and its callers pass the node), any other copy with the plan
+    of the first view that loads it. A class is loaded in every view that picks its copy, and its
+    call sites must be valid with the copies each of those views loads of the classes it calls
+    (:meth:`CctPlan.also_valid_in`): a jar rewritten with JDK 17 also runs on Java 11, or with
+    multi-release switched off. Without multi-release jars there is one view and every answer is
+    as before (the base entries).
     """
     if release is None or not any(c.has_versioned_classes for c in sources):
-        return None, {}
-    views: dict[tuple[int, str], int | None] = {}
+        return (None,), {}
+    releases = sorted(  # (a versioned module-info alone changes no class: kotlin-stdlib's, for one)
+        {
+            e.release
+            for c in sources
+            if c.has_versioned_classes
+            for e in c.entries()
+            if e.is_class and not e.is_module_info and e.release is not None and e.release >= 9
+        }
+    )
+    if not releases:
+        return (None,), {}
+    # a view stands for the releases up to the next versioned one: the JDK's own stands for its range
+    own = max((r for r in releases if r <= release), default=None)
+    everywhere: _Views = (release, *(v for v in (None, *releases) if v != own))
+    views: dict[tuple[int, str], _Views] = {}
     for item in items:
         container = item.container
         if not container.has_versioned_classes:
             continue
         for e in item.class_entries:
             assert e.class_name is not None
-            if container.find_class(e.class_name, release) is not e:
-                views[(item.index, e.name)] = e.release
-    return release, views
+            loaded_in = tuple(v for v in everywhere if container.find_class(e.class_name, v) is e)
+            if loaded_in != everywhere:
+                views[(item.index, e.name)] = loaded_in or (e.release,)  # (no JVM loads it: its own release)
+    return everywhere, views
 
 
 def _at(sources: Sequence[Container], view: int | None) -> list[Container | ReleaseView]:
@@ -229,16 +260,16 @@ def _at(sources: Sequence[Container], view: int | None) -> list[Container | Rele
 
 
 _BATCH = 64
-#: the inputs, a pipeline per view, the view of each entry that is not in the default view, the default view
-_WorkerState = tuple[list[_Input], dict[int | None, ClassPipeline], dict[tuple[int, str], int | None], int | None]
+#: the inputs, a pipeline per set of views, the views of each entry not loaded in all, all views
+_WorkerState = tuple[list[_Input], dict[_Views, ClassPipeline], dict[tuple[int, str], _Views], _Views]
 _WORKER_STATE: _WorkerState | None = None  # inherited by forked workers
 
 
 def _rewrite_all(
     items: list[_Input],
-    pipelines: dict[int | None, ClassPipeline],
-    views: dict[tuple[int, str], int | None],
-    target: int | None,
+    pipelines: dict[_Views, ClassPipeline],
+    views: dict[tuple[int, str], _Views],
+    everywhere: _Views,
     progress: Callable[[int, int], None] | None,
     jobs: int,
 ):
@@ -252,7 +283,7 @@ def _rewrite_all(
     report = RewriteReport()
     for pipeline in pipelines.values():
         pipeline.plan.warm_up()
-    _WORKER_STATE = (items, pipelines, views, target)
+    _WORKER_STATE = (items, pipelines, views, everywhere)
     done = 0
 
     def merge(part) -> None:
@@ -308,13 +339,13 @@ def _fewer_collections() -> Iterator[None]:
 def _rewrite_batch(batch: list[tuple[int, str]]):
     """(error, results, failures, report, count) for one batch; picklable, so it also runs in a worker."""
     assert _WORKER_STATE is not None
-    items, pipelines, views, target = _WORKER_STATE
+    items, pipelines, views, everywhere = _WORKER_STATE
     results: dict[tuple[int, str], bytes] = {}
     failures: dict[str, str] = {}
     report = RewriteReport()
     for index, name in batch:
         container = items[index].container
-        pipeline = pipelines[views.get((index, name), target)]
+        pipeline = pipelines[views.get((index, name), everywhere)]
         try:
             entry = container.entry(name)
             assert entry is not None  # the name is one of the container's own entries

@@ -73,6 +73,10 @@ final class ClassCache {
         line(sb, "excludes", String.join(":", o.excludes));
         line(sb, "java.home", System.getProperty("java.home", ""));
         line(sb, "java.version", System.getProperty("java.version", ""));
+        String jarRelease = WorkerClient.jarRelease();
+        if (!jarRelease.equals(Integer.toString(Runtime.version().feature()))) {
+            line(sb, "jar.release", jarRelease);   // multi-release copies of another release; else as before
+        }
         String classPath = System.getProperty("java.class.path", "");
         for (String entry : classPath.split(File.pathSeparator, -1)) {
             if (entry.isEmpty()) {

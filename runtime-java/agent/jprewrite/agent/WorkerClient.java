@@ -176,8 +176,9 @@ final class WorkerClient {
         in = new DataInputStream(new BufferedInputStream(p.getInputStream(), 1 << 16));
         out = new BufferedOutputStream(p.getOutputStream(), 1 << 16);
         startWatchdog();
-        Frames.Writer hello = new Frames.Writer().str("1").str(options.raw)
-                .str(System.getProperty("java.home", "")).str(System.getProperty("java.class.path", ""));
+        Frames.Writer hello = new Frames.Writer().str("2").str(options.raw)
+                .str(System.getProperty("java.home", "")).str(System.getProperty("java.class.path", ""))
+                .str(jarRelease());
         arm();
         try {
             Frames.write(out, 'H', hello);
@@ -383,5 +384,29 @@ final class WorkerClient {
                 }
             }
         }
+    }
+
+    /**
+     * The copies of multi-release jars this JVM's class path loads, as {@code java.util.jar.JarFile}
+     * picks them: {@code base} when {@code -Djdk.util.jar.enableMultiRelease=false}, else the
+     * feature release, lowered by {@code -Djdk.util.jar.version} (at least 8, at most this JVM's).
+     * The worker plans the classes it has not seen yet from these copies; also part of the cache
+     * context.
+     */
+    static String jarRelease() {
+        if ("false".equals(System.getProperty("jdk.util.jar.enableMultiRelease"))) {
+            return "base";
+        }
+        int release = Runtime.version().feature();
+        String v = System.getProperty("jdk.util.jar.version");
+        if (v != null) {
+            try {
+                int asked = Integer.parseInt(v.trim());
+                release = asked > release ? release : Math.max(asked, 8);
+            } catch (NumberFormatException e) {
+                // JarFile itself fails to initialise on such a value: the program's problem, not ours
+            }
+        }
+        return Integer.toString(release);
     }
 }

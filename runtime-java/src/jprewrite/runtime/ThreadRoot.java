@@ -269,8 +269,11 @@ public final class ThreadRoot extends Node {
             int site = r.pendingSite;
             r.pendingOpen = false;
             r.pendingReceiver = null;
-            if (self != null && self == receiver && callee != null && callee.sameSelector(target)) {
-                return enter ? caller.enter(site, callee) : caller;   // dispatch came straight here
+            // dispatch came straight here (a static call's receiver and an N2B's self are null: a
+            // call site that is pending only because another JVM release loads another copy of the
+            // class, see CctPlan.also_valid_in)
+            if (self == receiver && callee != null && callee.sameSelector(target)) {
+                return enter ? caller.enter(site, callee) : caller;
             }
             Node b = caller.enter(site, target);   // a callback from the uninstrumented callee
             r.published = b;

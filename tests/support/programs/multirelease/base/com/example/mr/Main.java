@@ -10,5 +10,8 @@ public class Main {
         }
         System.out.println("area=" + area);
         System.out.println("version=" + Version.describe());
+        System.out.println("names=" + new Names("a", "b").size());
+        System.out.println("more=" + new MoreNames("x").size());
+        System.out.println("interrupted=" + Worker.interrupted());
     }
 }
