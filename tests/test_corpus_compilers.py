@@ -666,6 +666,23 @@ def test_program_from_other_tool_rewritten_verifies_and_runs(kind, tmp_path, rec
     record_property("seconds_total", round(time.monotonic() - start, 1))
 
 
+@pytest.mark.parametrize("kind", ["ecj-1.4", "ecj-1.8", "janino", "proguard", "ajc"])
+def test_program_from_other_tool_with_every_option_compiled_by_c1_and_c2(kind, tmp_path) -> None:
+    """Hybrid mode's yieldpoints and JP's activation code, with precise counting and allocations:
+    code that the counting modes do not put where a monitor is held. Before the fix C1 refused
+    ``Legacy.locked`` in two of them: Janino's catch-all row runs past the ``monitorexit`` to the
+    return, and the exit yieldpoint in front of that return reached its handler holding no monitor
+    ("invalid parsing": C1's monitor pairing check); ecj's handler of the ``synchronized`` block
+    covers itself, and the activation decrement at its start got a row back to it ("exception
+    handler covers itself")."""
+    jars, cp, main = _tool_output(kind, tmp_path)
+    out = tmp_path / "out"
+    options = ["--mode", "hybrid", "--activation", "--allocations"]
+    result = rewrite_cli(jars, out, "precise", classpath=cp, extra=options)
+    assert not result.failed, result.failed
+    _assert_jits_compile_what_they_compiled(jars + cp, [out / j.name for j in jars] + cp, main, ("programs",))
+
+
 # --------------------------------------------------------------------------- the agent
 def test_jython_under_agent_same_output_and_its_generated_classes_profiled(tmp_path, record_property) -> None:
     """Jython's library modules (ASM COMPUTE_FRAMES, dead code, ``Lib/*$py.class``) and the script, which
@@ -1059,7 +1076,9 @@ def test_dead_code_in_the_modes_that_find_loops(options, tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
-    "options", [(), ("--mode", "hybrid", "--counting", "precise", "--allocations")], ids=["default", "hybrid-precise"]
+    "options",
+    [(), ("--mode", "hybrid", "--counting", "precise", "--allocations", "--activation")],
+    ids=["default", "every-option"],
 )
 def test_generated_jar_compiled_by_c1_and_c2(options, tmp_path) -> None:
     """The generated jar's odd shapes (dead code under frames, JSR/RET, uninitialised objects across

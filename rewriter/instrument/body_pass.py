@@ -14,6 +14,7 @@ from typing import Final, Literal
 from ..analysis import blocks as B
 from ..classfile import opcodes as op
 from ..classfile.constants import CLASS, DYNAMIC, METHOD_HANDLE, METHOD_TYPE
+from ..classfile.frames import Frame
 from ..classfile.instructions import Instruction
 from ..classfile.model import Method
 from ..editor import Handler, Label, peak_depth
@@ -171,19 +172,24 @@ def instrument_body(
     exclusions: dict[int, list[tuple[Label, Label]]] = {}  # id(original row) -> code it must not cover
     #: item index of a monitorexit -> a block's counter that goes after it, and the rows it leaves
     after_exit: dict[int, tuple[list, list[Handler]]] = {}
+    own: list[Handler] = []  # the rows that cover the current block's own start (its handler's)
     for i, item in enumerate(body.items):
         blk = starts[i]
         here = blk is not None  # the block's code goes in front of this item
         if blk is not None:
             own = own_rows.get(blk.start, [])
             wrong, uncaught = monitors.placement(blk.start, own) if monitors is not None else (own, False)
-            if uncaught and monitors is not None and blk.index not in activation and blk.index not in yieldpoints:
-                # a counter alone: moved past the monitorexit that makes it safe, if nothing before it can
-                # throw (the block counts the same), rather than given a row back to its handler, which C1
-                # refuses ("exception handler covers itself")
+            movable = blk.index not in yieldpoints and not (blk.index in activation and activation[blk.index][1])
+            if uncaught and monitors is not None and movable:
+                # a counter (and an activation decrement) with no branch: moved past the monitorexit that
+                # makes it safe, if nothing before it can throw (the block counts the same), rather than
+                # given a row back to its handler, which C1 refuses ("exception handler covers itself")
                 release = monitors.release_point(blk.start, blk.end, own)
                 if release is not None:
-                    after_exit[release[0]] = (_counters(p, blk, bytecodes_ref), release[1])
+                    code = _counters(p, blk, bytecodes_ref)
+                    if blk.index in activation:
+                        code = activation_code(ctx, node, blk, *activation[blk.index], method, body, p.needs) + code
+                    after_exit[release[0]] = (code, release[1])
                     here = False
         if blk is not None and here:
             covered = uncaught and blk.start in catch_alls
@@ -224,12 +230,8 @@ def instrument_body(
             site += 1
         else:
             if exits and i in exits:
-                skip = Label("yieldpoint_done")
-                frame = exits[i]
-                if frame is not None:
-                    p.needs.known[skip] = frame
-                p.put(ctx.rt.yieldpoint(node, skip, pinned=True))
-                ctx.report.yieldpoints += 1
+                placement = monitors.placement(i, own) if monitors is not None else (own, False)
+                _exit_yieldpoint(p, node, exits[i], placement, exclusions)
             after: list = []
             if resolutions:
                 p.put(_resolution(ctx, item, node, resolved, blk is not None))
@@ -247,6 +249,27 @@ def instrument_body(
     p.needs.handlers += [(h.start, h.handler) for h in p.first_handlers]
     body.max_locals = max(body.max_locals, temps + p.extra_locals)
     return BodyResult(p.dead_returns, p.needs, entry_yieldpoint, p.rise, p.own)
+
+
+def _exit_yieldpoint(
+    p: _Pass,
+    node: int,
+    frame: Frame | None,
+    placement: tuple[list[Handler], bool],
+    exclusions: dict[int, list[tuple[Label, Label]]],
+) -> None:
+    """An ESI twin's yieldpoint before a return or ``athrow``, outside the rows it must leave: those
+    whose handler is entered holding another number of monitors (Janino's catch-all row runs past
+    the ``monitorexit`` to the return) and its block's own handler's (see :mod:`.monitors`). Where
+    it would then hold a monitor that nothing catches, there is no yieldpoint (the next one samples)."""
+    leaves, uncaught = placement
+    if uncaught:
+        return
+    skip = Label("yieldpoint_done")
+    if frame is not None:
+        p.needs.known[skip] = frame
+    _put_outside(p, p.ctx.rt.yieldpoint(node, skip, pinned=True), leaves, exclusions)
+    p.ctx.report.yieldpoints += 1
 
 
 def _put_outside(p: _Pass, code: list, rows: list[Handler], exclusions: dict[int, list[tuple[Label, Label]]]) -> None:
