@@ -17,6 +17,7 @@ from ..classfile.instructions import Instruction, InvokeInterface
 from . import codegen as G
 from .context import ClassContext
 from .plan import CallAction, CallSite
+from .runtime_api import TRACES_CLEAN, TRACES_CLEAN_THROWABLE
 from .support import KIND_JDK, UNKNOWN_SITE, dispatcher_descriptor, esi_descriptor, esi_name
 
 __all__ = ["SiteCode", "call_site_code", "init_publish", "pending_temps"]
@@ -68,7 +69,41 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
         pre, post = init_publish(ctx, node, decision.owner)
         code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
         return SiteCode(pre + code.pre, code.call, code.post + post, code.pending)
-    return _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
+    code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
+    if decision.resolved and decision.name in _TRACE_METHODS and decision.action not in _PASSES:
+        return _with_clean_trace(ctx, decision, code)
+    return code
+
+
+#: the JDK's methods that print or return a stack trace, by name: ``(owner, descriptor)`` of each
+_TRACE_METHODS: Final = {
+    "printStackTrace": (
+        ("java/lang/Throwable", "()V"),
+        ("java/lang/Throwable", "(Ljava/io/PrintStream;)V"),
+        ("java/lang/Throwable", "(Ljava/io/PrintWriter;)V"),
+    ),
+    "getStackTrace": (
+        ("java/lang/Throwable", "()[Ljava/lang/StackTraceElement;"),
+        ("java/lang/Thread", "()[Ljava/lang/StackTraceElement;"),
+    ),
+}
+_PASSES: Final = (CallAction.PASS, CallAction.PASS_INTERFACE)
+
+
+def _with_clean_trace(ctx: ClassContext, decision: CallSite, code: SiteCode) -> SiteCode:
+    """``code`` with the trace the JDK method prints or returns cleaned first (``Traces``): the
+    program prints and reads the frames it has without jprewrite (its methods' names, no wrapper
+    frames), not those of twins and wrappers."""
+    if (decision.owner, decision.descriptor) not in _TRACE_METHODS[decision.name]:
+        return code
+    rt = ctx.rt
+    if decision.name == "getStackTrace":  # the array it returns, cleaned (the pending call's handler aside)
+        return SiteCode(code.pre, code.call, code.post + [rt.invoke(TRACES_CLEAN)], code.pending)
+    if decision.descriptor == "()V":  # the receiver, cleaned in place before it is printed
+        clean = [Instruction(-1, op.DUP), rt.invoke(TRACES_CLEAN_THROWABLE)]
+    else:  # (receiver, stream): swap, dup_x1 -> (receiver, stream, receiver)
+        clean = [Instruction(-1, op.SWAP), Instruction(-1, op.DUP_X1), rt.invoke(TRACES_CLEAN_THROWABLE)]
+    return SiteCode(clean + code.pre, code.call, code.post, code.pending)
 
 
 def _action_code(

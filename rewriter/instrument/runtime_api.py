@@ -21,7 +21,7 @@ from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Fragment, Instruction
 from .codegen import StraightCode, push_int
-from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING
+from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING, TRACES
 
 if TYPE_CHECKING:  # (method_ids uses this module's members)
     from .method_ids import MidTable
@@ -30,6 +30,7 @@ __all__ = ["RuntimeMember", "RUNTIME_API", "LocalSite", "RuntimeCalls", "contrac
 
 _OBJ: Final = "Ljava/lang/Object;"
 _STR: Final = "Ljava/lang/String;"
+_TRACE: Final = "[Ljava/lang/StackTraceElement;"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,10 @@ SAMPLING_YIELDPOINT_NODE: Final = _m(SAMPLING, "yieldpoint", "(" + NODE_DESC + "
 SAMPLING_YIELDPOINT: Final = _m(SAMPLING, "yieldpoint", "()V", True, "sample mode: the thread samples its own stack")
 SAMPLING_ENTRY: Final = _m(SAMPLING, "entry", "()V", True,
                     "sample mode, at a method's entry: the thread samples its stack without this frame")
+TRACES_CLEAN: Final = _m(TRACES, "clean", "(" + _TRACE + ")" + _TRACE, True,
+                  "a stack trace as the original program's (twins named as their methods, no wrapper frames)")
+TRACES_CLEAN_THROWABLE: Final = _m(TRACES, "cleanThrowable", "(Ljava/lang/Throwable;)V", True,
+                            "`clean` on a throwable's trace, its causes' and suppressed ones', in place")
 # fmt: on
 
 RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
@@ -136,6 +141,8 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     SAMPLING_YIELDPOINT_NODE,
     SAMPLING_YIELDPOINT,
     SAMPLING_ENTRY,
+    TRACES_CLEAN,
+    TRACES_CLEAN_THROWABLE,
 )
 
 

@@ -20,7 +20,7 @@ from ..editor.method_code import code_name_index, set_code
 from . import codegen as G
 from .context import ClassContext
 from .emit import THROWABLE, FrameNeeds
-from .runtime_api import NODE_ROOT, ROOT_N2B_ENTER, ROOT_N2B_ENTER_LOADER, ROOT_PUBLISHED
+from .runtime_api import NODE_ROOT, ROOT_N2B_ENTER, ROOT_N2B_ENTER_LOADER, ROOT_PUBLISHED, TRACES_CLEAN_THROWABLE
 from .support import ENTERED, NODE, esi_descriptor, esi_name
 
 __all__ = ["is_loader_entry", "make_n2b", "slot_restoring_body"]
@@ -77,6 +77,9 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
     handler = len(c.code)
     c.depth = 1  # the handler's Throwable
     c.fragment(restore)
+    if _leaves_to_the_jvm(m, is_static):  # the JVM prints what leaves a thread: its trace as the original's
+        c.simple(op.DUP, 1, 2)
+        c.with_index(op.INVOKESTATIC, rt.method_ref(TRACES_CLEAN_THROWABLE), 1, 0)
     c.simple(op.ATHROW, 1, 0)
     nested: list = []
     if ctx.strategy.frames:
@@ -88,6 +91,16 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
         code_name_index(m), c.max_stack, saved + 1, c.bytes(), [ExceptionHandler(start, end, handler, 0)], nested
     )
     set_code(m, code)
+
+
+def _leaves_to_the_jvm(m: Method, is_static: bool) -> bool:
+    """Is ``m`` where an exception leaves the program for the JVM to print (``Exception in thread
+    "main"``...): a ``main`` method (static, or an instance ``main`` of Java 25's launcher) or a
+    thread's ``run()``? Its wrapper cleans the exception's stack trace (``Traces.cleanThrowable``)
+    before it rethrows: only on that path, so it costs nothing else."""
+    if m.name == "main":
+        return m.descriptor in ("([Ljava/lang/String;)V", "()V")
+    return m.name == "run" and m.descriptor == "()V" and not is_static
 
 
 #: the class-loader methods the JVM and the JDK call to load a class by its binary name

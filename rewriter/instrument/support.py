@@ -20,6 +20,7 @@ __all__ = [
     "ROOT",
     "ROOT_DESC",
     "SAMPLING",
+    "TRACES",
     "MID",
     "MID_DESC",
     "MIDS_ARRAY",
@@ -51,6 +52,7 @@ NODE_DESC: Final = "L" + NODE + ";"
 ROOT: Final = "jprewrite/runtime/ThreadRoot"
 ROOT_DESC: Final = "L" + ROOT + ";"
 SAMPLING: Final = "jprewrite/runtime/Sampling"
+TRACES: Final = "jprewrite/runtime/Traces"
 MID: Final = "jprewrite/runtime/MethodId"
 MID_DESC: Final = "L" + MID + ";"
 MIDS_ARRAY: Final = "[" + MID_DESC

@@ -1,0 +1,202 @@
+package jprewrite.runtime;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+
+/**
+ * Stack traces as the original program's: what rewritten code prints or reads of a stack trace.
+ *
+ * <p>The rewriting gives each instrumented method {@code m} an ESI twin {@code m$jp} that holds its
+ * body, and turns {@code m} itself into an N2B wrapper that calls the twin: so a stack trace shows
+ * {@code m$jp} where the program had {@code m}, one more {@code m} frame without a line number
+ * below it where uninstrumented code called in, and frames of holder classes ({@code $$jpmids}:
+ * interface dispatchers), outlined parts ({@code m$jp$3}), delegating and B2N twins. A program
+ * that prints a stack trace, or reads method names from one, would print something else than
+ * without jprewrite. Where rewritten code prints or reads a trace (the call sites of
+ * {@code Throwable.printStackTrace}, {@code Throwable.getStackTrace} and
+ * {@code Thread.getStackTrace}), and where an exception leaves {@code main} or {@code run} for
+ * the JVM to print, the trace is cleaned first:
+ * <ul>
+ * <li>a twin's frame {@code m$jp} is named {@code m} (its line numbers are the original's);</li>
+ * <li>an N2B wrapper's frame (the same class and {@code m}, no line number) right below its
+ * twin's is dropped;</li>
+ * <li>an outlined part's frame {@code m$jp$N} is named {@code m}, and the frames of the twin (and
+ * parts) of the same method right below it, which called it, are dropped: the part is where the
+ * original method was;</li>
+ * <li>a twin frame without a line number right below a frame of the same class and method as
+ * written (a delegating ESI method, a B2N twin around a native method) is dropped;</li>
+ * <li>frames of holder classes are dropped.</li>
+ * </ul>
+ * Traces read elsewhere (inside uninstrumented code, {@code StackWalker}) are not cleaned.
+ */
+public final class Traces {
+    private static final String TWIN = "$jp";
+    private static final String PART = "$jp$";
+    private static final String HOLDER = "$$jpmids";
+
+    private Traces() {
+    }
+
+    /** {@code trace} cleaned (a new array), or {@code trace} itself when nothing needs it. */
+    public static StackTraceElement[] clean(StackTraceElement[] trace) {
+        try {
+            return trace == null || !needsCleaning(trace) ? trace : cleaned(trace);
+        } catch (Throwable x) {   // out of memory, say: the program's trace as the JVM made it
+            return trace;
+        }
+    }
+
+    private static StackTraceElement[] cleaned(StackTraceElement[] trace) {
+        ArrayList<StackTraceElement> out = new ArrayList<StackTraceElement>(trace.length);
+        int n = trace.length;
+        for (int i = 0; i < n; i++) {
+            StackTraceElement e = trace[i];
+            String cls = e.getClassName();
+            String name = e.getMethodName();
+            if (cls.endsWith(HOLDER)) {
+                continue;
+            }
+            int part = name.indexOf(PART);
+            if (part > 0 && isDigits(name, part + PART.length())) {
+                String original = name.substring(0, part);
+                // the twin and parts of the same method that called this part: one original frame
+                while (i + 1 < n && cls.equals(trace[i + 1].getClassName())
+                        && isOwnTwinOrPart(trace[i + 1].getMethodName(), original)) {
+                    i++;
+                }
+                out.add(renamed(e, original));
+                i = skipWrapper(trace, i, cls, original);
+                continue;
+            }
+            if (name.endsWith(TWIN) && name.length() > TWIN.length()) {
+                String original = name.substring(0, name.length() - TWIN.length());
+                if (e.getLineNumber() < 0 && i > 0 && cls.equals(trace[i - 1].getClassName())
+                        && original.equals(trace[i - 1].getMethodName())) {
+                    i = skipWrapper(trace, i, cls, original);   // a delegating or B2N twin below its callee
+                    continue;
+                }
+                out.add(renamed(e, original));
+                i = skipWrapper(trace, i, cls, original);
+                continue;
+            }
+            out.add(e);
+        }
+        return out.toArray(new StackTraceElement[0]);
+    }
+
+    /**
+     * Clean the stack traces of {@code t}, its causes and its suppressed exceptions in place
+     * ({@link Throwable#setStackTrace}; no effect on one whose trace is not writable): before rewritten
+     * code prints it, and before an exception leaves {@code main} or {@code run} for the JVM to print.
+     */
+    public static void cleanThrowable(Throwable t) {
+        try {
+            IdentityHashMap<Throwable, Boolean> seen = new IdentityHashMap<Throwable, Boolean>();
+            ArrayList<Throwable> work = new ArrayList<Throwable>();
+            work.add(t);
+            while (!work.isEmpty()) {
+                Throwable x = work.remove(work.size() - 1);
+                if (x == null || seen.put(x, Boolean.TRUE) != null) {
+                    continue;
+                }
+                StackTraceElement[] trace = x.getStackTrace();
+                StackTraceElement[] cleaned = clean(trace);
+                if (cleaned != trace) {
+                    x.setStackTrace(cleaned);
+                }
+                work.add(x.getCause());
+                for (Throwable s : x.getSuppressed()) {
+                    work.add(s);
+                }
+            }
+        } catch (Throwable e) {
+            // a Throwable subclass of the program's that misbehaves, or no memory left: the trace
+            // stays as it is, and the exception being printed or thrown is still the program's
+        }
+    }
+
+    private static boolean needsCleaning(StackTraceElement[] trace) {
+        for (StackTraceElement e : trace) {
+            if (e == null) {
+                return false;   // not a trace the JVM made: leave it
+            }
+            if (e.getMethodName().contains(TWIN) || e.getClassName().endsWith(HOLDER)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Past the N2B wrapper's frame of {@code original} right below {@code trace[i]}, if there is one. */
+    private static int skipWrapper(StackTraceElement[] trace, int i, String cls, String original) {
+        if (i + 1 < trace.length) {
+            StackTraceElement below = trace[i + 1];
+            if (below.getLineNumber() < 0 && below.getLineNumber() != -2 && cls.equals(below.getClassName())
+                    && original.equals(below.getMethodName())) {
+                return i + 1;
+            }
+        }
+        return i;
+    }
+
+    private static boolean isOwnTwinOrPart(String name, String original) {
+        if (!name.startsWith(original) || !name.startsWith(TWIN, original.length())) {
+            return false;
+        }
+        int rest = original.length() + TWIN.length();
+        return rest == name.length() || (name.charAt(rest) == '$' && isDigits(name, rest + 1));
+    }
+
+    private static boolean isDigits(String s, int from) {
+        if (from >= s.length()) {
+            return false;
+        }
+        for (int k = from; k < s.length(); k++) {
+            char c = s.charAt(k);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@code e} with another method name, printed as the JVM prints {@code e}: what
+     * {@code toString()} shows in front of the class (a class loader's and a module's name, Java 9
+     * and later) is passed on, and nothing else (the JVM's own elements leave out the built-in
+     * loaders' names by a flag that a constructed element cannot have).
+     */
+    private static StackTraceElement renamed(StackTraceElement e, String name) {
+        String cls = e.getClassName();
+        String shown = e.toString();
+        int at = shown.indexOf(cls + "." + e.getMethodName() + "(");
+        if (at > 0) {
+            String[] parts = shown.substring(0, at - 1).split("/", -1);   // loader/module, or module
+            String loader = parts.length == 2 ? parts[0] : null;
+            String module = parts[parts.length - 1];
+            String version = null;
+            int v = module.indexOf('@');
+            if (v >= 0) {
+                version = module.substring(v + 1);
+                module = module.substring(0, v);
+            }
+            StackTraceElement named = withModule(loader, module.isEmpty() ? null : module, version, cls, name, e);
+            if (named != null) {
+                return named;
+            }
+        }
+        return new StackTraceElement(cls, name, e.getFileName(), e.getLineNumber());
+    }
+
+    /** Java 9's seven-argument constructor, through reflection (the runtime is compiled for Java 8). */
+    private static StackTraceElement withModule(
+            String loader, String module, String version, String cls, String name, StackTraceElement e) {
+        try {
+            java.lang.reflect.Constructor<StackTraceElement> c = StackTraceElement.class.getConstructor(
+                    String.class, String.class, String.class, String.class, String.class, String.class, int.class);
+            return c.newInstance(loader, module, version, cls, name, e.getFileName(), e.getLineNumber());
+        } catch (ReflectiveOperationException | RuntimeException x) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,162 @@
+"""Stack traces that a rewritten program prints or reads are the original program's.
+
+The rewriting moves each method's body into an ESI twin ``m$jp`` and makes ``m`` an N2B wrapper
+around it, so without ``Traces`` a trace shows ``m$jp`` frames, an extra wrapper frame wherever
+uninstrumented code called in, and frames of holder classes (interface dispatchers). The program
+below prints traces in each way a program does (``printStackTrace`` to a stream, a writer and
+stderr, ``getStackTrace`` and ``Thread.getStackTrace`` read name by name, an exception leaving
+``main`` and one leaving a thread's ``run``), through recursion, an interface call, a JDK
+callback (``List.sort`` calling a ``Comparator`` and a lambda), a cause and a suppressed
+exception. Rewritten offline and run under the agent, stdout, stderr and the exit status are those
+of the original, byte for byte.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from support.agent import agent_options, run_with_agent
+from support.jdk import javac
+from support.profiling import make_jar, rewrite, run_java
+
+SOURCE = """
+package traces;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+
+public class Main {
+    interface Shape {
+        int area();
+
+        default String name() {
+            return "shape";
+        }
+    }
+
+    static class Bad implements Shape {
+        public int area() {
+            return Helper.fail(3);
+        }
+    }
+
+    static class Helper {
+        static int fail(int x) {
+            if (x > 0) {
+                return fail(x - 1) + 1;
+            }
+            throw new IllegalStateException("deep");
+        }
+    }
+
+    static class ByValue implements Comparator<Integer> {
+        public int compare(Integer a, Integer b) {
+            if (a == 3) {
+                throw new RuntimeException("in compare");
+            }
+            return a - b;
+        }
+    }
+
+    static int sortWithLambda(List<Integer> xs) {
+        xs.sort((a, b) -> {
+            if (a == 3) {
+                throw new RuntimeException("in lambda");
+            }
+            return a - b;
+        });
+        return xs.size();
+    }
+
+    static String where() {
+        StringBuilder sb = new StringBuilder();
+        for (StackTraceElement e : Thread.currentThread().getStackTrace()) {
+            sb.append(e.getMethodName()).append(' ');
+        }
+        return sb.toString();
+    }
+
+    public static void main(String[] args) throws Exception {
+        try {
+            new Bad().area();
+        } catch (IllegalStateException e) {
+            e.printStackTrace(System.out);
+        }
+        try {
+            Shape s = new Bad();
+            s.area();
+        } catch (IllegalStateException e) {
+            RuntimeException wrapped = new RuntimeException("wrapped", e);
+            wrapped.addSuppressed(new IOException("suppressed"));
+            PrintWriter w = new PrintWriter(System.out, true);
+            wrapped.printStackTrace(w);
+            w.flush();
+        }
+        try {
+            sortWithLambda(new ArrayList<>(Arrays.asList(5, 3, 1)));
+        } catch (RuntimeException e) {
+            for (StackTraceElement el : e.getStackTrace()) {
+                System.out.println(el);
+            }
+        }
+        try {
+            new ArrayList<>(Arrays.asList(5, 3, 1)).sort(new ByValue());
+        } catch (RuntimeException e) {
+            StackTraceElement top = e.getStackTrace()[0];
+            System.out.println(top.getClassName() + " " + top.getMethodName() + " " + top.getLineNumber());
+            System.out.println(e.getStackTrace().length);
+        }
+        System.out.println(where());
+        Thread t = new Thread(new Runnable() {
+            public void run() {
+                Helper.fail(1);
+            }
+        }, "worker");
+        t.start();
+        t.join();
+        try {
+            Helper.fail(0);
+        } catch (RuntimeException e) {
+            e.printStackTrace();
+        }
+        System.err.flush();
+        Helper.fail(2);
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("traces")
+    classes = javac({"traces/Main.java": SOURCE}, tmp / "classes", "-g")
+    jar = make_jar(classes, tmp / "traces.jar")
+    plain = run_java([jar], "traces.Main")
+    assert plain.returncode == 1, plain.stderr  # the exception that leaves main
+    assert "at traces.Main$Helper.fail(Main.java:" in plain.stdout, plain.stdout
+    return jar, plain
+
+
+@pytest.mark.parametrize("counting", ["default", "precise"])
+def test_rewritten_program_prints_the_original_stack_traces(program, counting, tmp_path) -> None:
+    jar, plain = program
+    out = tmp_path / "traces-out.jar"
+    rewrite([jar], out, "--counting", counting)
+    run = run_java([out], "traces.Main", profile=tmp_path / "p.json")
+    assert "$jp" not in run.stdout + run.stderr
+    assert run.stdout == plain.stdout
+    assert run.stderr == plain.stderr
+    assert run.returncode == plain.returncode
+
+
+def test_program_under_the_agent_prints_the_original_stack_traces(program, tmp_path) -> None:
+    jar, plain = program
+    options = agent_options(tmp_path / "cache", tmp_path / "agent.json", progress="false")
+    run = run_with_agent([jar], ["traces.Main"], options)
+    assert run.stdout == plain.stdout
+    assert run.stderr == plain.stderr
+    assert run.returncode == plain.returncode
