@@ -563,3 +563,22 @@ def test_build_errors_are_one_line(isolated, monkeypatch):
     monkeypatch.setenv("JPREWRITE_RUNTIME_SOURCES", str(isolated / "nothing-here"))
     with pytest.raises(JprewriteError, match="no Java runtime sources"):
         runtime_classes()
+
+
+def test_traces_cleaned_as_the_original_program_would_print_them(run) -> None:
+    """``Traces.clean`` on hand-made traces of each shape (``docs/runtime-contract.md``, "Stack
+    traces"): twins named as their methods, N2B wrapper, holder, outlined-part, delegating and B2N
+    frames dropped, the program's own ``$jp`` names left alone; ``cleanThrowable`` in place on a
+    throwable, its cause and a suppressed one, and quietly nothing where it cannot."""
+    out = run("TraceShapes", output=False).stdout.splitlines()
+    assert out == [
+        "A.m:3 A.m:4 java.util.ArrayList.sort:10",
+        "B.run:30 C.go:7",
+        "D.abs:5 E.nat:-2 F.main:9",
+        "true",
+        "H.a$jpb:1",
+        "J.t:2",
+        "I.c:1",
+        "K.s:8",
+        "0 done",
+    ]

@@ -56,9 +56,8 @@ public final class Traces {
             if (cls.endsWith(HOLDER)) {
                 continue;
             }
-            int part = name.indexOf(PART);
-            if (part > 0 && isDigits(name, part + PART.length())) {
-                String original = name.substring(0, part);
+            if (isPart(name)) {
+                String original = name.substring(0, name.lastIndexOf(PART));
                 // the twin and parts of the same method that called this part: one original frame
                 while (i + 1 < n && cls.equals(trace[i + 1].getClassName())
                         && isOwnTwinOrPart(trace[i + 1].getMethodName(), original)) {
@@ -120,7 +119,8 @@ public final class Traces {
             if (e == null) {
                 return false;   // not a trace the JVM made: leave it
             }
-            if (e.getMethodName().contains(TWIN) || e.getClassName().endsWith(HOLDER)) {
+            String name = e.getMethodName();
+            if (name.endsWith(TWIN) || isPart(name) || e.getClassName().endsWith(HOLDER)) {
                 return true;
             }
         }
@@ -137,6 +137,12 @@ public final class Traces {
             }
         }
         return i;
+    }
+
+    /** An outlined part's name: {@code m$jp$N}. */
+    private static boolean isPart(String name) {
+        int part = name.lastIndexOf(PART);
+        return part > 0 && isDigits(name, part + PART.length());
     }
 
     private static boolean isOwnTwinOrPart(String name, String original) {
