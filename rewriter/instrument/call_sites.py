@@ -17,7 +17,7 @@ from ..classfile.instructions import Instruction, InvokeInterface
 from . import codegen as G
 from .context import ClassContext
 from .plan import CallAction, CallSite
-from .runtime_api import TRACES_CLEAN, TRACES_CLEAN_THROWABLE
+from .runtime_api import MEMBERS_FIELDS, MEMBERS_METHODS, TRACES_CLEAN, TRACES_CLEAN_THROWABLE, RuntimeMember
 from .support import KIND_JDK, UNKNOWN_SITE, dispatcher_descriptor, esi_descriptor, esi_name
 
 __all__ = ["SiteCode", "call_site_code", "init_publish", "pending_temps"]
@@ -70,39 +70,49 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
         code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
         return SiteCode(pre + code.pre, code.call, code.post + post, code.pending)
     code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
-    if decision.resolved and decision.name in _TRACE_METHODS and decision.action not in _PASSES:
-        return _with_clean_trace(ctx, decision, code)
+    if decision.resolved and decision.name in _ORIGINAL_VIEW and decision.action not in _PASSES:
+        return _as_the_original_sees_it(ctx, decision, code)
     return code
 
 
-#: the JDK's methods that print or return a stack trace, by name: ``(owner, descriptor)`` of each
-_TRACE_METHODS: Final = {
-    "printStackTrace": (
-        ("java/lang/Throwable", "()V"),
-        ("java/lang/Throwable", "(Ljava/io/PrintStream;)V"),
-        ("java/lang/Throwable", "(Ljava/io/PrintWriter;)V"),
-    ),
-    "getStackTrace": (
-        ("java/lang/Throwable", "()[Ljava/lang/StackTraceElement;"),
-        ("java/lang/Thread", "()[Ljava/lang/StackTraceElement;"),
-    ),
+_THROWABLE: Final = "java/lang/Throwable"
+_CLASS: Final = "java/lang/Class"
+#: the JDK's methods that print or return what the rewriting changed (stack traces, a class's
+#: members), by name: ``(owner, descriptor)`` -> (before the call: the receiver, after: the
+#: result; the runtime method that gives it as the original program's)
+_ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], tuple[bool, RuntimeMember]]]] = {
+    "printStackTrace": {
+        (_THROWABLE, "()V"): (True, TRACES_CLEAN_THROWABLE),
+        (_THROWABLE, "(Ljava/io/PrintStream;)V"): (True, TRACES_CLEAN_THROWABLE),
+        (_THROWABLE, "(Ljava/io/PrintWriter;)V"): (True, TRACES_CLEAN_THROWABLE),
+    },
+    "getStackTrace": {
+        (_THROWABLE, "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
+        ("java/lang/Thread", "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
+    },
+    "getDeclaredMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): (False, MEMBERS_METHODS)},
+    "getMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): (False, MEMBERS_METHODS)},
+    "getDeclaredFields": {(_CLASS, "()[Ljava/lang/reflect/Field;"): (False, MEMBERS_FIELDS)},
+    "getFields": {(_CLASS, "()[Ljava/lang/reflect/Field;"): (False, MEMBERS_FIELDS)},
 }
 _PASSES: Final = (CallAction.PASS, CallAction.PASS_INTERFACE)
 
 
-def _with_clean_trace(ctx: ClassContext, decision: CallSite, code: SiteCode) -> SiteCode:
-    """``code`` with the trace the JDK method prints or returns cleaned first (``Traces``): the
-    program prints and reads the frames it has without jprewrite (its methods' names, no wrapper
-    frames), not those of twins and wrappers."""
-    if (decision.owner, decision.descriptor) not in _TRACE_METHODS[decision.name]:
+def _as_the_original_sees_it(ctx: ClassContext, decision: CallSite, code: SiteCode) -> SiteCode:
+    """``code`` with what the JDK method prints or returns made the original program's first
+    (``Traces``, ``Members``): the program prints and reads its own frames and members, not the
+    twins, wrappers and synthetic members the rewriting added."""
+    fix = _ORIGINAL_VIEW[decision.name].get((decision.owner, decision.descriptor))
+    if fix is None:
         return code
+    before, member = fix
     rt = ctx.rt
-    if decision.name == "getStackTrace":  # the array it returns, cleaned (the pending call's handler aside)
-        return SiteCode(code.pre, code.call, code.post + [rt.invoke(TRACES_CLEAN)], code.pending)
+    if not before:  # the value it returns (the pending call's handler aside)
+        return SiteCode(code.pre, code.call, code.post + [rt.invoke(member)], code.pending)
     if decision.descriptor == "()V":  # the receiver, cleaned in place before it is printed
-        clean = [Instruction(-1, op.DUP), rt.invoke(TRACES_CLEAN_THROWABLE)]
+        clean = [Instruction(-1, op.DUP), rt.invoke(member)]
     else:  # (receiver, stream): swap, dup_x1 -> (receiver, stream, receiver)
-        clean = [Instruction(-1, op.SWAP), Instruction(-1, op.DUP_X1), rt.invoke(TRACES_CLEAN_THROWABLE)]
+        clean = [Instruction(-1, op.SWAP), Instruction(-1, op.DUP_X1), rt.invoke(member)]
     return SiteCode(clean + code.pre, code.call, code.post, code.pending)
 
 

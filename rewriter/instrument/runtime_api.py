@@ -21,7 +21,7 @@ from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Fragment, Instruction
 from .codegen import StraightCode, push_int
-from .support import MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING, TRACES
+from .support import MEMBERS, MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING, TRACES
 
 if TYPE_CHECKING:  # (method_ids uses this module's members)
     from .method_ids import MidTable
@@ -31,6 +31,8 @@ __all__ = ["RuntimeMember", "RUNTIME_API", "LocalSite", "RuntimeCalls", "contrac
 _OBJ: Final = "Ljava/lang/Object;"
 _STR: Final = "Ljava/lang/String;"
 _TRACE: Final = "[Ljava/lang/StackTraceElement;"
+_METHODS: Final = "[Ljava/lang/reflect/Method;"
+_FIELDS: Final = "[Ljava/lang/reflect/Field;"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,10 @@ TRACES_CLEAN: Final = _m(TRACES, "clean", "(" + _TRACE + ")" + _TRACE, True,
                   "a stack trace as the original program's (twins named as their methods, no wrapper frames)")
 TRACES_CLEAN_THROWABLE: Final = _m(TRACES, "cleanThrowable", "(Ljava/lang/Throwable;)V", True,
                             "`clean` on a throwable's trace, its causes' and suppressed ones', in place")
+MEMBERS_METHODS: Final = _m(MEMBERS, "methods", "(" + _METHODS + ")" + _METHODS, True,
+                     "reflected methods without the rewriting's (`m$jp`, parts, `$jprewrite$class`)")
+MEMBERS_FIELDS: Final = _m(MEMBERS, "fields", "(" + _FIELDS + ")" + _FIELDS, True,
+                    "reflected fields without the rewriting's marker field")
 # fmt: on
 
 RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
@@ -143,6 +149,8 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     SAMPLING_ENTRY,
     TRACES_CLEAN,
     TRACES_CLEAN_THROWABLE,
+    MEMBERS_METHODS,
+    MEMBERS_FIELDS,
 )
 
 

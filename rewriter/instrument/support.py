@@ -21,6 +21,7 @@ __all__ = [
     "ROOT_DESC",
     "SAMPLING",
     "TRACES",
+    "MEMBERS",
     "MID",
     "MID_DESC",
     "MIDS_ARRAY",
@@ -53,6 +54,7 @@ ROOT: Final = "jprewrite/runtime/ThreadRoot"
 ROOT_DESC: Final = "L" + ROOT + ";"
 SAMPLING: Final = "jprewrite/runtime/Sampling"
 TRACES: Final = "jprewrite/runtime/Traces"
+MEMBERS: Final = "jprewrite/runtime/Members"
 MID: Final = "jprewrite/runtime/MethodId"
 MID_DESC: Final = "L" + MID + ";"
 MIDS_ARRAY: Final = "[" + MID_DESC
