@@ -1,8 +1,9 @@
 package jprewrite.runtime;
 
 import java.lang.reflect.Field;
+import java.lang.reflect.Member;
 import java.lang.reflect.Method;
-import java.util.ArrayList;
+import java.util.Arrays;
 
 /**
  * The members a rewritten class declares as the original declares them: what rewritten code reads
@@ -28,51 +29,36 @@ public final class Members {
 
     /** {@code methods} without the rewriting's own (a new array), or {@code methods} itself. */
     public static Method[] methods(Method[] methods) {
-        if (methods == null) {
-            return null;
-        }
-        try {
-            ArrayList<Method> kept = null;
-            for (int i = 0; i < methods.length; i++) {
-                Method m = methods[i];
-                boolean added = m.isSynthetic() && isAdded(m.getName());
-                if (added && kept == null) {
-                    kept = new ArrayList<Method>(methods.length);
-                    for (int k = 0; k < i; k++) {
-                        kept.add(methods[k]);
-                    }
-                } else if (!added && kept != null) {
-                    kept.add(m);
-                }
-            }
-            return kept == null ? methods : kept.toArray(new Method[0]);
-        } catch (Throwable e) {   // no memory left, say: the JVM's answer as it was
-            return methods;
-        }
+        return kept(methods, false);
     }
 
     /** {@code fields} without the rewriting's marker field (a new array), or {@code fields} itself. */
     public static Field[] fields(Field[] fields) {
-        if (fields == null) {
+        return kept(fields, true);
+    }
+
+    private static <T extends Member> T[] kept(T[] members, boolean fields) {
+        if (members == null) {
             return null;
         }
         try {
-            ArrayList<Field> kept = null;
-            for (int i = 0; i < fields.length; i++) {
-                Field f = fields[i];
-                boolean added = f.isSynthetic() && MARKER_FIELD.equals(f.getName());
-                if (added && kept == null) {
-                    kept = new ArrayList<Field>(fields.length);
-                    for (int k = 0; k < i; k++) {
-                        kept.add(fields[k]);
+            T[] out = null;
+            int n = 0;
+            for (int i = 0; i < members.length; i++) {
+                T m = members[i];
+                String name = m.getName();
+                if (m.isSynthetic() && (fields ? MARKER_FIELD.equals(name) : isAdded(name))) {
+                    if (out == null) {
+                        out = Arrays.copyOf(members, members.length);
+                        n = i;
                     }
-                } else if (!added && kept != null) {
-                    kept.add(f);
+                } else if (out != null) {
+                    out[n++] = m;
                 }
             }
-            return kept == null ? fields : kept.toArray(new Field[0]);
-        } catch (Throwable e) {
-            return fields;
+            return out == null ? members : Arrays.copyOf(out, n);
+        } catch (Throwable e) {   // no memory left, say: the JVM's answer as it was
+            return members;
         }
     }
 
