@@ -581,4 +581,5 @@ def test_traces_cleaned_as_the_original_program_would_print_them(run) -> None:
         "I.c:1",
         "K.s:8",
         "0 done",
+        "m m a$jpb n $jp",
     ]

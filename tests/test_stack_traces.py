@@ -4,7 +4,8 @@ The rewriting moves each method's body into an ESI twin ``m$jp`` and makes ``m``
 around it, so without ``Traces`` a trace shows ``m$jp`` frames, an extra wrapper frame wherever
 uninstrumented code called in, and frames of holder classes (interface dispatchers). The program
 below prints traces in each way a program does (``printStackTrace`` to a stream, a writer and
-stderr, ``getStackTrace`` and ``Thread.getStackTrace`` read name by name, an exception leaving
+stderr, ``getStackTrace`` and ``Thread.getStackTrace`` read name by name, the names of
+``StackWalker``'s frames, an exception leaving
 ``main`` and one leaving a thread's ``run``), through recursion, an interface call, a JDK
 callback (``List.sort`` calling a ``Comparator`` and a lambda), a cause and a suppressed
 exception. Rewritten offline and run under the agent, stdout, stderr and the exit status are those
@@ -72,6 +73,15 @@ public class Main {
         return xs.size();
     }
 
+    static String caller() {
+        return StackWalker.getInstance().walk(s -> s.skip(1).findFirst()).get().getMethodName();
+    }
+
+    static String walked() {   // (the frames of the program's own methods: a walk is not cleaned of wrappers)
+        return StackWalker.getInstance().walk(s -> s.limit(2).map(f -> f.getMethodName() + "/"
+                + f.toStackTraceElement().getMethodName()).reduce("", (a, b) -> a + b + " "));
+    }
+
     static String where() {
         StringBuilder sb = new StringBuilder();
         for (StackTraceElement e : Thread.currentThread().getStackTrace()) {
@@ -111,6 +121,7 @@ public class Main {
             System.out.println(e.getStackTrace().length);
         }
         System.out.println(where());
+        System.out.println(caller() + " | " + walked());
         Thread t = new Thread(new Runnable() {
             public void run() {
                 Helper.fail(1);

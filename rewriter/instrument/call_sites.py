@@ -17,7 +17,15 @@ from ..classfile.instructions import Instruction, InvokeInterface
 from . import codegen as G
 from .context import ClassContext
 from .plan import CallAction, CallSite
-from .runtime_api import MEMBERS_FIELDS, MEMBERS_METHODS, TRACES_CLEAN, TRACES_CLEAN_THROWABLE, RuntimeMember
+from .runtime_api import (
+    MEMBERS_FIELDS,
+    MEMBERS_METHODS,
+    TRACES_CLEAN,
+    TRACES_CLEAN_THROWABLE,
+    TRACES_ELEMENT,
+    TRACES_METHOD_NAME,
+    RuntimeMember,
+)
 from .support import KIND_JDK, UNKNOWN_SITE, dispatcher_descriptor, esi_descriptor, esi_name
 
 __all__ = ["SiteCode", "call_site_code", "init_publish", "pending_temps"]
@@ -77,6 +85,7 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
 
 _THROWABLE: Final = "java/lang/Throwable"
 _CLASS: Final = "java/lang/Class"
+_FRAME: Final = "java/lang/StackWalker$StackFrame"
 #: the JDK's methods that print or return what the rewriting changed (stack traces, a class's
 #: members), by name: ``(owner, descriptor)`` -> (before the call: the receiver, after: the
 #: result; the runtime method that gives it as the original program's)
@@ -90,6 +99,8 @@ _ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], tuple[bool, RuntimeMember]
         (_THROWABLE, "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
         ("java/lang/Thread", "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
     },
+    "getMethodName": {(_FRAME, "()Ljava/lang/String;"): (False, TRACES_METHOD_NAME)},
+    "toStackTraceElement": {(_FRAME, "()Ljava/lang/StackTraceElement;"): (False, TRACES_ELEMENT)},
     "getDeclaredMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): (False, MEMBERS_METHODS)},
     "getMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): (False, MEMBERS_METHODS)},
     "getDeclaredFields": {(_CLASS, "()[Ljava/lang/reflect/Field;"): (False, MEMBERS_FIELDS)},

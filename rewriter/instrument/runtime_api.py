@@ -111,6 +111,10 @@ TRACES_CLEAN: Final = _m(TRACES, "clean", "(" + _TRACE + ")" + _TRACE, True,
                   "a stack trace as the original program's (twins named as their methods, no wrapper frames)")
 TRACES_CLEAN_THROWABLE: Final = _m(TRACES, "cleanThrowable", "(Ljava/lang/Throwable;)V", True,
                             "`clean` on a throwable's trace, its causes' and suppressed ones', in place")
+TRACES_METHOD_NAME: Final = _m(TRACES, "methodName", "(" + _STR + ")" + _STR, True,
+                        "a `StackWalker` frame's method name as the program's (`m$jp`, `m$jp$N`: `m`)")
+TRACES_ELEMENT: Final = _m(TRACES, "element", "(Ljava/lang/StackTraceElement;)Ljava/lang/StackTraceElement;", True,
+                    "a `StackWalker` frame's element, named by `methodName`")
 MEMBERS_METHODS: Final = _m(MEMBERS, "methods", "(" + _METHODS + ")" + _METHODS, True,
                      "reflected methods without the rewriting's (`m$jp`, parts, `$jprewrite$class`)")
 MEMBERS_FIELDS: Final = _m(MEMBERS, "fields", "(" + _FIELDS + ")" + _FIELDS, True,
@@ -149,6 +153,8 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     SAMPLING_ENTRY,
     TRACES_CLEAN,
     TRACES_CLEAN_THROWABLE,
+    TRACES_METHOD_NAME,
+    TRACES_ELEMENT,
     MEMBERS_METHODS,
     MEMBERS_FIELDS,
 )

@@ -52,5 +52,7 @@ public class TraceShapes {
             }
         });
         System.out.println(fixed.getStackTrace().length + " done");
+        System.out.println(Traces.methodName("m$jp") + " " + Traces.methodName("m$jp$2") + " " + Traces.methodName("a$jpb")
+                + " " + Traces.element(f("L", "n$jp", 4)).getMethodName() + " " + Traces.methodName("$jp"));
     }
 }

@@ -114,6 +114,31 @@ public final class Traces {
         }
     }
 
+    /**
+     * A method name as the program wrote it: a twin's ({@code m$jp}) or an outlined part's
+     * ({@code m$jp$N}) is {@code m}. What {@code StackWalker.StackFrame.getMethodName()} returns to
+     * rewritten code (its frames are not dropped or merged: only their names are the original's).
+     */
+    public static String methodName(String name) {
+        if (name == null) {
+            return null;
+        }
+        if (isPart(name)) {
+            return name.substring(0, name.lastIndexOf(PART));
+        }
+        return name.endsWith(TWIN) && name.length() > TWIN.length() ? name.substring(0, name.length() - TWIN.length()) : name;
+    }
+
+    /** {@code e} named by {@link #methodName}: what {@code StackFrame.toStackTraceElement()} returns to rewritten code. */
+    public static StackTraceElement element(StackTraceElement e) {
+        try {
+            String name = e == null ? null : methodName(e.getMethodName());
+            return name == null || name.equals(e.getMethodName()) ? e : renamed(e, name);
+        } catch (Throwable x) {
+            return e;
+        }
+    }
+
     private static boolean needsCleaning(StackTraceElement[] trace) {
         for (StackTraceElement e : trace) {
             if (e == null) {
