@@ -16,7 +16,7 @@ from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.instructions import Instruction, InvokeInterface
 from . import codegen as G
 from .context import ClassContext
-from .plan import CallAction, CallSite
+from .plan import NODE_PASSING, CallAction, CallSite
 from .runtime_api import (
     MEMBERS_FIELDS,
     MEMBERS_METHODS,
@@ -78,7 +78,7 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
         code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
         return SiteCode(pre + code.pre, code.call, code.post + post, code.pending)
     code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
-    if decision.resolved and decision.name in _ORIGINAL_VIEW and decision.action not in _PASSES:
+    if decision.resolved and decision.name in _ORIGINAL_VIEW and decision.action not in NODE_PASSING:
         return _as_the_original_sees_it(ctx, decision, code)
     return code
 
@@ -106,7 +106,6 @@ _ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], tuple[bool, RuntimeMember]
     "getDeclaredFields": {(_CLASS, "()[Ljava/lang/reflect/Field;"): (False, MEMBERS_FIELDS)},
     "getFields": {(_CLASS, "()[Ljava/lang/reflect/Field;"): (False, MEMBERS_FIELDS)},
 }
-_PASSES: Final = (CallAction.PASS, CallAction.PASS_INTERFACE)
 
 
 def _as_the_original_sees_it(ctx: ClassContext, decision: CallSite, code: SiteCode) -> SiteCode:

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from fnmatch import fnmatchcase
+from typing import Final
 
 from ..analysis.hierarchy import ClassHierarchy, ClassInfo, MemberInfo
 from ..classfile import opcodes as op
@@ -68,7 +69,7 @@ from .support import (
     RUNTIME_PACKAGE,
 )
 
-__all__ = ["CallAction", "CallSite", "ClassPatterns", "CctPlan", "raise_interface_flags"]
+__all__ = ["CallAction", "CallSite", "ClassPatterns", "CctPlan", "NODE_PASSING", "raise_interface_flags"]
 
 _JDK_PREFIXES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
 _ESI_PARAMETERS = NODE_DESC + "I)"  #: how an ESI method's descriptor ends (esi_descriptor)
@@ -341,7 +342,8 @@ class CctPlan:
         same = all(a.action is mine.action and (a.action is CallAction.PASS or a.owner == mine.owner) for a in answers)
         if same or name == "<init>":
             return mine  # (a constructor is the named class's own: every copy is instrumented alike)
-        plain = sorted((a for a in answers if a.action not in _PASSES), key=lambda a: _SAFEST_FIRST.index(a.action))
+        plain = [a for a in answers if a.action not in NODE_PASSING]
+        plain.sort(key=lambda a: _SAFEST_FIRST.index(a.action))
         if len(plain) == len(answers):
             return plain[0]  # no node passed anywhere: the action that holds in the most views
         # some view passes the node, another cannot: a pending call, named by the method that is
@@ -455,7 +457,7 @@ class CctPlan:
 
 
 #: actions that call an ESI method or a dispatcher that may: valid only where the callee has one
-_PASSES = frozenset({CallAction.PASS, CallAction.PASS_INTERFACE})
+NODE_PASSING: Final = frozenset({CallAction.PASS, CallAction.PASS_INTERFACE})
 #: actions that pass no node, from the one valid in most situations: a pending call handles an
 #: instrumented override and a callback, a boundary call a callback, a leaf call neither
 _SAFEST_FIRST = [CallAction.PENDING, CallAction.BOUNDARY, CallAction.LEAF, CallAction.PLAIN, CallAction.PUBLISH]

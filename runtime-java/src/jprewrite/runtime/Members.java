@@ -19,8 +19,6 @@ import java.util.Arrays;
  * the program's own members all stay, synthetic bridges and accessors included.
  */
 public final class Members {
-    private static final String TWIN = "$jp";
-    private static final String PART = "$jp$";
     private static final String CLASS_METHOD = "$jprewrite$class";
     private static final String MARKER_FIELD = "$jprewrite$instrumented";
 
@@ -63,19 +61,6 @@ public final class Members {
     }
 
     private static boolean isAdded(String name) {
-        if (name.equals(CLASS_METHOD) || (name.endsWith(TWIN) && name.length() > TWIN.length())) {
-            return true;
-        }
-        int part = name.lastIndexOf(PART);
-        if (part <= 0 || part + PART.length() >= name.length()) {
-            return false;
-        }
-        for (int k = part + PART.length(); k < name.length(); k++) {
-            char c = name.charAt(k);
-            if (c < '0' || c > '9') {
-                return false;
-            }
-        }
-        return true;
+        return name.equals(CLASS_METHOD) || Traces.isAddedName(name);
     }
 }

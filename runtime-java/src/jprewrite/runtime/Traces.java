@@ -27,7 +27,8 @@ import java.util.IdentityHashMap;
  * written (a delegating ESI method, a B2N twin around a native method) is dropped;</li>
  * <li>frames of holder classes are dropped.</li>
  * </ul>
- * Traces read elsewhere (inside uninstrumented code, {@code StackWalker}) are not cleaned.
+ * {@code StackWalker} frames read by rewritten code get their names from {@link #methodName} (a walk
+ * still meets wrapper frames). Traces read inside uninstrumented code are not cleaned.
  */
 public final class Traces {
     private static final String TWIN = "$jp";
@@ -56,8 +57,12 @@ public final class Traces {
             if (cls.endsWith(HOLDER)) {
                 continue;
             }
+            String original = methodName(name);
+            if (original.equals(name)) {
+                out.add(e);
+                continue;
+            }
             if (isPart(name)) {
-                String original = name.substring(0, name.lastIndexOf(PART));
                 // the twin and parts of the same method that called this part: one original frame
                 while (i + 1 < n && cls.equals(trace[i + 1].getClassName())
                         && isOwnTwinOrPart(trace[i + 1].getMethodName(), original)) {
@@ -67,18 +72,13 @@ public final class Traces {
                 i = skipWrapper(trace, i, cls, original);
                 continue;
             }
-            if (name.endsWith(TWIN) && name.length() > TWIN.length()) {
-                String original = name.substring(0, name.length() - TWIN.length());
-                if (e.getLineNumber() < 0 && i > 0 && cls.equals(trace[i - 1].getClassName())
-                        && original.equals(trace[i - 1].getMethodName())) {
-                    i = skipWrapper(trace, i, cls, original);   // a delegating or B2N twin below its callee
-                    continue;
-                }
-                out.add(renamed(e, original));
-                i = skipWrapper(trace, i, cls, original);
+            if (e.getLineNumber() < 0 && i > 0 && cls.equals(trace[i - 1].getClassName())
+                    && original.equals(trace[i - 1].getMethodName())) {
+                i = skipWrapper(trace, i, cls, original);   // a delegating or B2N twin below its callee
                 continue;
             }
-            out.add(e);
+            out.add(renamed(e, original));
+            i = skipWrapper(trace, i, cls, original);
         }
         return out.toArray(new StackTraceElement[0]);
     }
@@ -126,7 +126,16 @@ public final class Traces {
         if (isPart(name)) {
             return name.substring(0, name.lastIndexOf(PART));
         }
-        return name.endsWith(TWIN) && name.length() > TWIN.length() ? name.substring(0, name.length() - TWIN.length()) : name;
+        return isTwin(name) ? name.substring(0, name.length() - TWIN.length()) : name;
+    }
+
+    /** A name the rewriting gives a method: a twin's ({@code m$jp}) or an outlined part's ({@code m$jp$N}). */
+    static boolean isAddedName(String name) {
+        return isTwin(name) || isPart(name);
+    }
+
+    private static boolean isTwin(String name) {
+        return name.endsWith(TWIN) && name.length() > TWIN.length();
     }
 
     /** {@code e} named by {@link #methodName}: what {@code StackFrame.toStackTraceElement()} returns to rewritten code. */
@@ -144,8 +153,7 @@ public final class Traces {
             if (e == null) {
                 return false;   // not a trace the JVM made: leave it
             }
-            String name = e.getMethodName();
-            if (name.endsWith(TWIN) || isPart(name) || e.getClassName().endsWith(HOLDER)) {
+            if (isAddedName(e.getMethodName()) || e.getClassName().endsWith(HOLDER)) {
                 return true;
             }
         }
