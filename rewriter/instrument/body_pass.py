@@ -26,7 +26,7 @@ from .context import ClassContext
 from .emit import FrameNeeds
 from .monitors import MonitorDepths, catch_all_entries, handler_rows, self_covering_rows
 from .runtime_api import NODE_BYTECODES
-from .support import RUNTIME_PACKAGE
+from .support import RUNTIME_PACKAGE, renamed_from
 from .yieldpoints import exit_yieldpoint_frames, wants_entry_yieldpoint, yieldpoint_blocks, yieldpoint_code
 
 __all__ = ["BodyResult", "instrument_body"]
@@ -77,6 +77,8 @@ class _Pass:
     extra_locals: int = 0
     rise: int = 0
     own: int = 0
+    #: the original name of the method this body holds, when its own differs (a twin, a part)
+    caller: str | None = None
 
     # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
     def __init__(
@@ -103,6 +105,7 @@ class _Pass:
         self.extra_locals = 0
         self.rise = 0
         self.own = 0
+        self.caller = renamed_from(method.name)
 
     def put(self, code: list) -> None:
         """Append inserted ``code`` where the original code has its own depth (between its
@@ -360,7 +363,7 @@ def _call(
     original_handlers: list,
 ) -> None:
     """A live call site; a pending call gets a catch-all handler (after ``super()``/``this()`` only)."""
-    code = call_site_code(p.ctx, item, p.node, site, temps)
+    code = call_site_code(p.ctx, item, p.node, site, temps, p.caller)
     p.put(code.pre)
     if code.pending is not None and init_done is not None and i >= init_done:
         start, end, handler = Label("pending_start"), Label("pending_end"), Label("pending_handler")

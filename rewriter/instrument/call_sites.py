@@ -21,11 +21,13 @@ from .runtime_api import (
     MEMBERS_FIELDS,
     MEMBERS_METHODS,
     TRACES_CLEAN,
+    TRACES_CLEAN_ALL,
     TRACES_CLEAN_THROWABLE,
     TRACES_ELEMENT,
     TRACES_METHOD_NAME,
     RuntimeMember,
 )
+from .shape_trampoline import names_its_caller, trampoline_call
 from .support import KIND_JDK, UNKNOWN_SITE, dispatcher_descriptor, esi_descriptor, esi_name
 
 __all__ = ["SiteCode", "call_site_code", "init_publish", "pending_temps"]
@@ -51,10 +53,14 @@ class SiteCode:
         self.pending = pending
 
 
-def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, temps: int) -> SiteCode:
+def call_site_code(
+    ctx: ClassContext, insn: Instruction, node: int, site: int, temps: int, caller: str | None = None
+) -> SiteCode:
     """The code for invoke ``insn``, call site number ``site``, the node in local ``node``.
 
-    ``temps``: the first local a pending call may use to hold its receiver and arguments.
+    ``temps``: the first local a pending call may use to hold its receiver and arguments;
+    ``caller``: the original name of the method whose body this is when the body's own method has
+    another (a twin's, an outlined part's): a logging call goes through a trampoline of that name.
     """
     pool, plan = ctx.pool, ctx.plan
     if insn.opcode == op.INVOKEDYNAMIC:
@@ -78,8 +84,12 @@ def call_site_code(ctx: ClassContext, insn: Instruction, node: int, site: int, t
         code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
         return SiteCode(pre + code.pre, code.call, code.post + post, code.pending)
     code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
-    if decision.resolved and decision.name in _ORIGINAL_VIEW and decision.action not in NODE_PASSING:
-        return _as_the_original_sees_it(ctx, decision, code)
+    if decision.resolved and decision.action not in NODE_PASSING:
+        if decision.name in _ORIGINAL_VIEW:
+            return _as_the_original_sees_it(ctx, decision, code)
+        if caller is not None and names_its_caller(decision.owner, decision.name, decision.descriptor):
+            pre, call = trampoline_call(ctx, insn, owner, desc, caller)
+            return SiteCode(code.pre + pre, call, code.post, code.pending)
     return code
 
 
@@ -99,6 +109,7 @@ _ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], tuple[bool, RuntimeMember]
         (_THROWABLE, "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
         ("java/lang/Thread", "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
     },
+    "getAllStackTraces": {("java/lang/Thread", "()Ljava/util/Map;"): (False, TRACES_CLEAN_ALL)},
     "getMethodName": {(_FRAME, "()Ljava/lang/String;"): (False, TRACES_METHOD_NAME)},
     "toStackTraceElement": {(_FRAME, "()Ljava/lang/StackTraceElement;"): (False, TRACES_ELEMENT)},
     "getDeclaredMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): (False, MEMBERS_METHODS)},

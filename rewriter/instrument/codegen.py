@@ -68,6 +68,17 @@ class StraightCode:
         self.depth -= pops
         self._push(pushes)
 
+    def invoke_interface(self, index: int, pops: int, pushes: int) -> None:
+        """``invokeinterface`` of pool entry ``index`` taking ``pops`` slots (its count byte)."""
+        code = self.code
+        code.append(op.INVOKEINTERFACE)
+        code.append(index >> 8)
+        code.append(index & 0xFF)
+        code.append(pops)
+        code.append(0)
+        self.depth -= pops
+        self._push(pushes)
+
     def ldc(self, index: int) -> None:
         """A one-slot constant: ``ldc`` when the index fits a byte, else ``ldc_w``."""
         code = self.code

@@ -121,6 +121,9 @@ class ClassContext:
     site_decisions: dict[int, tuple[str, str, str, bool, CallSite]] = field(default_factory=dict)
     #: the same key -> the pool index of the ESI reference a passing call site calls instead
     esi_refs: dict[int, int] = field(default_factory=dict)
+    #: logging trampolines to add (:mod:`.shape_trampoline`): (name, the call's opcode, the pool
+    #: index of the method it calls) -> (descriptor with one marker, its markers, the called descriptor)
+    trampolines: dict[tuple[str, int, int], tuple[str, int, str]] = field(default_factory=dict)
     #: the class's internal name (asked for at every call site and block: kept)
     name: str = field(init=False)
 

@@ -40,6 +40,7 @@ from .shape_delegating import add_abstract_delegator, add_kept_delegator
 from .shape_esi import add_esi_and_n2b
 from .shape_holder import build_holder
 from .shape_osi import instrument_in_place
+from .shape_trampoline import add_trampolines
 from .support import CLASS_METHOD, CLASS_METHOD_DESC, ESI_FLAGS, HOLDER_SUFFIX, MARKER_FIELD
 from .yieldpoints import add_sample_yieldpoints
 
@@ -80,6 +81,8 @@ def instrument_class(
         return ctx.report
     for m in list(cf.methods):
         _method(ctx, m, keep, keep_reason)
+    if ctx.trampolines:
+        add_trampolines(ctx)
     if not contract_only and ("<clinit>", "()V") not in keep:
         clinit = cf.method("<clinit>", "()V")
         if clinit is not None and clinit.code() is not None:

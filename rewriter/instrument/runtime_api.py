@@ -115,8 +115,12 @@ TRACES_METHOD_NAME: Final = _m(TRACES, "methodName", "(" + _STR + ")" + _STR, Tr
                         "a `StackWalker` frame's method name as the program's (`m$jp`, `m$jp$N`: `m`)")
 TRACES_ELEMENT: Final = _m(TRACES, "element", "(Ljava/lang/StackTraceElement;)Ljava/lang/StackTraceElement;", True,
                     "a `StackWalker` frame's element, named by `methodName`")
+TRACES_CLEAN_RECORD: Final = _m(TRACES, "cleanRecord", "(" + _OBJ + ")V", True,
+                         "`cleanThrowable` on a JUL `LogRecord`'s throwable (a logging trampoline's)")
+TRACES_CLEAN_ALL: Final = _m(TRACES, "cleanAll", "(Ljava/util/Map;)Ljava/util/Map;", True,
+                      "`Thread.getAllStackTraces()`'s map with each trace cleaned (a new map)")
 MEMBERS_METHODS: Final = _m(MEMBERS, "methods", "(" + _METHODS + ")" + _METHODS, True,
-                     "reflected methods without the rewriting's (`m$jp`, parts, `$jprewrite$class`)")
+                     "reflected methods without the rewriting's (`m$jp`, parts, trampolines, `$jprewrite$class`)")
 MEMBERS_FIELDS: Final = _m(MEMBERS, "fields", "(" + _FIELDS + ")" + _FIELDS, True,
                     "reflected fields without the rewriting's marker field")
 # fmt: on
@@ -155,6 +159,8 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     TRACES_CLEAN_THROWABLE,
     TRACES_METHOD_NAME,
     TRACES_ELEMENT,
+    TRACES_CLEAN_RECORD,
+    TRACES_CLEAN_ALL,
     MEMBERS_METHODS,
     MEMBERS_FIELDS,
 )

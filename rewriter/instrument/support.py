@@ -43,6 +43,9 @@ __all__ = [
     "KIND_UNINSTRUMENTED",
     "KIND_NATIVE",
     "esi_name",
+    "renamed_from",
+    "TRAMPOLINE_FLAGS",
+    "trampoline_descriptor",
     "esi_descriptor",
     "dispatcher_descriptor",
 ]
@@ -103,6 +106,32 @@ def esi_name(name: str) -> str:
     methods exactly as it pairs the originals.
     """
     return name + ESI_NAME_SUFFIX
+
+
+def renamed_from(name: str) -> str | None:
+    """The method name that ``name`` holds the body of: a twin's (``m$jp``) or an outlined part's
+    (``m$jp$N``) is ``m``; None for a method of the original name (a constructor, ``<clinit>``)."""
+    if name.endswith(ESI_NAME_SUFFIX) and len(name) > len(ESI_NAME_SUFFIX):
+        return name[: -len(ESI_NAME_SUFFIX)]
+    at = name.rfind(ESI_NAME_SUFFIX + "$")
+    if at > 0 and name[at + len(ESI_NAME_SUFFIX) + 1 :].isdigit():
+        return name[:at]
+    return None
+
+
+#: A logging trampoline (:mod:`.shape_trampoline`): ``private static synthetic`` (an instance method
+#: for a ``super`` call), named as the method whose twin calls it, its descriptor the call's own
+#: (the receiver first) with a last ``Traces`` parameter that no program method can have (always
+#: null): the JDK's logging names the caller after this frame, and ``Members`` leaves it out
+TRAMPOLINE_FLAGS: Final = ACC_SYNTHETIC
+
+
+def trampoline_descriptor(receiver: str | None, descriptor: str) -> str:
+    """``(args)R`` called on ``receiver`` (None: a ``super`` call, on ``this``) ->
+    ``(Lreceiver; args LTraces;)R``."""
+    close = descriptor.rindex(")")
+    head = "(" if receiver is None else "(" + (receiver if receiver.startswith("[") else "L" + receiver + ";")
+    return head + descriptor[1:close] + "L" + TRACES + ";" + descriptor[close:]
 
 
 _ESI_DESCRIPTORS: Final[dict[str, str]] = {}

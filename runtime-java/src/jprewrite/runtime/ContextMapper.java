@@ -24,6 +24,8 @@ final class ContextMapper {
         Node node = root;
         String wrapperClass = null;
         String wrapperName = null;
+        String esiClass = null;   // the ESI of the frame just before (outer), for its logging trampoline
+        String esiName = null;
         for (int i = trace.length - 1; i >= 0; i--) {
             StackTraceElement e = trace[i];
             String cls = e.getClassName();
@@ -33,10 +35,19 @@ final class ContextMapper {
             String name = e.getMethodName();
             boolean esi = name.endsWith(ESI) && name.length() > ESI.length();
             if (!esi && isOutlinedPart(name)) {
+                esiClass = cls;
+                esiName = name.substring(0, name.lastIndexOf(ESI + "$"));
                 continue;
             }
+            if (!esi && e.getLineNumber() == -1 && cls.equals(esiClass) && name.equals(esiName)) {
+                esiClass = null;   // a logging trampoline: its ESI's context
+                continue;
+            }
+            esiClass = null;
             if (esi) {
                 name = name.substring(0, name.length() - ESI.length());
+                esiClass = cls;
+                esiName = name;
                 if (cls.equals(wrapperClass) && name.equals(wrapperName)) {
                     wrapperClass = null;   // the N2B wrapper's own ESI: the context it entered
                     continue;

@@ -11,12 +11,14 @@ import java.util.Arrays;
  *
  * <p>The rewriting adds synthetic members to each class it instruments: an ESI twin
  * {@code m$jp} per method, outlined parts {@code m$jp$N}, the class method
- * {@code $jprewrite$class()} and the marker field {@code $jprewrite$instrumented}. A program that
+ * {@code $jprewrite$class()}, logging trampolines (see {@link Traces}) and the marker field
+ * {@code $jprewrite$instrumented}. A program that
  * lists its classes' methods or fields (printing them, counting them, serialising or binding by
  * them) would see them. Where rewritten code calls {@code Class.getDeclaredMethods},
  * {@code getMethods}, {@code getDeclaredFields} or {@code getFields}, the result goes through
- * here and comes back without them. Only synthetic members with those names are left out, so
- * the program's own members all stay, synthetic bridges and accessors included.
+ * here and comes back without them. Only synthetic members with those names (or a trampoline's
+ * last parameter) are left out, so the program's own members all stay, synthetic bridges and
+ * accessors included.
  */
 public final class Members {
     private static final String CLASS_METHOD = "$jprewrite$class";
@@ -45,7 +47,7 @@ public final class Members {
             for (int i = 0; i < members.length; i++) {
                 T m = members[i];
                 String name = m.getName();
-                if (m.isSynthetic() && (fields ? MARKER_FIELD.equals(name) : isAdded(name))) {
+                if (m.isSynthetic() && (fields ? MARKER_FIELD.equals(name) : isAdded(name) || isTrampoline(m))) {
                     if (out == null) {
                         out = Arrays.copyOf(members, members.length);
                         n = i;
@@ -59,6 +61,17 @@ public final class Members {
             return members;
         }
     }
+
+    /** A logging trampoline: named as a method of the program, its last parameter a {@link Traces} (see there). */
+    private static boolean isTrampoline(Member m) {
+        if (!(m instanceof Method)) {
+            return false;
+        }
+        Class<?>[] params = ((Method) m).getParameterTypes();
+        return params.length > 0 && params[params.length - 1].getName().equals(TRAMPOLINE_MARKER);
+    }
+
+    private static final String TRAMPOLINE_MARKER = "jprewrite.runtime.Traces";
 
     private static boolean isAdded(String name) {
         return name.equals(CLASS_METHOD) || Traces.isAddedName(name);

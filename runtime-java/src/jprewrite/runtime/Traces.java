@@ -1,7 +1,9 @@
 package jprewrite.runtime;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.Map;
 
 /**
  * Stack traces as the original program's: what rewritten code prints or reads of a stack trace.
@@ -28,7 +30,11 @@ import java.util.IdentityHashMap;
  * <li>frames of holder classes are dropped.</li>
  * </ul>
  * {@code StackWalker} frames read by rewritten code get their names from {@link #methodName} (a walk
- * still meets wrapper frames). Traces read inside uninstrumented code are not cleaned.
+ * still meets wrapper frames). Traces read inside uninstrumented code are not cleaned, with one
+ * exception: the JDK's loggers ({@code java.util.logging}, {@code System.Logger}) name the
+ * method that logged after its frame, so a twin calls them through a <em>logging trampoline</em>
+ * named as the original method (no line number; its frame is dropped here, right above its
+ * twin's), and the throwables it hands them are cleaned first ({@link #cleanRecord}).
  */
 public final class Traces {
     private static final String TWIN = "$jp";
@@ -59,7 +65,9 @@ public final class Traces {
             }
             String original = methodName(name);
             if (original.equals(name)) {
-                out.add(e);
+                if (!isTrampoline(trace, i)) {
+                    out.add(e);
+                }
                 continue;
             }
             if (isPart(name)) {
@@ -81,6 +89,56 @@ public final class Traces {
             i = skipWrapper(trace, i, cls, original);
         }
         return out.toArray(new StackTraceElement[0]);
+    }
+
+    /**
+     * Is {@code trace[i]} a logging trampoline's frame: a frame without a line number of the same
+     * class and name right above the twin (or part) of that name that called it. The twin's frame
+     * below, named as the method, stands for the original's.
+     */
+    private static boolean isTrampoline(StackTraceElement[] trace, int i) {
+        StackTraceElement e = trace[i];
+        if (e.getLineNumber() != -1 || i + 1 >= trace.length) {
+            return false;
+        }
+        StackTraceElement below = trace[i + 1];
+        String name = below.getMethodName();
+        return isAddedName(name) && e.getClassName().equals(below.getClassName())
+                && e.getMethodName().equals(methodName(name));
+    }
+
+    /**
+     * {@code Thread.getAllStackTraces()} as the original program's: a new map (a {@code HashMap},
+     * as the JDK's) of the same threads with every trace {@link #clean}ed.
+     */
+    public static Map<Thread, StackTraceElement[]> cleanAll(Map<Thread, StackTraceElement[]> traces) {
+        if (traces == null) {
+            return null;
+        }
+        try {
+            HashMap<Thread, StackTraceElement[]> out = new HashMap<Thread, StackTraceElement[]>(traces.size() * 2);
+            for (Map.Entry<Thread, StackTraceElement[]> e : traces.entrySet()) {
+                out.put(e.getKey(), clean(e.getValue()));
+            }
+            return out;
+        } catch (Throwable x) {
+            return traces;
+        }
+    }
+
+    /**
+     * {@link #cleanThrowable} on the throwable of {@code record}, a {@code java.util.logging.LogRecord}
+     * handed to a logger (a logging trampoline's: its handlers print that trace in the JDK's code).
+     * An {@code Object} so that this class does not need {@code java.logging} to load.
+     */
+    public static void cleanRecord(Object record) {
+        try {
+            if (record instanceof java.util.logging.LogRecord) {
+                cleanThrowable(((java.util.logging.LogRecord) record).getThrown());
+            }
+        } catch (Throwable x) {
+            // a record subclass of the program's that misbehaves: its trace stays as it is
+        }
     }
 
     /**

@@ -1,0 +1,171 @@
+"""The JDK's loggers name the program's methods, not their twins (logging trampolines).
+
+``java.util.logging`` and ``System.Logger`` find the method that logged by walking the stack in
+the JDK's own code, which the rewriting leaves alone; without the trampolines every record of a
+rewritten program was named after an ESI twin (``L work$jp``) and every logged exception printed
+its twins and wrapper frames. The program below logs the ways programs do: by level, ``log`` with
+a parameter, a throwable (with a cause, thrown through a JDK callback) and a ``LogRecord``, a
+``Supplier`` the logger calls back, ``logp`` with a throwable, a ``Logger`` subclass calling
+``super.info``, ``System.Logger``, two logging methods of one descriptor from one lambda, and a
+default method of an interface; the format prints the source (class and method), the level, the
+message and the trace. It also prints ``Thread.getAllStackTraces()``'s frames of its own thread
+and its own sorted declared methods (the trampolines left out). Rewritten offline (default and
+hybrid mode) and under the agent, stdout, stderr and the exit status are the original's, byte
+for byte.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from support.agent import agent_options, run_with_agent
+from support.jdk import javac
+from support.profiling import make_jar, rewrite, run_java
+
+SOURCE = """
+package logs;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
+import java.util.logging.StreamHandler;
+
+public class Main {
+    static final Logger LOG = Logger.getLogger("logs");
+
+    interface Reporter {
+        default void report(String what) {
+            LOG.info("reported " + what);
+        }
+    }
+
+    static class Quiet implements Reporter {
+    }
+
+    static class Tagged extends Logger {
+        Tagged() {
+            super("tagged", null);
+        }
+
+        @Override
+        public void info(String msg) {
+            super.info("[tagged] " + msg);
+        }
+    }
+
+    void work(int i) {
+        LOG.info("working " + i);
+        LOG.log(Level.FINE, "step {0}", i);
+    }
+
+    static String expensive() {
+        return "computed";
+    }
+
+    static int fail(int depth) {
+        if (depth > 0) {
+            return fail(depth - 1) + 1;
+        }
+        throw new IllegalStateException("deep");
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("java.util.logging.SimpleFormatter.format", "%2$s %4$s %5$s%6$s%n");
+        Logger root = Logger.getLogger("");
+        for (Handler h : root.getHandlers()) {
+            root.removeHandler(h);
+        }
+        StreamHandler out = new StreamHandler(System.out, new SimpleFormatter());
+        out.setLevel(Level.ALL);
+        root.addHandler(out);
+        LOG.setLevel(Level.ALL);
+        new Main().work(1);
+        Runnable r = () -> LOG.warning("from a lambda");
+        r.run();
+        LOG.info(() -> "supplied " + expensive());
+        try {
+            fail(2);
+        } catch (IllegalStateException e) {
+            LOG.log(Level.SEVERE, "failed", new RuntimeException("wrapped", e));
+        }
+        try {
+            new ArrayList<>(Arrays.asList(3, 1, 2)).sort((a, b) -> a == 1 ? fail(0) : a - b);
+        } catch (IllegalStateException e) {
+            LOG.log(Level.WARNING, e, () -> "in a comparator");
+        }
+        LogRecord record = new LogRecord(Level.INFO, "a record");
+        record.setThrown(new IllegalArgumentException("recorded"));
+        LOG.log(record);
+        LOG.logp(Level.INFO, "Somewhere", "else", "explicit", new RuntimeException("explicit"));
+        Logger tagged = new Tagged();
+        tagged.setParent(root);
+        tagged.info("from a subclass");
+        System.getLogger("system").log(System.Logger.Level.INFO, "through System.Logger");
+        List<Integer> xs = new ArrayList<>(Arrays.asList(3, 1, 2));
+        xs.sort((a, b) -> {
+            LOG.fine("compare " + a);
+            LOG.info("compare " + b);
+            return a - b;
+        });
+        new Quiet().report("by default");
+        for (StackTraceElement e : Thread.getAllStackTraces().get(Thread.currentThread())) {
+            if (e.getClassName().startsWith("logs.")) {
+                System.out.println("frame " + e);
+            }
+        }
+        TreeSet<String> methods = new TreeSet<>();
+        for (java.lang.reflect.Method m : Main.class.getDeclaredMethods()) {
+            methods.add(m.getName() + "/" + m.getParameterCount());
+        }
+        System.out.println(methods);
+        out.flush();
+        LOG.severe("last");
+        out.flush();
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("logs")
+    classes = javac({"logs/Main.java": SOURCE}, tmp / "classes", "-g")
+    jar = make_jar(classes, tmp / "logs.jar")
+    plain = run_java([jar], "logs.Main")
+    assert plain.returncode == 0, plain.stderr
+    for line in (
+        "logs.Main work INFO working 1",
+        "logs.Main lambda$main$0 WARNING",
+        "logs.Main$Tagged info INFO",
+        "logs.Main$Reporter report INFO",
+        "at logs.Main.fail(Main.java:",
+    ):
+        assert line in plain.stdout, plain.stdout
+    return jar, plain
+
+
+@pytest.mark.parametrize("mode", ["exact", "hybrid"])
+def test_rewritten_program_logs_as_the_original(program, mode, tmp_path) -> None:
+    jar, plain = program
+    out = tmp_path / "logs-out.jar"
+    rewrite([jar], out, "--mode", mode)
+    run = run_java([out], "logs.Main", profile=tmp_path / "p.json")
+    assert "$jp" not in run.stdout + run.stderr
+    assert run.stdout == plain.stdout
+    assert run.stderr == plain.stderr
+    assert run.returncode == plain.returncode
+
+
+def test_program_under_the_agent_logs_as_the_original(program, tmp_path) -> None:
+    jar, plain = program
+    options = agent_options(tmp_path / "cache", tmp_path / "agent.json", progress="false")
+    run = run_with_agent([jar], ["logs.Main"], options)
+    assert run.stdout == plain.stdout
+    assert run.stderr == plain.stderr
+    assert run.returncode == plain.returncode
