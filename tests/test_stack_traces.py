@@ -8,7 +8,8 @@ stderr, ``getStackTrace`` and ``Thread.getStackTrace`` read name by name, the na
 ``StackWalker``'s frames, an exception leaving
 ``main`` and one leaving a thread's ``run``), through recursion, an interface call, a JDK
 callback (``List.sort`` calling a ``Comparator`` and a lambda), a cause and a suppressed
-exception. Rewritten offline and run under the agent, stdout, stderr and the exit status are those
+exception, and ``StackWalker`` walks (``walk``, ``forEach``, ``getCallerClass``) from a JDK
+callback, past its N2B wrapper, and ``getCallerClass`` in ``main``, which has no caller frame. Rewritten offline and run under the agent, stdout, stderr and the exit status are those
 of the original, byte for byte.
 """
 
@@ -77,9 +78,25 @@ public class Main {
         return StackWalker.getInstance().walk(s -> s.skip(1).findFirst()).get().getMethodName();
     }
 
-    static String walked() {   // (the frames of the program's own methods: a walk is not cleaned of wrappers)
+    static String walked() {
         return StackWalker.getInstance().walk(s -> s.limit(2).map(f -> f.getMethodName() + "/"
                 + f.toStackTraceElement().getMethodName()).reduce("", (a, b) -> a + b + " "));
+    }
+
+    static String walkedNames;
+
+    static class Walking implements Comparator<Integer> {   // a walk from a JDK callback: past its N2B wrapper
+        public int compare(Integer a, Integer b) {
+            if (walkedNames == null) {
+                StringBuilder sb = new StringBuilder();
+                StackWalker.getInstance().forEach(f -> sb.append(f.getMethodName()).append(' '));
+                walkedNames = sb + "| " + StackWalker.getInstance().walk(s -> s.map(f -> f.getClassName() + "."
+                        + f.getMethodName() + ":" + f.getLineNumber()).collect(java.util.stream.Collectors.joining(" ")))
+                        + " | called by " + StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+                        .getCallerClass().getName();
+            }
+            return a - b;
+        }
     }
 
     static String where() {
@@ -122,6 +139,15 @@ public class Main {
         }
         System.out.println(where());
         System.out.println(caller() + " | " + walked());
+        try {   // main has no caller frame (the launcher calls it through JNI)
+            System.out.println(StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass());
+        } catch (IllegalCallerException e) {
+            System.out.println(e);
+        }
+        Arrays.asList(1).forEach(x -> System.out.println("a lambda called by "
+                + StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass().getName()));
+        new ArrayList<>(Arrays.asList(2, 1)).sort(new Walking());
+        System.out.println(walkedNames);
         Thread t = new Thread(new Runnable() {
             public void run() {
                 Helper.fail(1);

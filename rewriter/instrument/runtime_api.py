@@ -21,7 +21,7 @@ from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Fragment, Instruction
 from .codegen import StraightCode, push_int
-from .support import MEMBERS, MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING, TRACES
+from .support import MEMBERS, MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING, TRACES, WALKS
 
 if TYPE_CHECKING:  # (method_ids uses this module's members)
     from .method_ids import MidTable
@@ -119,6 +119,12 @@ TRACES_CLEAN_RECORD: Final = _m(TRACES, "cleanRecord", "(" + _OBJ + ")V", True,
                          "`cleanThrowable` on a JUL `LogRecord`'s throwable (a logging trampoline's)")
 TRACES_CLEAN_ALL: Final = _m(TRACES, "cleanAll", "(Ljava/util/Map;)Ljava/util/Map;", True,
                       "`Thread.getAllStackTraces()`'s map with each trace cleaned (a new map)")
+WALKS_WALK: Final = _m(WALKS, "walk", "(" + _OBJ + "Ljava/util/function/Function;)" + _OBJ, True,
+                "`StackWalker.walk(function)` over the program's frames (no wrapper, holder, trampoline frames)")
+WALKS_FOR_EACH: Final = _m(WALKS, "forEach", "(" + _OBJ + "Ljava/util/function/Consumer;)V", True,
+                    "`StackWalker.forEach(action)` over the program's frames")
+WALKS_CALLER_CLASS: Final = _m(WALKS, "callerClass", "(" + _OBJ + ")Ljava/lang/Class;", True,
+                        "`StackWalker.getCallerClass()` past the asking method's N2B wrapper")
 MEMBERS_METHODS: Final = _m(MEMBERS, "methods", "(" + _METHODS + ")" + _METHODS, True,
                      "reflected methods without the rewriting's (`m$jp`, parts, trampolines, `$jprewrite$class`)")
 MEMBERS_FIELDS: Final = _m(MEMBERS, "fields", "(" + _FIELDS + ")" + _FIELDS, True,
@@ -161,6 +167,9 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     TRACES_ELEMENT,
     TRACES_CLEAN_RECORD,
     TRACES_CLEAN_ALL,
+    WALKS_WALK,
+    WALKS_FOR_EACH,
+    WALKS_CALLER_CLASS,
     MEMBERS_METHODS,
     MEMBERS_FIELDS,
 )

@@ -21,6 +21,7 @@ __all__ = [
     "ROOT_DESC",
     "SAMPLING",
     "TRACES",
+    "WALKS",
     "MEMBERS",
     "MID",
     "MID_DESC",
@@ -57,6 +58,7 @@ ROOT: Final = "jprewrite/runtime/ThreadRoot"
 ROOT_DESC: Final = "L" + ROOT + ";"
 SAMPLING: Final = "jprewrite/runtime/Sampling"
 TRACES: Final = "jprewrite/runtime/Traces"
+WALKS: Final = "jprewrite/runtime/Walks"
 MEMBERS: Final = "jprewrite/runtime/Members"
 MID: Final = "jprewrite/runtime/MethodId"
 MID_DESC: Final = "L" + MID + ";"

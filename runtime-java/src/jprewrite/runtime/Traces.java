@@ -29,8 +29,8 @@ import java.util.Map;
  * written (a delegating ESI method, a B2N twin around a native method) is dropped;</li>
  * <li>frames of holder classes are dropped.</li>
  * </ul>
- * {@code StackWalker} frames read by rewritten code get their names from {@link #methodName} (a walk
- * still meets wrapper frames). Traces read inside uninstrumented code are not cleaned, with one
+ * {@code StackWalker} frames read by rewritten code get their names from {@link #methodName}, and
+ * its walks leave out the same frames ({@link Walks}). Traces read inside uninstrumented code are not cleaned, with one
  * exception: the JDK's loggers ({@code java.util.logging}, {@code System.Logger}) name the
  * method that logged after its frame, so a twin calls them through a <em>logging trampoline</em>
  * named as the original method (no line number; its frame is dropped here, right above its
@@ -54,41 +54,64 @@ public final class Traces {
     }
 
     private static StackTraceElement[] cleaned(StackTraceElement[] trace) {
-        ArrayList<StackTraceElement> out = new ArrayList<StackTraceElement>(trace.length);
         int n = trace.length;
+        String[] classes = new String[n];
+        String[] names = new String[n];
+        int[] lines = new int[n];
         for (int i = 0; i < n; i++) {
-            StackTraceElement e = trace[i];
-            String cls = e.getClassName();
-            String name = e.getMethodName();
+            classes[i] = trace[i].getClassName();
+            names[i] = trace[i].getMethodName();
+            lines[i] = trace[i].getLineNumber();
+        }
+        int[] keep = keptFrames(classes, names, lines);
+        StackTraceElement[] out = new StackTraceElement[keep.length];
+        for (int k = 0; k < keep.length; k++) {
+            StackTraceElement e = trace[keep[k]];
+            String original = methodName(e.getMethodName());
+            out[k] = original.equals(e.getMethodName()) ? e : renamed(e, original);
+        }
+        return out;
+    }
+
+    /**
+     * The indexes, in order, of the frames of a trace (top first; each frame's class, method name
+     * and line number) that the original program's trace has: the rules of the class comment.
+     * What {@link #clean} keeps of a trace and {@link Walks} of a walk.
+     */
+    static int[] keptFrames(String[] classes, String[] names, int[] lines) {
+        int n = names.length;
+        int[] out = new int[n];
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            String cls = classes[i];
+            String name = names[i];
             if (cls.endsWith(HOLDER)) {
                 continue;
             }
             String original = methodName(name);
             if (original.equals(name)) {
-                if (!isTrampoline(trace, i)) {
-                    out.add(e);
+                if (!isTrampoline(classes, names, lines, i)) {
+                    out[k++] = i;
                 }
                 continue;
             }
             if (isPart(name)) {
+                out[k++] = i;
                 // the twin and parts of the same method that called this part: one original frame
-                while (i + 1 < n && cls.equals(trace[i + 1].getClassName())
-                        && isOwnTwinOrPart(trace[i + 1].getMethodName(), original)) {
+                while (i + 1 < n && cls.equals(classes[i + 1]) && isOwnTwinOrPart(names[i + 1], original)) {
                     i++;
                 }
-                out.add(renamed(e, original));
-                i = skipWrapper(trace, i, cls, original);
+                i = skipWrapper(classes, names, lines, i, cls, original);
                 continue;
             }
-            if (e.getLineNumber() < 0 && i > 0 && cls.equals(trace[i - 1].getClassName())
-                    && original.equals(trace[i - 1].getMethodName())) {
-                i = skipWrapper(trace, i, cls, original);   // a delegating or B2N twin below its callee
+            if (lines[i] < 0 && i > 0 && cls.equals(classes[i - 1]) && original.equals(names[i - 1])) {
+                i = skipWrapper(classes, names, lines, i, cls, original);   // a delegating or B2N twin below its callee
                 continue;
             }
-            out.add(renamed(e, original));
-            i = skipWrapper(trace, i, cls, original);
+            out[k++] = i;
+            i = skipWrapper(classes, names, lines, i, cls, original);
         }
-        return out.toArray(new StackTraceElement[0]);
+        return k == n ? out : java.util.Arrays.copyOf(out, k);
     }
 
     /**
@@ -96,15 +119,12 @@ public final class Traces {
      * class and name right above the twin (or part) of that name that called it. The twin's frame
      * below, named as the method, stands for the original's.
      */
-    private static boolean isTrampoline(StackTraceElement[] trace, int i) {
-        StackTraceElement e = trace[i];
-        if (e.getLineNumber() != -1 || i + 1 >= trace.length) {
+    private static boolean isTrampoline(String[] classes, String[] names, int[] lines, int i) {
+        if (lines[i] != -1 || i + 1 >= names.length) {
             return false;
         }
-        StackTraceElement below = trace[i + 1];
-        String name = below.getMethodName();
-        return isAddedName(name) && e.getClassName().equals(below.getClassName())
-                && e.getMethodName().equals(methodName(name));
+        String name = names[i + 1];
+        return isAddedName(name) && classes[i].equals(classes[i + 1]) && names[i].equals(methodName(name));
     }
 
     /**
@@ -218,14 +238,11 @@ public final class Traces {
         return false;
     }
 
-    /** Past the N2B wrapper's frame of {@code original} right below {@code trace[i]}, if there is one. */
-    private static int skipWrapper(StackTraceElement[] trace, int i, String cls, String original) {
-        if (i + 1 < trace.length) {
-            StackTraceElement below = trace[i + 1];
-            if (below.getLineNumber() < 0 && below.getLineNumber() != -2 && cls.equals(below.getClassName())
-                    && original.equals(below.getMethodName())) {
-                return i + 1;
-            }
+    /** Past the N2B wrapper's frame of {@code original} right below frame {@code i}, if there is one. */
+    private static int skipWrapper(String[] classes, String[] names, int[] lines, int i, String cls, String original) {
+        if (i + 1 < names.length && lines[i + 1] < 0 && lines[i + 1] != -2 && cls.equals(classes[i + 1])
+                && original.equals(names[i + 1])) {
+            return i + 1;
         }
         return i;
     }
