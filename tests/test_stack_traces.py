@@ -4,13 +4,13 @@ The rewriting moves each method's body into an ESI twin ``m$jp`` and makes ``m``
 around it, so without ``Traces`` a trace shows ``m$jp`` frames, an extra wrapper frame wherever
 uninstrumented code called in, and frames of holder classes (interface dispatchers). The program
 below prints traces in each way a program does (``printStackTrace`` to a stream, a writer and
-stderr, ``getStackTrace`` and ``Thread.getStackTrace`` read name by name, the names of
-``StackWalker``'s frames, an exception leaving
-``main`` and one leaving a thread's ``run``), through recursion, an interface call, a JDK
-callback (``List.sort`` calling a ``Comparator`` and a lambda), a cause and a suppressed
-exception, and ``StackWalker`` walks (``walk``, ``forEach``, ``getCallerClass``) from a JDK
-callback, past its N2B wrapper, and ``getCallerClass`` in ``main``, which has no caller frame. Rewritten offline and run under the agent, stdout, stderr and the exit status are those
-of the original, byte for byte.
+stderr, ``getStackTrace``, ``Thread.getStackTrace`` and ``ThreadInfo.getStackTrace`` read name by
+name, the names of ``StackWalker``'s frames, an exception leaving ``main`` and one leaving a
+thread's ``run``), through recursion, an interface call, a JDK callback (``List.sort`` calling a
+``Comparator`` and a lambda), a cause and a suppressed exception, and ``StackWalker`` walks
+(``walk``, ``forEach``, ``getCallerClass``) from a JDK callback, past its N2B wrapper, and
+``getCallerClass`` in ``main``, which has no caller frame. Rewritten offline and run under the
+agent, stdout, stderr and the exit status are those of the original, byte for byte.
 """
 
 from __future__ import annotations
@@ -103,6 +103,13 @@ public class Main {
         StringBuilder sb = new StringBuilder();
         for (StackTraceElement e : Thread.currentThread().getStackTrace()) {
             sb.append(e.getMethodName()).append(' ');
+        }
+        sb.append("| ");
+        for (StackTraceElement e : java.lang.management.ManagementFactory.getThreadMXBean()
+                .getThreadInfo(Thread.currentThread().getId(), Integer.MAX_VALUE).getStackTrace()) {
+            if (e.getClassName().startsWith("traces.")) {
+                sb.append(e.getMethodName()).append(' ');
+            }
         }
         return sb.toString();
     }

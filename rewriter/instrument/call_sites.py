@@ -114,6 +114,7 @@ _ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], tuple[bool, RuntimeMember]
     "getStackTrace": {
         (_THROWABLE, "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
         ("java/lang/Thread", "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
+        ("java/lang/management/ThreadInfo", "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
     },
     "getAllStackTraces": {("java/lang/Thread", "()Ljava/util/Map;"): (False, TRACES_CLEAN_ALL)},
     "getMethodName": {(_FRAME, "()Ljava/lang/String;"): (False, TRACES_METHOD_NAME)},
