@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import pytest
 
-from support.agent import agent_options, run_with_agent
 from support.jdk import javac
-from support.profiling import make_jar, rewrite, run_java
+from support.profiling import assert_same_output, make_jar, run_java, run_rewritten
 
 SOURCE = """
 package logs;
@@ -150,22 +149,9 @@ def program(tmp_path_factory):
     return jar, plain
 
 
-@pytest.mark.parametrize("mode", ["exact", "hybrid"])
-def test_rewritten_program_logs_as_the_original(program, mode, tmp_path) -> None:
+@pytest.mark.parametrize("how", ["exact", "hybrid", "agent"])
+def test_rewritten_program_logs_as_the_original(program, how, tmp_path) -> None:
     jar, plain = program
-    out = tmp_path / "logs-out.jar"
-    rewrite([jar], out, "--mode", mode)
-    run = run_java([out], "logs.Main", profile=tmp_path / "p.json")
+    run = run_rewritten(jar, "logs.Main", tmp_path, *([] if how == "agent" else ["--mode", how]), agent=how == "agent")
     assert "$jp" not in run.stdout + run.stderr
-    assert run.stdout == plain.stdout
-    assert run.stderr == plain.stderr
-    assert run.returncode == plain.returncode
-
-
-def test_program_under_the_agent_logs_as_the_original(program, tmp_path) -> None:
-    jar, plain = program
-    options = agent_options(tmp_path / "cache", tmp_path / "agent.json", progress="false")
-    run = run_with_agent([jar], ["logs.Main"], options)
-    assert run.stdout == plain.stdout
-    assert run.stderr == plain.stderr
-    assert run.returncode == plain.returncode
+    assert_same_output(run, plain)

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from support.agent import agent_options, run_with_agent
 from support.jdk import javac
-from support.profiling import make_jar, rewrite, run_java
+from support.profiling import assert_same_output, make_jar, run_java, run_rewritten
 
 SOURCE = """
 package traces;
@@ -185,22 +184,10 @@ def program(tmp_path_factory):
     return jar, plain
 
 
-@pytest.mark.parametrize("counting", ["default", "precise"])
-def test_rewritten_program_prints_the_original_stack_traces(program, counting, tmp_path) -> None:
+@pytest.mark.parametrize("how", ["default", "precise", "agent"])
+def test_rewritten_program_prints_the_original_stack_traces(program, how, tmp_path) -> None:
     jar, plain = program
-    out = tmp_path / "traces-out.jar"
-    rewrite([jar], out, "--counting", counting)
-    run = run_java([out], "traces.Main", profile=tmp_path / "p.json")
+    options = [] if how == "agent" else ["--counting", how]
+    run = run_rewritten(jar, "traces.Main", tmp_path, *options, agent=how == "agent")
     assert "$jp" not in run.stdout + run.stderr
-    assert run.stdout == plain.stdout
-    assert run.stderr == plain.stderr
-    assert run.returncode == plain.returncode
-
-
-def test_program_under_the_agent_prints_the_original_stack_traces(program, tmp_path) -> None:
-    jar, plain = program
-    options = agent_options(tmp_path / "cache", tmp_path / "agent.json", progress="false")
-    run = run_with_agent([jar], ["traces.Main"], options)
-    assert run.stdout == plain.stdout
-    assert run.stderr == plain.stderr
-    assert run.returncode == plain.returncode
+    assert_same_output(run, plain)

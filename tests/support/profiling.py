@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from jprewrite.cli.main import main as jprewrite_main
 from jprewrite.cli.report_command import load_profile
@@ -12,7 +14,7 @@ from jprewrite.cli.report_command import load_profile
 from support.jdk import run, tool, with_test_jvm
 from support.oracle import paths  # one reading of a profile's method paths, shared with the oracle tests
 
-__all__ = ["Run", "make_jar", "rewrite", "run_java", "paths", "find", "methods"]
+__all__ = ["Run", "make_jar", "rewrite", "run_java", "run_rewritten", "assert_same_output", "paths", "find", "methods"]
 
 
 @dataclass
@@ -53,6 +55,29 @@ def run_java(
     if profile is not None and profile.exists():
         data = load_profile(str(profile))
     return Run(p.stdout, p.stderr, p.returncode, data)
+
+
+def run_rewritten(jar: Path, main: str, work: Path, *options: str, agent: bool = False) -> Any:
+    """``main`` of ``jar`` rewritten offline with ``options`` (its profile in ``work``), or run
+    under the agent (its cache and profile in ``work``; ``options`` then none)."""
+    if agent:
+        from support.agent import agent_options, run_with_agent  # (the agent's helpers build on these)
+
+        return run_with_agent([jar], [main], agent_options(work / "cache", work / "agent.json", progress="false"))
+    out = work / (jar.stem + "-out.jar")
+    rewrite([jar], out, *options)
+    return run_java([out], main, profile=work / "p.json")
+
+
+def assert_same_output(run: Any, original: Any) -> None:
+    """``run`` (a :class:`Run`, an agent's run) printed byte for byte what ``original`` printed, on
+    stdout and stderr, and exited as it did; else a diff of the first stream that differs."""
+    for stream in ("stdout", "stderr"):
+        got, want = getattr(run, stream), getattr(original, stream)
+        if got != want:
+            diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "original", "run"))
+            raise AssertionError(f"{stream} is not the original's:\n{diff[:6000]}")
+    assert run.returncode == original.returncode, f"exit status {run.returncode}, the original's {original.returncode}"
 
 
 def find(profile: dict, *methods: str) -> dict:

@@ -1,8 +1,6 @@
 package jprewrite.runtime;
 
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -12,8 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Stack frames for the sampled trees of sample mode: a thread's own stack through
- * {@code java.lang.StackWalker} (Java 9+; the runtime is compiled for Java 8, so it is reached
- * through method handles, which the JIT binds like direct calls), and the frames of other threads
+ * {@code java.lang.StackWalker} (Java 10+, by {@link StackWalkers}' method handles), and the frames of other threads
  * ({@link StackTraceElement}s), both turned into {@link MethodId}s named exactly as rewritten code
  * names its methods ({@code class.name(descriptor)}), so sampled and exact profiles compare.
  *
@@ -35,32 +32,18 @@ final class Frames {
         Object walker = null;
         MethodHandle walk = null, declaring = null, bci = null, name = null, descriptor = null;
         try {
-            Class<?> sw = Class.forName("java.lang.StackWalker");
-            Class<?> option = Class.forName("java.lang.StackWalker$Option");
-            Class<?> frame = Class.forName("java.lang.StackWalker$StackFrame");
-            @SuppressWarnings({"unchecked", "rawtypes"})
-            Object retain = Enum.valueOf((Class) option, "RETAIN_CLASS_REFERENCE");
-            @SuppressWarnings({"unchecked", "rawtypes"})
-            Object reflect = Enum.valueOf((Class) option, "SHOW_REFLECT_FRAMES");
-            java.util.Set<Object> options = new java.util.HashSet<Object>();
-            options.add(retain);
-            options.add(reflect);
-            walker = sw.getMethod("getInstance", java.util.Set.class).invoke(null, options);
-            MethodHandles.Lookup l = MethodHandles.lookup();   // walk() is caller-sensitive: not publicLookup()
-            walk = l.findVirtual(sw, "walk", MethodType.methodType(Object.class, java.util.function.Function.class))
-                    .asType(MethodType.methodType(Object.class, Object.class, java.util.function.Function.class));
-            declaring = l.findVirtual(frame, "getDeclaringClass", MethodType.methodType(Class.class))
-                    .asType(MethodType.methodType(Class.class, Object.class));
-            bci = l.findVirtual(frame, "getByteCodeIndex", MethodType.methodType(int.class))
-                    .asType(MethodType.methodType(int.class, Object.class));
-            name = l.findVirtual(frame, "getMethodName", MethodType.methodType(String.class))
-                    .asType(MethodType.methodType(String.class, Object.class));
-            descriptor = l.findVirtual(frame, "getDescriptor", MethodType.methodType(String.class))
-                    .asType(MethodType.methodType(String.class, Object.class));
+            descriptor = StackWalkers.DESCRIPTOR;
+            if (descriptor != null) {
+                walk = StackWalkers.WALK;
+                declaring = StackWalkers.DECLARING;
+                bci = StackWalkers.BCI;
+                name = StackWalkers.METHOD_NAME;
+                walker = StackWalkers.walker("RETAIN_CLASS_REFERENCE", "SHOW_REFLECT_FRAMES");
+            }
         } catch (Throwable e) {
-            walker = null;   // Java 8 (or 9, without getDescriptor): full stack traces instead
+            walker = null;   // Java 8: full stack traces instead
         }
-        WALKER = walker;
+        WALKER = walker;   // (null on Java 9 too, without getDescriptor)
         WALK = walk;
         DECLARING = declaring;
         BCI = bci;

@@ -1,8 +1,5 @@
 package jprewrite.runtime;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -20,7 +17,7 @@ import java.util.stream.Stream;
  * {@code getCallerClass()} in rewritten code comes here. The walk collects the frames (which the JDK hands out lazily), keeps the program's,
  * and hands the function a stream of those: the same frames, in the same order, with the same
  * answers. The runtime is compiled for Java 8, so the walker and its frames are reached through
- * method handles.
+ * {@link StackWalkers}' method handles.
  */
 public final class Walks {
     private Walks() {
@@ -30,22 +27,22 @@ public final class Walks {
     @SuppressWarnings("unchecked")
     public static Object walk(Object walker, final Function<Object, Object> function) throws Throwable {
         if (walker != null && function != null) {
-            return Api.WALK.invokeExact(walker, (Function<Object, Object>) s -> function.apply(kept((Stream<Object>) s)));
+            return StackWalkers.WALK.invokeExact(walker, (Function<Object, Object>) s -> function.apply(kept((Stream<Object>) s)));
         }
-        return Api.WALK.invokeExact(walker, function);   // the JDK's exception for a null
+        return StackWalkers.WALK.invokeExact(walker, function);   // the JDK's exception for a null
     }
 
     /** {@code walker.forEach(action)} over the program's frames. */
     @SuppressWarnings("unchecked")
     public static void forEach(Object walker, final Consumer<Object> action) throws Throwable {
         if (walker != null && action != null) {
-            Object unused = Api.WALK.invokeExact(walker, (Function<Object, Object>) s -> {
+            Object unused = StackWalkers.WALK.invokeExact(walker, (Function<Object, Object>) s -> {
                 kept((Stream<Object>) s).forEach(action);
                 return null;
             });
             return;
         }
-        Api.FOR_EACH.invokeExact(walker, action);
+        StackWalkers.FOR_EACH.invokeExact(walker, action);
     }
 
     /**
@@ -57,15 +54,15 @@ public final class Walks {
      */
     @SuppressWarnings("unchecked")
     public static Class<?> callerClass(Object walker) throws Throwable {
-        Class<?> unused = (Class<?>) Api.CALLER_CLASS.invokeExact(walker);
-        Object two = Api.WALK.invokeExact(Api.OWN,
+        Class<?> unused = (Class<?>) StackWalkers.CALLER_CLASS.invokeExact(walker);
+        Object two = StackWalkers.WALK.invokeExact(Own.WALKER,
                 (Function<Object, Object>) s -> kept((Stream<Object>) s).limit(2).collect(Collectors.toList()));
         @SuppressWarnings("unchecked")
         List<Object> frames = (List<Object>) two;
         if (frames.size() < 2) {
             throw noCaller();
         }
-        return (Class<?>) Api.DECLARING_CLASS.invokeExact(frames.get(1));
+        return (Class<?>) StackWalkers.DECLARING.invokeExact(frames.get(1));
     }
 
     /** The JDK's {@code IllegalCallerException("no caller frame")} (Java 9: made by reflection). */
@@ -80,7 +77,7 @@ public final class Walks {
         int from = 0;
         try {
             while (from < all.size()) {
-                String cls = (String) Api.CLASS_NAME.invokeExact(all.get(from));
+                String cls = (String) StackWalkers.CLASS_NAME.invokeExact(all.get(from));
                 if (!cls.startsWith("jprewrite.runtime.") && !cls.startsWith("java.lang.invoke.")) {
                     break;
                 }
@@ -92,9 +89,9 @@ public final class Walks {
             int[] lines = new int[n];
             for (int i = 0; i < n; i++) {
                 Object f = all.get(from + i);
-                classes[i] = (String) Api.CLASS_NAME.invokeExact(f);
-                names[i] = (String) Api.METHOD_NAME.invokeExact(f);
-                lines[i] = (int) Api.LINE.invokeExact(f);
+                classes[i] = (String) StackWalkers.CLASS_NAME.invokeExact(f);
+                names[i] = (String) StackWalkers.METHOD_NAME.invokeExact(f);
+                lines[i] = (int) StackWalkers.LINE.invokeExact(f);
             }
             int[] keep = Traces.keptFrames(classes, names, lines);
             ArrayList<Object> out = new ArrayList<Object>(keep.length);
@@ -109,45 +106,13 @@ public final class Walks {
         }
     }
 
-    /** The walker's and its frames' methods (Java 9 and later), looked up on first use. */
-    private static final class Api {
-        static final MethodHandle WALK;
-        static final MethodHandle FOR_EACH;
-        static final MethodHandle CLASS_NAME;
-        static final MethodHandle METHOD_NAME;
-        static final MethodHandle LINE;
-        static final MethodHandle CALLER_CLASS;
-        static final MethodHandle DECLARING_CLASS;
-        /** A walker of this runtime's that keeps classes (and, by default, shows no reflection or hidden frames). */
-        static final Object OWN;
+    /** A walker of this runtime's that keeps classes (and, by default, shows no reflection or hidden frames). */
+    private static final class Own {
+        static final Object WALKER;
 
         static {
             try {
-                MethodHandles.Lookup l = MethodHandles.lookup();   // (walk is caller-sensitive: no public lookup)
-                Class<?> walker = Class.forName("java.lang.StackWalker");
-                Class<?> frame = Class.forName("java.lang.StackWalker$StackFrame");
-                WALK = l.findVirtual(walker, "walk", MethodType.methodType(Object.class, Function.class))
-                        .asType(MethodType.methodType(Object.class, Object.class, Function.class));
-                FOR_EACH = l.findVirtual(walker, "forEach", MethodType.methodType(void.class, Consumer.class))
-                        .asType(MethodType.methodType(void.class, Object.class, Consumer.class));
-                CLASS_NAME = l.findVirtual(frame, "getClassName", MethodType.methodType(String.class))
-                        .asType(MethodType.methodType(String.class, Object.class));
-                METHOD_NAME = l.findVirtual(frame, "getMethodName", MethodType.methodType(String.class))
-                        .asType(MethodType.methodType(String.class, Object.class));
-                LINE = l.findVirtual(frame, "getLineNumber", MethodType.methodType(int.class))
-                        .asType(MethodType.methodType(int.class, Object.class));
-                CALLER_CLASS = l.findVirtual(walker, "getCallerClass", MethodType.methodType(Class.class))
-                        .asType(MethodType.methodType(Class.class, Object.class));
-                DECLARING_CLASS = l.findVirtual(frame, "getDeclaringClass", MethodType.methodType(Class.class))
-                        .asType(MethodType.methodType(Class.class, Object.class));
-                Class<?> option = Class.forName("java.lang.StackWalker$Option");
-                Object retain = null;
-                for (Object o : option.getEnumConstants()) {
-                    if (((Enum<?>) o).name().equals("RETAIN_CLASS_REFERENCE")) {
-                        retain = o;
-                    }
-                }
-                OWN = walker.getMethod("getInstance", option).invoke(null, retain);
+                WALKER = StackWalkers.walker("RETAIN_CLASS_REFERENCE");
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
