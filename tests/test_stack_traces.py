@@ -9,8 +9,9 @@ name, the names of ``StackWalker``'s frames, an exception leaving ``main`` and o
 thread's ``run``), through recursion, an interface call, a JDK callback (``List.sort`` calling a
 ``Comparator`` and a lambda), a cause and a suppressed exception, and ``StackWalker`` walks
 (``walk``, ``forEach``, ``getCallerClass``) from a JDK callback, past its N2B wrapper, and
-``getCallerClass`` in ``main``, which has no caller frame. Rewritten offline and run under the
-agent, stdout, stderr and the exit status are those of the original, byte for byte.
+``getCallerClass`` in ``main``, which has no caller frame, and ``Thread.dumpStack``. Rewritten
+offline and run under the agent, stdout, stderr and the exit status are those of the original, byte
+for byte.
 """
 
 from __future__ import annotations
@@ -166,6 +167,7 @@ public class Main {
         } catch (RuntimeException e) {
             e.printStackTrace();
         }
+        Thread.dumpStack();
         System.err.flush();
         Helper.fail(2);
     }

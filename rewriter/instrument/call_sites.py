@@ -23,6 +23,7 @@ from .runtime_api import (
     TRACES_CLEAN,
     TRACES_CLEAN_ALL,
     TRACES_CLEAN_THROWABLE,
+    TRACES_DUMP_STACK,
     TRACES_ELEMENT,
     TRACES_METHOD_NAME,
     WALKS_CALLER_CLASS,
@@ -90,9 +91,9 @@ def call_site_code(
     if decision.resolved and decision.action not in NODE_PASSING:
         if decision.name in _ORIGINAL_VIEW:
             return _as_the_original_sees_it(ctx, decision, code)
-        walk = _WALKS.get((decision.owner, decision.name, decision.descriptor))
-        if walk is not None:
-            return SiteCode(code.pre, ctx.rt.invoke(walk), code.post, code.pending)
+        replaced = _REPLACED.get((decision.owner, decision.name, decision.descriptor))
+        if replaced is not None:
+            return SiteCode(code.pre, ctx.rt.invoke(replaced), code.post, code.pending)
         if caller is not None and names_its_caller(decision.owner, decision.name, decision.descriptor):
             pre, call = trampoline_call(ctx, insn, owner, desc, caller)
             return SiteCode(code.pre + pre, call, code.post, code.pending)
@@ -127,11 +128,13 @@ _ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], tuple[bool, RuntimeMember]
 
 
 #: ``StackWalker``'s walks and its caller's class, made by the runtime's ``Walks`` over the
-#: program's frames (the walker the receiver, now the first argument)
-_WALKS: Final[dict[tuple[str, str, str], RuntimeMember]] = {
+#: program's frames (the walker the receiver, now the first argument), and ``Thread.dumpStack``
+#: printing the program's trace
+_REPLACED: Final[dict[tuple[str, str, str], RuntimeMember]] = {
     ("java/lang/StackWalker", "walk", "(Ljava/util/function/Function;)Ljava/lang/Object;"): WALKS_WALK,
     ("java/lang/StackWalker", "forEach", "(Ljava/util/function/Consumer;)V"): WALKS_FOR_EACH,
     ("java/lang/StackWalker", "getCallerClass", "()Ljava/lang/Class;"): WALKS_CALLER_CLASS,
+    ("java/lang/Thread", "dumpStack", "()V"): TRACES_DUMP_STACK,
 }
 
 

@@ -119,6 +119,8 @@ TRACES_CLEAN_RECORD: Final = _m(TRACES, "cleanRecord", "(" + _OBJ + ")V", True,
                          "`cleanThrowable` on a JUL `LogRecord`'s throwable (a logging trampoline's)")
 TRACES_CLEAN_ALL: Final = _m(TRACES, "cleanAll", "(Ljava/util/Map;)Ljava/util/Map;", True,
                       "`Thread.getAllStackTraces()`'s map with each trace cleaned (a new map)")
+TRACES_DUMP_STACK: Final = _m(TRACES, "dumpStack", "()V", True,
+                       "`Thread.dumpStack()` printing the original program's trace")
 WALKS_WALK: Final = _m(WALKS, "walk", "(" + _OBJ + "Ljava/util/function/Function;)" + _OBJ, True,
                 "`StackWalker.walk(function)` over the program's frames (no wrapper, holder, trampoline frames)")
 WALKS_FOR_EACH: Final = _m(WALKS, "forEach", "(" + _OBJ + "Ljava/util/function/Consumer;)V", True,
@@ -167,6 +169,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     TRACES_ELEMENT,
     TRACES_CLEAN_RECORD,
     TRACES_CLEAN_ALL,
+    TRACES_DUMP_STACK,
     WALKS_WALK,
     WALKS_FOR_EACH,
     WALKS_CALLER_CLASS,

@@ -128,6 +128,62 @@ public final class Traces {
     }
 
     /**
+     * {@code Thread.dumpStack()} as the original program's: the JDK's prints the trace of an
+     * exception it makes, in its own code; here the same exception's trace is the original's (this
+     * method's frame in the place of {@code Thread.dumpStack}'s own, at the line its class file
+     * gives that one-line method), then printed the same way, to {@code System.err}.
+     */
+    public static void dumpStack() {
+        Exception e = new Exception("Stack trace");
+        try {
+            StackTraceElement[] trace = e.getStackTrace();
+            StackTraceElement here = trace.length > 0 ? trace[0] : null;
+            StackTraceElement top = here == null ? null : dumpStackFrame(here);
+            if (top != null) {
+                StackTraceElement[] rest = clean(java.util.Arrays.copyOfRange(trace, 1, trace.length));
+                StackTraceElement[] out = new StackTraceElement[rest.length + 1];
+                out[0] = top;
+                System.arraycopy(rest, 0, out, 1, rest.length);
+                e.setStackTrace(out);
+            }
+        } catch (Throwable x) {
+            // the trace as the JVM made it
+        }
+        e.printStackTrace();
+    }
+
+    /** {@code Thread.dumpStack}'s own frame, as the JVM would make it, or null when its line cannot be read. */
+    private static StackTraceElement dumpStackFrame(StackTraceElement here) {
+        java.util.ArrayList<LineNumbers.Entry> methods = LineNumbers.read(Thread.class);
+        if (methods == null) {
+            return null;
+        }
+        for (LineNumbers.Entry m : methods) {
+            if (m.name.equals("dumpStack") && m.descriptor.equals("()V") && m.lines.length > 0) {
+                StackTraceElement plain = new StackTraceElement("java.lang.Thread", "dumpStack", "Thread.java",
+                        m.lines[0]);
+                String module = moduleOf(Thread.class);
+                if (module == null) {
+                    return plain;
+                }
+                StackTraceElement named = withModule(null, module, null, "java.lang.Thread", "dumpStack", plain);
+                return named != null ? named : plain;
+            }
+        }
+        return null;
+    }
+
+    /** The name of {@code c}'s module (Java 9: through reflection), or null. */
+    private static String moduleOf(Class<?> c) {
+        try {
+            Object module = Class.class.getMethod("getModule").invoke(c);
+            return (String) module.getClass().getMethod("getName").invoke(module);
+        } catch (ReflectiveOperationException | RuntimeException x) {
+            return null;
+        }
+    }
+
+    /**
      * {@code Thread.getAllStackTraces()} as the original program's: a new map (a {@code HashMap},
      * as the JDK's) of the same threads with every trace {@link #clean}ed.
      */
