@@ -16,10 +16,14 @@ for byte.
 
 from __future__ import annotations
 
+import zipfile
+
 import pytest
 
+from jprewrite.classfile import read_class
+
 from support.jdk import javac
-from support.profiling import assert_same_output, make_jar, run_java, run_rewritten
+from support.profiling import assert_same_output, make_jar, rewrite, run_java, run_rewritten
 
 SOURCE = """
 package logs;
@@ -155,3 +159,34 @@ def test_rewritten_program_logs_as_the_original(program, how, tmp_path) -> None:
     run = run_rewritten(jar, "logs.Main", tmp_path, *([] if how == "agent" else ["--mode", how]), agent=how == "agent")
     assert "$jp" not in run.stdout + run.stderr
     assert_same_output(run, plain)
+
+
+def test_no_trampoline_is_named_doCall(tmp_path) -> None:
+    """Groovy's runtime takes a closure's arity from its ``doCall`` methods (synthetic ones too):
+    a logging call in a ``doCall`` keeps its plain call, so the class has no other ``doCall``."""
+    source = """
+package g;
+
+public class Closureish {
+    static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger("g");
+
+    public Object doCall(Object x) {
+        LOG.info("called with " + x);
+        return x;
+    }
+
+    public Object other(Object x) {
+        LOG.info("other " + x);
+        return x;
+    }
+}
+"""
+    classes = javac({"g/Closureish.java": source}, tmp_path / "classes", "-g")
+    out = tmp_path / "out.jar"
+    rewrite([make_jar(classes, tmp_path / "g.jar")], out)
+    with zipfile.ZipFile(out) as z:
+        cf = read_class(z.read("g/Closureish.class"))
+    methods = {(m.name, m.descriptor) for m in cf.methods}
+    assert ("doCall$jp", "(Ljava/lang/Object;Ljprewrite/runtime/Node;I)Ljava/lang/Object;") in methods
+    assert [d for n, d in methods if n == "doCall"] == ["(Ljava/lang/Object;)Ljava/lang/Object;"]
+    assert ("other", "(Ljava/util/logging/Logger;Ljava/lang/String;Ljprewrite/runtime/Traces;)V") in methods

@@ -31,7 +31,7 @@ from .context import ClassContext
 from .runtime_api import TRACES_CLEAN_RECORD, TRACES_CLEAN_THROWABLE
 from .support import TRACES, TRAMPOLINE_FLAGS, trampoline_descriptor
 
-__all__ = ["names_its_caller", "trampoline_call", "add_trampolines"]
+__all__ = ["GROOVY_CLOSURE_BODY", "names_its_caller", "trampoline_call", "add_trampolines"]
 
 _JUL: Final = "java/util/logging/Logger"
 _SYSTEM_LOGGER: Final = "java/lang/System$Logger"
@@ -39,6 +39,12 @@ _BY_LEVEL: Final = frozenset(("severe", "warning", "info", "config", "fine", "fi
 _THROWABLE: Final = "Ljava/lang/Throwable;"
 _RECORD: Final = "Ljava/util/logging/LogRecord;"
 _MARKER: Final = "L" + TRACES + ";"
+
+#: No trampoline is named ``doCall``: Groovy's runtime takes a closure's arity from the most
+#: parameters among its methods of that name (``CachedClosureClass``, reflection that skips bridges
+#: but not synthetic methods), so where the runtime is not rewritten (``Members`` not in its way) a
+#: trampoline would change how the closure is called. A closure's JUL records keep ``doCall$jp``.
+GROOVY_CLOSURE_BODY: Final = "doCall"
 
 
 def names_its_caller(owner: str, name: str, descriptor: str) -> bool:
