@@ -31,7 +31,7 @@ from .runtime_api import (
     WALKS_WALK,
     RuntimeMember,
 )
-from .shape_trampoline import GROOVY_CLOSURE_BODY, names_its_caller, trampoline_call
+from .shape_trampoline import trampoline_call, wants_trampoline
 from .support import KIND_JDK, UNKNOWN_SITE, dispatcher_descriptor, esi_descriptor, esi_name
 
 __all__ = ["SiteCode", "call_site_code", "init_publish", "pending_temps"]
@@ -94,11 +94,7 @@ def call_site_code(
         replaced = _REPLACED.get((decision.owner, decision.name, decision.descriptor))
         if replaced is not None:
             return SiteCode(code.pre, ctx.rt.invoke(replaced), code.post, code.pending)
-        if (
-            caller is not None
-            and caller != GROOVY_CLOSURE_BODY
-            and names_its_caller(decision.owner, decision.name, decision.descriptor)
-        ):
+        if caller is not None and wants_trampoline(caller, decision.owner, decision.name, decision.descriptor):
             pre, call = trampoline_call(ctx, insn, owner, desc, caller)
             return SiteCode(code.pre + pre, call, code.post, code.pending)
     return code

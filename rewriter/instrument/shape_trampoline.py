@@ -31,7 +31,7 @@ from .context import ClassContext
 from .runtime_api import TRACES_CLEAN_RECORD, TRACES_CLEAN_THROWABLE
 from .support import TRACES, TRAMPOLINE_FLAGS, trampoline_descriptor
 
-__all__ = ["GROOVY_CLOSURE_BODY", "names_its_caller", "trampoline_call", "add_trampolines"]
+__all__ = ["wants_trampoline", "trampoline_call", "add_trampolines"]
 
 _JUL: Final = "java/util/logging/Logger"
 _SYSTEM_LOGGER: Final = "java/lang/System$Logger"
@@ -44,15 +44,19 @@ _MARKER: Final = "L" + TRACES + ";"
 #: parameters among its methods of that name (``CachedClosureClass``, reflection that skips bridges
 #: but not synthetic methods), so where the runtime is not rewritten (``Members`` not in its way) a
 #: trampoline would change how the closure is called. A closure's JUL records keep ``doCall$jp``.
-GROOVY_CLOSURE_BODY: Final = "doCall"
+_GROOVY_CLOSURE_BODY: Final = "doCall"
 
 
-def names_its_caller(owner: str, name: str, descriptor: str) -> bool:
-    """Does the JDK's method ``owner.name descriptor`` name its caller after the caller's frame,
-    or print a throwable it is given? JUL's ``Logger``: the methods by level, every ``log`` (a
-    ``LogRecord`` of the program's own is named when a handler first asks), the ``logrb`` that
-    take no source names; ``logp``, ``logrb`` and ``throwing`` with a throwable (the program
-    names the source itself, the trace is printed). ``System.Logger``: every ``log``."""
+def wants_trampoline(caller: str, owner: str, name: str, descriptor: str) -> bool:
+    """Does a call of the JDK's method ``owner.name descriptor`` from a body of method ``caller``
+    go through a trampoline: does that method name its caller after the caller's frame, or print
+    a throwable it is given (and the caller is not a ``doCall``)? JUL's ``Logger``: the methods by
+    level, every ``log`` (a ``LogRecord`` of the program's own is named when a handler first
+    asks), the ``logrb`` that take no source names; ``logp``, ``logrb`` and ``throwing`` with a
+    throwable (the program names the source itself, the trace is printed). ``System.Logger``:
+    every ``log``."""
+    if caller == _GROOVY_CLOSURE_BODY:
+        return False
     if owner == _SYSTEM_LOGGER:
         return name == "log"
     if owner != _JUL:

@@ -17,8 +17,6 @@ package jprewrite.runtime;
  * self-sampling at yieldpoints gives.
  */
 final class ContextMapper {
-    private static final String ESI = "$jp";
-
     /** The innermost context of {@code trace} (top frame first) in {@code root}'s tree. */
     static Node map(ThreadRoot root, StackTraceElement[] trace) {
         Node node = root;
@@ -33,19 +31,20 @@ final class ContextMapper {
                 continue;
             }
             String name = e.getMethodName();
-            boolean esi = name.endsWith(ESI) && name.length() > ESI.length();
-            if (!esi && isOutlinedPart(name)) {
+            String original = Traces.methodName(name);
+            if (Traces.isPart(name)) {
                 esiClass = cls;
-                esiName = name.substring(0, name.lastIndexOf(ESI + "$"));
+                esiName = original;
                 continue;
             }
+            boolean esi = !original.equals(name);
             if (!esi && e.getLineNumber() == -1 && cls.equals(esiClass) && name.equals(esiName)) {
                 esiClass = null;   // a logging trampoline: its ESI's context
                 continue;
             }
             esiClass = null;
             if (esi) {
-                name = name.substring(0, name.length() - ESI.length());
+                name = original;
                 esiClass = cls;
                 esiName = name;
                 if (cls.equals(wrapperClass) && name.equals(wrapperName)) {
@@ -63,20 +62,6 @@ final class ContextMapper {
             }
         }
         return node;
-    }
-
-    /** {@code m$jp$N}: a part of an ESI moved out for size; it runs in its method's context. */
-    private static boolean isOutlinedPart(String name) {
-        int at = name.lastIndexOf(ESI + "$");
-        if (at <= 0 || at + ESI.length() + 1 >= name.length()) {
-            return false;
-        }
-        for (int k = at + ESI.length() + 1; k < name.length(); k++) {
-            if (!Character.isDigit(name.charAt(k))) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The oldest child of {@code node} for class and name; else a boundary child of that name; else null. */

@@ -1,6 +1,5 @@
 package jprewrite.runtime;
 
-import java.lang.invoke.MethodHandle;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -22,33 +21,17 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Frames {
     /** The StackWalker (RETAIN_CLASS_REFERENCE, SHOW_REFLECT_FRAMES), or null before Java 9. */
     private static final Object WALKER;
-    private static final MethodHandle WALK;        // (Object walker, Function) Object
-    private static final MethodHandle DECLARING;   // (Object frame) Class
-    private static final MethodHandle BCI;         // (Object frame) int
-    private static final MethodHandle NAME;        // (Object frame) String
-    private static final MethodHandle DESCRIPTOR;  // (Object frame) String
 
     static {
         Object walker = null;
-        MethodHandle walk = null, declaring = null, bci = null, name = null, descriptor = null;
         try {
-            descriptor = StackWalkers.DESCRIPTOR;
-            if (descriptor != null) {
-                walk = StackWalkers.WALK;
-                declaring = StackWalkers.DECLARING;
-                bci = StackWalkers.BCI;
-                name = StackWalkers.METHOD_NAME;
+            if (StackWalkers.DESCRIPTOR != null) {   // (Java 9 has no getDescriptor)
                 walker = StackWalkers.walker("RETAIN_CLASS_REFERENCE", "SHOW_REFLECT_FRAMES");
             }
         } catch (Throwable e) {
             walker = null;   // Java 8: full stack traces instead
         }
-        WALKER = walker;   // (null on Java 9 too, without getDescriptor)
-        WALK = walk;
-        DECLARING = declaring;
-        BCI = bci;
-        NAME = name;
-        DESCRIPTOR = descriptor;
+        WALKER = walker;
     }
 
     static boolean canWalk() {
@@ -75,7 +58,7 @@ final class Frames {
         void walk(int drop) throws Throwable {
             depth = 0;
             this.drop = drop;
-            Object unused = (Object) WALK.invokeExact(WALKER, (java.util.function.Function) this);
+            Object unused = (Object) StackWalkers.WALK.invokeExact(WALKER, (java.util.function.Function) this);
         }
 
         @Override
@@ -88,7 +71,7 @@ final class Frames {
                 int n = 0;
                 while (it.hasNext()) {
                     Object f = it.next();
-                    Class<?> c = (Class<?>) DECLARING.invokeExact(f);
+                    Class<?> c = (Class<?>) StackWalkers.DECLARING.invokeExact(f);
                     if (ours && isRuntime(c)) {
                         continue;   // the sampler's own frames on top
                     }
@@ -102,7 +85,7 @@ final class Frames {
                     }
                     frames[n] = f;
                     classes[n] = c;
-                    bcis[n] = (int) BCI.invokeExact(f);
+                    bcis[n] = (int) StackWalkers.BCI.invokeExact(f);
                     n++;
                 }
                 depth = n;
@@ -124,8 +107,8 @@ final class Frames {
         /** The MethodId of walked frame {@code i} (decodes it: name and descriptor). */
         MethodId decode(int i) throws Throwable {
             Object f = frames[i];
-            String name = (String) NAME.invokeExact(f);
-            String desc = (String) DESCRIPTOR.invokeExact(f);
+            String name = (String) StackWalkers.METHOD_NAME.invokeExact(f);
+            String desc = (String) StackWalkers.DESCRIPTOR.invokeExact(f);
             return of(classes[i], name, desc);
         }
 

@@ -71,7 +71,7 @@ public final class Members {
         return params.length > 0 && params[params.length - 1].getName().equals(TRAMPOLINE_MARKER);
     }
 
-    private static final String TRAMPOLINE_MARKER = "jprewrite.runtime.Traces";
+    private static final String TRAMPOLINE_MARKER = Traces.class.getName();
 
     private static boolean isAdded(String name) {
         return name.equals(CLASS_METHOD) || Traces.isAddedName(name);

@@ -136,10 +136,9 @@ public final class Traces {
     public static void dumpStack() {
         Exception e = new Exception("Stack trace");
         try {
+            StackTraceElement top = DumpStack.FRAME;
             StackTraceElement[] trace = e.getStackTrace();
-            StackTraceElement here = trace.length > 0 ? trace[0] : null;
-            StackTraceElement top = here == null ? null : dumpStackFrame(here);
-            if (top != null) {
+            if (top != null && trace.length > 0) {
                 StackTraceElement[] rest = clean(java.util.Arrays.copyOfRange(trace, 1, trace.length));
                 StackTraceElement[] out = new StackTraceElement[rest.length + 1];
                 out[0] = top;
@@ -152,25 +151,29 @@ public final class Traces {
         e.printStackTrace();
     }
 
-    /** {@code Thread.dumpStack}'s own frame, as the JVM would make it, or null when its line cannot be read. */
-    private static StackTraceElement dumpStackFrame(StackTraceElement here) {
-        java.util.ArrayList<LineNumbers.Entry> methods = LineNumbers.read(Thread.class);
-        if (methods == null) {
+    /** {@code Thread.dumpStack}'s own frame, as the JVM would make it (null when its line cannot be read), read once. */
+    private static final class DumpStack {
+        static final StackTraceElement FRAME = frame();
+
+        private static StackTraceElement frame() {
+            java.util.ArrayList<LineNumbers.Entry> methods = LineNumbers.read(Thread.class);
+            if (methods == null) {
+                return null;
+            }
+            for (LineNumbers.Entry m : methods) {
+                if (m.name.equals("dumpStack") && m.descriptor.equals("()V") && m.lines.length > 0) {
+                    StackTraceElement plain = new StackTraceElement("java.lang.Thread", "dumpStack", "Thread.java",
+                            m.lines[0]);
+                    String module = moduleOf(Thread.class);
+                    if (module == null) {
+                        return plain;
+                    }
+                    StackTraceElement named = withModule(null, module, null, "java.lang.Thread", "dumpStack", plain);
+                    return named != null ? named : plain;
+                }
+            }
             return null;
         }
-        for (LineNumbers.Entry m : methods) {
-            if (m.name.equals("dumpStack") && m.descriptor.equals("()V") && m.lines.length > 0) {
-                StackTraceElement plain = new StackTraceElement("java.lang.Thread", "dumpStack", "Thread.java",
-                        m.lines[0]);
-                String module = moduleOf(Thread.class);
-                if (module == null) {
-                    return plain;
-                }
-                StackTraceElement named = withModule(null, module, null, "java.lang.Thread", "dumpStack", plain);
-                return named != null ? named : plain;
-            }
-        }
-        return null;
     }
 
     /** The name of {@code c}'s module (Java 9: through reflection), or null. */
@@ -304,7 +307,7 @@ public final class Traces {
     }
 
     /** An outlined part's name: {@code m$jp$N}. */
-    private static boolean isPart(String name) {
+    static boolean isPart(String name) {
         int part = name.lastIndexOf(PART);
         return part > 0 && isDigits(name, part + PART.length());
     }
