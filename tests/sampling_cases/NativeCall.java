@@ -9,7 +9,11 @@ import java.util.zip.Deflater;
  * PNG encoder does. A thread in native code cannot reach a yieldpoint, and without
  * {@code sample-waiting} it is not sampled (§3.1 counts it as waiting); what matters is that finding
  * that out costs no global safepoint each round. Argument: the run's length in milliseconds of the
- * thread's CPU time. Prints the CPU time share the compression took, measured by the thread.
+ * thread's CPU time. Prints the CPU time share the compression took, measured by the thread, and the
+ * thread's run as an interval of {@code System.nanoTime()} (the JVM's {@code timenanos} log decorator),
+ * so that a test can tell the safepoints of that run from those of main's own JDK calls (filling the
+ * buffer, and the first {@code printf}: formatting and string concatenation bootstrap for tens of
+ * milliseconds on a loaded machine, and are rightly sampled by stack traces).
  */
 public class NativeCall {
     static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
@@ -22,10 +26,16 @@ public class NativeCall {
         data = new byte[1 << 19];
         new Random(7).nextBytes(data);
         long[] spent = new long[2];
-        Thread t = new Thread(() -> alternate(budget, spent), "native-call");
+        long[] window = new long[2];
+        Thread t = new Thread(() -> {
+            window[0] = System.nanoTime();
+            alternate(budget, spent);
+            window[1] = System.nanoTime();
+        }, "native-call");
         t.start();
         t.join();
         System.out.printf(java.util.Locale.ROOT, "native share %.4f%n", spent[0] / (double) (spent[0] + spent[1]));
+        System.out.println("window " + window[0] + " " + window[1]);
         System.out.println("done " + (sink & 1));
     }
 
