@@ -4,8 +4,11 @@
 Runs each workload plain and rewritten (CCT, default counting or ``--modes``, ``-Djprewrite.output=none``: the
 profile's writing is the profiles issue's part), alternating, with HotSpot's own compile
 statistics (``-XX:+UnlockDiagnosticVMOptions -XX:+CITime``), and prints per workload the medians
-of: the whole JVM's CPU time, C1 and C2 compile time, methods and bytecode compiled by C2, and
-the share of the extra CPU time that is extra compilation.
+of: the whole JVM's CPU time, C1 and C2 compile time, methods and bytecode compiled by C2, the
+share of the extra CPU time that is extra compilation, C2's register allocation (the phase that
+grows most: every call left in compiled code splits the live ranges around it), and from the JVM's
+own performance counters (``-XX:+PerfDataSaveToFile``, read with ``jstat -snap``) the time spent
+loading classes and the collector's pause time, with the number of classes loaded.
 
     python bench/jit_share.py                          # scalac kotlinc groovy xalan h2 sunflow, 2 rounds
     python bench/jit_share.py -n 3 scalac kotlinc
@@ -37,14 +40,40 @@ sys.path.insert(0, str(HERE))
 import cct_overhead as co  # noqa: E402  (the shared workloads' preparation and the rewriting)
 
 DEFAULT = ["scalac", "kotlinc", "groovy", "xalan", "h2", "sunflow"]
-CI_OPTS = "-XX:+UnlockDiagnosticVMOptions -XX:+CITime"
+CI_OPTS = "-XX:+UnlockDiagnosticVMOptions -XX:+CITime -XX:+PerfDataSaveToFile"
 _TIER = re.compile(r"^\s*(C[12]) \{speed: [^;]*; standard:\s+([0-9.]+) s,\s+(\d+) bytes,\s+(\d+) methods", re.M)
 _TOTAL = re.compile(r"Total compilation time\s*:\s*([0-9.]+) s")
+_REGALLOC = re.compile(r"C2 Compile Time:.*?^\s*Regalloc:\s+([0-9.]+) s", re.M | re.S)
+#: performance counters read from the saved perf data: (name, divide by the timer's frequency)
+_COUNTERS = {"sun.cls.time": True, "sun.gc.collector.0.time": True, "java.cls.loadedClasses": False}
+
+
+def perf_counters(path: Path) -> dict[str, float]:
+    """The counters of :data:`_COUNTERS` in a JVM's saved perf data (``jstat -snap``), times in seconds."""
+    r = subprocess.run(
+        [shutil.which("jstat") or "jstat", "-J-Djstat.showUnsupported=true", "-snap", f"file://{path}"],
+        text=True,
+        capture_output=True,
+    )
+    values = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
+    freq = float(values.get("sun.os.hrt.frequency", "1e9"))
+    out = {}
+    for name, timer in _COUNTERS.items():
+        if name not in values:
+            sys.exit(f"no {name} in the JVM's perf data ({path}): {r.stderr[-500:]}")
+        out[name] = float(values[name]) / (freq if timer else 1.0)
+    return out
 
 
 def run_once(bench: Path, workload: str, cp: str | None, scratch: Path) -> dict:
     """One run: CPU s, checksum and the compile statistics of ``workload`` (``cp``: None = plain)."""
-    env = dict(os.environ, JAVA_OPTS=f"{CI_OPTS} -Djprewrite.output=none", BENCH_WORK=str(scratch))
+    perf = scratch / "perf.data"
+    perf.unlink(missing_ok=True)
+    env = dict(
+        os.environ,
+        JAVA_OPTS=f"{CI_OPTS} -XX:PerfDataSaveFile={perf} -Djprewrite.output=none",
+        BENCH_WORK=str(scratch),
+    )
     env.pop("BENCH_CP", None)
     if cp is not None:
         env["BENCH_CP"] = cp
@@ -60,6 +89,10 @@ def run_once(bench: Path, workload: str, cp: str | None, scratch: Path) -> dict:
     if "C1" not in out or "C2" not in out or total is None:
         sys.exit(f"{workload}: no -XX:+CITime statistics in the JVM's output ({scratch / workload / 'stdout.txt'})")
     out["compile"] = float(total.group(1))
+    regalloc = _REGALLOC.search(jvm_out)
+    out["regalloc"] = float(regalloc.group(1)) if regalloc else float("nan")
+    counters = perf_counters(perf)
+    out["classload"], out["gc"], out["classes"] = (counters[n] for n in _COUNTERS)
     return out
 
 
@@ -82,6 +115,7 @@ def main() -> int:
     print(
         f"{'workload':16} {'CPU plain':>9} {'rewritten':>9} {'compile':>15} {'C1 s':>11} {'C2 s':>11}"
         f" {'C2 methods':>11} {'C2 KB':>11} {'extra CPU that is compiling':>28}"
+        f" {'C2 regalloc s':>13} {'class load s':>12} {'classes':>11} {'GC pauses s':>11}"
     )
     scratch = Path(tempfile.mkdtemp(prefix="jpr-jit-runs-"))
     try:
@@ -111,10 +145,17 @@ def main() -> int:
                     f" {med('plain', 'C2', 2):5.0f}/{med(mode, 'C2', 2):<5.0f}"
                     f" {med('plain', 'C2', 1) / 1024:5.0f}/{med(mode, 'C2', 1) / 1024:<5.0f}"
                     f" {share:27.0%}"
+                    f" {med('plain', 'regalloc'):5.2f}/{med(mode, 'regalloc'):<5.2f}"
+                    f" {med('plain', 'classload'):4.2f}/{med(mode, 'classload'):<5.2f}"
+                    f" {med('plain', 'classes'):5.0f}/{med(mode, 'classes'):<5.0f}"
+                    f" {med('plain', 'gc'):4.2f}/{med(mode, 'gc'):<5.2f}"
                 )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print("(compile: HotSpot's total compilation time, s; C1, C2: plain/rewritten; checksums equal in every run)")
+    print(
+        "(compile: HotSpot's total compilation time, s; C1, C2 and the columns after them: plain/rewritten;"
+        " class load: sun.cls.time; GC pauses: the young collector's time; checksums equal in every run)"
+    )
     return 0
 
 
