@@ -157,6 +157,27 @@ def test_truncated_profiles_are_one_line_naming_the_offset(profile_path, work, c
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_a_profile_cut_anywhere_in_its_tree_is_called_truncated(profile_path, work, capsys):
+    """Wherever the file ends inside the merged tree (just after a line break, after the comma before
+    one, inside a line, inside the first context), the reader and the report say the file ends
+    early: not "malformed" (a report of a profile cut after a context's closing brackets said so),
+    nor "not a JSON profile". (The report reads the merged tree only: a file cut in the threads'
+    trees after it is reported from the merged tree.)"""
+    data = profile_path.read_bytes()
+    start = data.index(b'"root"')
+    end = data.rindex(b"\n", start, data.index(b'"threads"'))  # the line break after the merged tree
+    breaks = [i for i in range(start, end) if data[i] == ord("\n")]
+    cuts = sorted({c for i in breaks[:: max(1, len(breaks) // 20)] for c in (i - 1, i, i + 1, i + 9)})
+    cut = work / "cut.json"
+    for n in cuts:
+        cut.write_bytes(data[:n])
+        with pytest.raises(JprewriteError, match="truncated profile"):
+            load(str(cut))
+        assert jprewrite_main(["report", str(cut)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "truncated profile" in err, (n, err)
+
+
 def test_pruned_reading_keeps_what_a_report_shows(profile_path, work, capsys):
     """load(prune=f) passes over subtrees below f of the bytecodes: the contexts above the cut and
     every inclusive value stay exact, and the report (which prunes) prints what a full read prints."""

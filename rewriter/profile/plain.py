@@ -84,6 +84,11 @@ def load_json(path: str) -> dict:
         raise JprewriteError(f"cannot read: {e.strerror or e}", path=path) from None
     except (EOFError, zlib.error) as e:
         raise JprewriteError(f"cannot read the compressed profile: {e}", path=path) from None
+    except json.JSONDecodeError as e:
+        if e.doc.strip() and not e.doc[e.pos :].strip():  # the parser wanted more where the text ends
+            offset = len(e.doc[: e.pos].encode("utf-8", "surrogatepass"))
+            raise JprewriteError("truncated profile (the file ends early)", path=path, offset=offset) from None
+        raise JprewriteError(f"not a JSON profile: {e}", path=path) from None
     except (ValueError, UnicodeDecodeError) as e:
         raise JprewriteError(f"not a JSON profile: {e}", path=path) from None
     except RecursionError:

@@ -96,7 +96,9 @@ class _Buffer:
         return pos
 
     def fail(self, pos: int, what: str) -> JprewriteError:
-        if self.eof and b"\n" not in self.buf[pos:].rstrip():  # the text ends within this line
+        # the text ends within this line, or within the next one where ``pos`` is at the separator
+        # before it (the end of a line the reader took whole: ``,`` and the line break)
+        if self.eof and b"\n" not in self.buf[pos:].lstrip(b" \t\r\n,").rstrip():
             what = "truncated profile (the file ends early)"
         return JprewriteError(what, path=self.path, offset=self.base + pos)
 
