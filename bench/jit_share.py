@@ -44,12 +44,17 @@ CI_OPTS = "-XX:+UnlockDiagnosticVMOptions -XX:+CITime -XX:+PerfDataSaveToFile"
 _TIER = re.compile(r"^\s*(C[12]) \{speed: [^;]*; standard:\s+([0-9.]+) s,\s+(\d+) bytes,\s+(\d+) methods", re.M)
 _TOTAL = re.compile(r"Total compilation time\s*:\s*([0-9.]+) s")
 _REGALLOC = re.compile(r"C2 Compile Time:.*?^\s*Regalloc:\s+([0-9.]+) s", re.M | re.S)
-#: performance counters read from the saved perf data: (name, divide by the timer's frequency)
-_COUNTERS = {"sun.cls.time": True, "sun.gc.collector.0.time": True, "java.cls.loadedClasses": False}
+#: what this script reports of the saved perf data: its key -> (counter, a timer in ticks of sun.os.hrt.frequency)
+_COUNTERS = {
+    "classload": ("sun.cls.time", True),
+    "gc": ("sun.gc.collector.0.time", True),
+    "classes": ("java.cls.loadedClasses", False),
+}
 
 
 def perf_counters(path: Path) -> dict[str, float]:
-    """The counters of :data:`_COUNTERS` in a JVM's saved perf data (``jstat -snap``), times in seconds."""
+    """The counters of :data:`_COUNTERS` in a JVM's saved perf data (``jstat -snap``), by this script's
+    keys, times in seconds."""
     r = subprocess.run(
         [shutil.which("jstat") or "jstat", "-J-Djstat.showUnsupported=true", "-snap", f"file://{path}"],
         text=True,
@@ -58,10 +63,10 @@ def perf_counters(path: Path) -> dict[str, float]:
     values = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
     freq = float(values.get("sun.os.hrt.frequency", "1e9"))
     out = {}
-    for name, timer in _COUNTERS.items():
+    for key, (name, timer) in _COUNTERS.items():
         if name not in values:
             sys.exit(f"no {name} in the JVM's perf data ({path}): {r.stderr[-500:]}")
-        out[name] = float(values[name]) / (freq if timer else 1.0)
+        out[key] = float(values[name]) / (freq if timer else 1.0)
     return out
 
 
@@ -91,8 +96,7 @@ def run_once(bench: Path, workload: str, cp: str | None, scratch: Path) -> dict:
     out["compile"] = float(total.group(1))
     regalloc = _REGALLOC.search(jvm_out)
     out["regalloc"] = float(regalloc.group(1)) if regalloc else float("nan")
-    counters = perf_counters(perf)
-    out["classload"], out["gc"], out["classes"] = (counters[n] for n in _COUNTERS)
+    out.update(perf_counters(perf))
     return out
 
 
