@@ -71,9 +71,10 @@ def load_profile(path: str) -> dict:
 
 
 def load_tree(path: str, thread: str | None, prune: float | None = None) -> tuple[Profile, Tree]:
-    """The profile and the tree asked for; reading stops after the merged tree when no thread is
-    wanted. ``prune``: see :func:`jprewrite.profile.load` (subtrees below that share of the
-    bytecodes are passed over: exact for a tree of the contexts above it)."""
+    """The profile and the tree asked for; the threads' trees are passed over undecoded when no
+    thread is wanted (a file cut in them is still "truncated"). ``prune``: see
+    :func:`jprewrite.profile.load` (subtrees below that share of the bytecodes are passed over:
+    exact for a tree of the contexts above it)."""
     if thread is None:
         profile = load(path, threads=False, prune=prune)
         if profile.merged is None:

@@ -15,7 +15,7 @@ import pytest
 
 from jprewrite.cli.main import main as jprewrite_main
 from jprewrite.errors import JprewriteError
-from jprewrite.profile import Tree, from_dict, load, load_json
+from jprewrite.profile import Tree, from_dict, load, load_json, write_compact
 
 from support.profile_runs import profile_of
 
@@ -161,8 +161,7 @@ def test_a_profile_cut_anywhere_in_its_tree_is_called_truncated(profile_path, wo
     """Wherever the file ends inside the merged tree (just after a line break, after the comma before
     one, inside a line, inside the first context), the reader and the report say the file ends
     early: not "malformed" (a report of a profile cut after a context's closing brackets said so),
-    nor "not a JSON profile". (The report reads the merged tree only: a file cut in the threads'
-    trees after it is reported from the merged tree.)"""
+    nor "not a JSON profile"."""
     data = profile_path.read_bytes()
     start = data.index(b'"root"')
     end = data.rindex(b"\n", start, data.index(b'"threads"'))  # the line break after the merged tree
@@ -176,6 +175,33 @@ def test_a_profile_cut_anywhere_in_its_tree_is_called_truncated(profile_path, wo
         assert jprewrite_main(["report", str(cut)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "truncated profile" in err, (n, err)
+
+
+def test_a_profile_cut_after_its_merged_tree_is_not_reported_as_whole(profile_path, work, capsys):
+    """``report`` and ``flamegraph`` read the merged tree only; a file cut later, in the threads'
+    trees, must still be one "truncated profile" line and exit 2 (they said nothing and exited 0),
+    in the JSON and the compact format alike; the whole files still report."""
+    data = profile_path.read_bytes()
+    after = data.index(b'"threads"')
+    compact = work / "whole.jpprof"
+    with open(compact, "wb") as out:
+        write_compact(load(str(profile_path)), out)
+    packed = compact.read_bytes()
+    cases = [(".json", data, [after + 20, (after + len(data)) // 2, len(data) - 2])]
+    cases.append((".jpprof", packed, [len(packed) - 1, len(packed) - 7]))
+    for suffix, whole, cuts in cases:
+        for n in cuts:
+            cut = work / f"cut-late{suffix}"
+            cut.write_bytes(whole[:n])
+            for command in (["report", str(cut)], ["flamegraph", str(cut), "-o", str(work / "cut.html")]):
+                assert jprewrite_main(command) == 2, (suffix, n, command)
+                err = capsys.readouterr().err
+                assert err.count("\n") == 1 and "truncated profile" in err, (suffix, n, err)
+            assert not (work / "cut.html").exists()
+        good = work / f"whole-again{suffix}"
+        good.write_bytes(whole)
+        assert jprewrite_main(["report", str(good)]) == 0
+        capsys.readouterr()
 
 
 def test_pruned_reading_keeps_what_a_report_shows(profile_path, work, capsys):

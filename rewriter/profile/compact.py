@@ -170,9 +170,9 @@ class _Reader:
         result = Profile(self.frames, None, header=header, source=src.path)
         if src.byte() != ord("R"):
             raise src.fail("expected the merged tree")
+        # read on when only the merged tree is wanted (report): the threads' trees are passed over
+        # undecoded, but a file cut in them must not pass for a whole one
         result.merged = self.tree(merged)
-        if threads is False and result.merged is not None:  # all that is wanted (report): stop here
-            return result, False
         missing = False
         while True:
             tag = src.byte()

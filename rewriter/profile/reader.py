@@ -118,8 +118,9 @@ def load(
 ) -> Profile:
     """Read a profile into node tables.
 
-    ``merged=False`` skips the merged tree; ``threads`` is True (all), False (none: reading stops
-    as soon as the merged tree is complete) or the names of the threads wanted.
+    ``merged=False`` skips the merged tree; ``threads`` is True (all), False (none: the threads'
+    trees are passed over unparsed, line by line, which still finds a file cut in them) or the
+    names of the threads wanted.
 
     ``prune`` (a fraction, for a report of the hottest contexts): a context whose inclusive
     bytecodes (written by the runtime) are below that share of its tree's total becomes a leaf
@@ -180,8 +181,6 @@ class _Scan:
             if key == "root":
                 seen_root = True
                 result.merged, pos = self.tree(pos, self.want_merged)
-                if self.want_threads is False and result.merged is not None:
-                    return self.checked(result)
             elif key == "threads":
                 pos = self.threads(pos, result)
             else:
