@@ -91,8 +91,9 @@ def cp_groups(cps: dict[str, list[str]]) -> list[list[str]]:
     return sorted(sorted(g) for g in groups)
 
 
-def rewrite_group(entries: list[str], out: Path, mode: str, jobs: int) -> bool:
-    """One ``jprewrite --output-dir`` run over ``entries``; False (skipped) when every output exists (``--reuse``)."""
+def rewrite_group(entries: list[str], out: Path, mode: str, jobs: int, extra: list[str] | None = None) -> bool:
+    """One ``jprewrite --output-dir`` run over ``entries`` (``extra``: more options); False (skipped)
+    when every output exists (``--reuse``)."""
     if all((out / Path(e).name).exists() for e in entries):
         return False
     for e in entries:
@@ -102,7 +103,9 @@ def rewrite_group(entries: list[str], out: Path, mode: str, jobs: int) -> bool:
         elif dest.exists():
             dest.unlink()
     cmd = [sys.executable, "-m", "jprewrite.cli.main", *entries, "--output-dir", str(out)]
-    r = subprocess.run([*cmd, "--counting", mode, "--jobs", str(jobs), "-q"], text=True, capture_output=True)
+    r = subprocess.run(
+        [*cmd, "--counting", mode, "--jobs", str(jobs), "-q", *(extra or [])], text=True, capture_output=True
+    )
     if r.returncode:
         sys.exit(f"jprewrite failed ({mode}, {Path(entries[0]).name}...): {r.stderr[-2000:]}")
     return True
