@@ -5,9 +5,11 @@ Why side by side: on this machine two runs of one configuration, one after the o
 up to 20-25 % (the host's other tenants), so a 5-10 % change needs many alternating rounds and is
 still a guess. Here the two configurations run *at the same time*, each pinned to its own core
 (``taskset``) and told it has one (``-XX:ActiveProcessorCount=1``: one JIT thread per compiler,
-one GC thread, one render thread), so whatever slows the host slows both; the cores swap every
-round. Each pair's CPU-time ratio is one measurement, and the summary gives their median. A run
-on one core is not the workload's usual run (no parallel JIT or GC threads), so the ratios say
+one GC thread, one render thread), so that what slows the host slows both; the cores swap every
+round. Each pair's CPU-time ratio is one measurement, and the summary gives their median. Measured
+(``bench/RESULTS.md``, leaf calls): single pairs still spread over +-20 %, about as much as runs one
+after the other, so this halves the time a number of pairs takes rather than the pairs needed. A
+run on one core is not the workload's usual run (no parallel JIT or GC threads), so the ratios say
 which configuration is faster and by about how much, not what ``bench/cct_overhead.py`` measures.
 
     python bench/paired.py --work W -n 4 --a=--no-leaf-calls sunflow groovy kotlinc scalac
