@@ -190,3 +190,102 @@ public class Closureish {
     assert ("doCall$jp", "(Ljava/lang/Object;Ljprewrite/runtime/Node;I)Ljava/lang/Object;") in methods
     assert [d for n, d in methods if n == "doCall"] == ["(Ljava/lang/Object;)Ljava/lang/Object;"]
     assert ("other", "(Ljava/util/logging/Logger;Ljava/lang/String;Ljprewrite/runtime/Traces;)V") in methods
+
+
+NULLS = """
+package nulls;
+
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+
+public class Main {
+    static Logger STATIC_LOG;
+    Logger log;
+    System.Logger systemLog;
+
+    static void report(Runnable r) {
+        try {
+            r.run();
+            System.out.println("no exception");
+        } catch (NullPointerException e) {
+            System.out.println(e.getMessage());
+            StackTraceElement top = e.getStackTrace()[0];
+            System.out.println("  at " + top.getMethodName() + ":" + top.getLineNumber());
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Main m = new Main();
+        Logger real = Logger.getLogger("nulls");
+        real.setLevel(java.util.logging.Level.OFF);
+        report(() -> real.info("fine"));
+        report(() -> STATIC_LOG.info("x"));
+        report(() -> m.log.warning("y"));
+        report(() -> Logger.getLogger("").getParent().fine("z"));
+        report(() -> {
+            Logger local = null;
+            long wide = 7L;
+            local.log(java.util.logging.Level.INFO, "w {0}", wide);
+        });
+        report(() -> m.systemLog.log(System.Logger.Level.INFO, "s"));
+        report(() -> {
+            Supplier<String> s = () -> "lazy";
+            STATIC_LOG.info(s);
+        });
+        report(() -> {
+            StackWalker w = null;
+            w.getCallerClass();
+        });
+        report(() -> {
+            StackWalker w = null;
+            w.forEach(f -> { });
+        });
+        report(() -> {
+            StackWalker w = null;
+            long n = w.walk(s -> s.count());
+            System.out.println(n);
+        });
+        report(() -> {
+            Throwable t = null;
+            t.printStackTrace();
+        });
+        report(() -> {
+            Throwable t = null;
+            System.out.println(t.getStackTrace().length);
+        });
+        Thread thread = new Thread(() -> STATIC_LOG.severe("uncaught"));
+        thread.start();
+        thread.join();
+        m.log.info("uncaught in main");
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["exact", "hybrid", "agent", "no-details"])
+def test_a_null_logger_or_walker_fails_as_in_the_original(how, tmp_path) -> None:
+    """A logging call or a ``StackWalker`` call on a null receiver: the ``NullPointerException`` is the
+    original's, its message included, which the JVM makes from the bytecode of the method it is
+    thrown in (``because "m.log" is null``, ``because "<local1>" is null`` without debug information,
+    ``the return value of "java.util.logging.Logger.getParent()"``). The trampolines and the
+    runtime's ``Walks`` had named their own
+    parameter (``because "<parameter1>" is null``), or thrown one without a message. Caught and
+    printed, and uncaught in a thread and in ``main``; offline (exact, hybrid), under the agent, and
+    with the JVM's detailed messages off. (Compiled with ``-g``: without a local-variable table the
+    JVM names a local by its slot, and a twin's locals sit two slots higher, after the node and
+    site parameters: a known difference of every rewritten method.)"""
+    classes = javac({"nulls/Main.java": NULLS}, tmp_path / "classes", "-g")
+    jar = make_jar(classes, tmp_path / "nulls.jar")
+    jvm: tuple[str, ...] = ("-Xverify:all",)
+    if how == "no-details":
+        jvm += ("-XX:-ShowCodeDetailsInExceptionMessages",)
+    plain = run_java([jar], "nulls.Main", jvm=jvm)
+    assert plain.returncode == 1 and "because" in plain.stdout + plain.stderr or how == "no-details", plain.stdout
+    assert plain.stdout.count("no exception") == 1, plain.stdout
+    if how == "agent":
+        run = run_rewritten(jar, "nulls.Main", tmp_path, agent=True)
+    else:
+        out = tmp_path / "out.jar"
+        rewrite([jar], out, *(["--mode", how] if how != "no-details" else []))
+        run = run_java([out], "nulls.Main", jvm=jvm, profile=tmp_path / "p.json")
+    assert_same_output(run, plain)

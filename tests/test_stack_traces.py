@@ -193,3 +193,65 @@ def test_rewritten_program_prints_the_original_stack_traces(program, how, tmp_pa
     run = run_rewritten(jar, "traces.Main", tmp_path, *options, agent=how == "agent")
     assert "$jp" not in run.stdout + run.stderr
     assert_same_output(run, plain)
+
+
+UNCAUGHT = """
+package uncaught;
+
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+public class Main {
+    void loop() {
+        deeper(3);
+    }
+
+    void deeper(int n) {
+        if (n == 0) {
+            throw new IllegalStateException("from a method reference");
+        }
+        deeper(n - 1);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Thread a = new Thread(() -> {
+            throw new RuntimeException("from a lambda");
+        }, "lambda");
+        a.start();
+        a.join();
+        Main m = new Main();
+        Thread b = new Thread(m::loop, "reference");
+        b.start();
+        b.join();
+        ExecutorService ex = Executors.newSingleThreadExecutor(r -> new Thread(r, "pool"));
+        Future<?> f = ex.submit(() -> m.deeper(1));
+        try {
+            f.get();
+        } catch (ExecutionException e) {
+            e.getCause().printStackTrace();
+        }
+        ex.execute(m::loop);
+        ex.shutdown();
+        ex.awaitTermination(30, TimeUnit.SECONDS);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["default", "agent"])
+def test_uncaught_exceptions_of_lambdas_and_method_references_print_the_original_trace(how, tmp_path) -> None:
+    """A ``Thread`` running a lambda or a method reference, and an executor's task: the JVM (or the
+    executor) prints what leaves them, from the JDK's code, below no frame of the program. The N2B
+    wrapper of such a top-level context cleans the exception on its way out
+    (``Traces.cleanLeaving``); only ``main`` and ``run()`` wrappers did, so these printed twin and
+    wrapper frames."""
+    classes = javac({"uncaught/Main.java": UNCAUGHT}, tmp_path / "classes", "-g")
+    jar = make_jar(classes, tmp_path / "uncaught.jar")
+    plain = run_java([jar], "uncaught.Main")
+    assert plain.stderr.count("Exception in thread") == 3, plain.stderr
+    run = run_rewritten(jar, "uncaught.Main", tmp_path, *([] if how == "agent" else []), agent=how == "agent")
+    assert "$jp" not in run.stderr
+    assert_same_output(run, plain)

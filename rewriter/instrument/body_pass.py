@@ -382,6 +382,9 @@ def _call(
     p.put(code.post)  # (the call leaves the depth the original call left: the pre code's pushes are its arguments)
     if code.pending is not None:
         p.extra_locals = max(p.extra_locals, pending_temps(item, p.ctx.pool))
+    if code.needs is not None:
+        p.needs.update(code.needs)
+    p.extra_locals = max(p.extra_locals, code.temps)
 
 
 #: (not ``checkcast``/``instanceof``: HotSpot resolves their class only for a non-null reference, so

@@ -14,8 +14,10 @@ from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..classfile.descriptors import parse_method_descriptor, type_size
 from ..classfile.instructions import Instruction, InvokeInterface
+from ..editor import Label
 from . import codegen as G
 from .context import ClassContext
+from .emit import FrameNeeds
 from .plan import NODE_PASSING, CallAction, CallSite
 from .runtime_api import (
     MEMBERS_FIELDS,
@@ -42,19 +44,32 @@ _BOUNDARY: Final = CallAction.BOUNDARY.value
 @dataclass
 class SiteCode:
     """What replaces one invoke: code before, the call, code after, and for a pending call the
-    code its catch-all handler runs before rethrowing (None otherwise)."""
+    code its catch-all handler runs before rethrowing (None otherwise); the frames its branches
+    need, and the temporary locals it uses from the ``temps`` it was given."""
 
     pre: list
     call: Instruction
     post: list = field(default_factory=list)
     pending: list | None = None
+    needs: FrameNeeds | None = None
+    temps: int = 0
 
     # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
-    def __init__(self, pre: list, call: Instruction, post: list | None = None, pending: list | None = None) -> None:
+    def __init__(
+        self,
+        pre: list,
+        call: Instruction,
+        post: list | None = None,
+        pending: list | None = None,
+        needs: FrameNeeds | None = None,
+        temps: int = 0,
+    ) -> None:
         self.pre = pre
         self.call = call
         self.post = [] if post is None else post
         self.pending = pending
+        self.needs = needs
+        self.temps = temps
 
 
 def call_site_code(
@@ -93,11 +108,49 @@ def call_site_code(
             return _as_the_original_sees_it(ctx, decision, code)
         replaced = _REPLACED.get((decision.owner, decision.name, decision.descriptor))
         if replaced is not None:
-            return SiteCode(code.pre, ctx.rt.invoke(replaced), code.post, code.pending)
+            if insn.opcode == op.INVOKESTATIC:
+                return SiteCode(code.pre, ctx.rt.invoke(replaced), code.post, code.pending)
+            return _null_checked(ctx, insn, desc, temps, code, [], ctx.rt.invoke(replaced))
         if caller is not None and wants_trampoline(caller, decision.owner, decision.name, decision.descriptor):
             pre, call = trampoline_call(ctx, insn, owner, desc, caller)
-            return SiteCode(code.pre + pre, call, code.post, code.pending)
+            if insn.opcode in (op.INVOKESTATIC, op.INVOKESPECIAL):  # (a super call's receiver is this)
+                return SiteCode(code.pre + pre, call, code.post, code.pending)
+            return _null_checked(ctx, insn, desc, temps, code, pre, call)
     return code
+
+
+def _null_checked(
+    ctx: ClassContext, insn: Instruction, desc: str, temps: int, code: SiteCode, pushes: list, call: Instruction
+) -> SiteCode:
+    """``call`` (a runtime method or a trampoline taking the receiver first, then ``pushes``) in the
+    place of ``insn``, except for a null receiver: then ``insn`` itself runs, and throws the
+    ``NullPointerException`` the original throws. Its message is the JVM's own description of the
+    call and of where the receiver came from (``because "log" is null``), which it works out from
+    the bytecode of the method the exception is thrown in: thrown in a trampoline or the runtime,
+    it named their parameter instead (``because "<parameter1>" is null``).
+
+    The arguments go to temporaries while the receiver is tested, and come back for either call;
+    the receiver is left where the original code put it, so the JVM still traces it to its source.
+    """
+    params = parse_method_descriptor(desc).params
+    slots = []
+    slot = temps
+    for p in params:
+        slots.append(slot)
+        slot += type_size(p)
+    stores = [Instruction(-1, G.store_opcode(p), s) for p, s in reversed(list(zip(params, slots)))]
+    loads = [Instruction(-1, G.load_opcode(p), s) for p, s in zip(params, slots)]
+    original = InvokeInterface(-1, insn.operand, insn.count) if isinstance(insn, InvokeInterface) else None
+    original_call = original if original is not None else Instruction(-1, insn.opcode, insn.operand)
+    checked, not_null = Label("null_checked"), Label("not_null")
+    pre = [*code.pre, *stores, Instruction(-1, op.DUP), Instruction(-1, op.IFNONNULL, not_null), checked]
+    pre += [*loads, original_call]  # throws: the receiver is null
+    returns = parse_method_descriptor(desc).return_slots
+    if returns:
+        pre.append(Instruction(-1, op.POP2 if returns == 2 else op.POP))
+    pre += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ATHROW), not_null, *loads, *pushes]
+    needs = FrameNeeds(flows=[(checked, not_null)])
+    return SiteCode(pre, call, code.post, code.pending, needs=needs, temps=slot - temps)
 
 
 _THROWABLE: Final = "java/lang/Throwable"

@@ -1,13 +1,14 @@
 """The one path from a built body to a method's Code attribute, frames included.
 
 A builder declares what its inserted code needs (:class:`FrameNeeds`): frames it knows (a
-wrapper's handler, the override check's target, an activation check's skip label), and
-handlers whose frame is the flow at a label (a pending call's catch-all sees the locals of its
-call). :func:`assemble` then runs one pass: the known frames go in, the handlers get their
-frames by straight-line flow (:func:`~jprewrite.analysis.typeflow.flow_to_each`: one walk for
-all of a method's handlers), full inference
-(:func:`~jprewrite.analysis.frames.complete_frames`) only for what flow cannot reach; and the
-assembler may widen a branch that no longer reaches (the frame after it comes from the flow).
+wrapper's handler, the override check's target, an activation check's skip label), handlers
+whose frame is the flow at a label (a pending call's catch-all sees the locals of its call), and
+branch targets whose frame is the flow at a label (a call site's null check). :func:`assemble`
+then runs one pass: the known frames go in, the handlers and targets get their frames by
+straight-line flow (:func:`~jprewrite.analysis.typeflow.flow_to_each`: one walk for all of a
+method's), full inference (:func:`~jprewrite.analysis.frames.complete_frames`) only for what flow
+cannot reach; and the assembler may widen a branch that no longer reaches (the frame after it
+comes from the flow).
 """
 
 from __future__ import annotations
@@ -36,17 +37,25 @@ class FrameNeeds:
     known: dict[Label, Frame] = field(default_factory=dict)
     #: (label at the protected call, handler label): the handler sees the locals at the label
     handlers: list[tuple[Label, Label]] = field(default_factory=list)
+    #: (label, target label): the target's frame is the flow's state at the label, locals and stack
+    #: (a branch of inserted code whose target sees what falls through at the branch)
+    flows: list[tuple[Label, Label]] = field(default_factory=list)
 
     # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
     def __init__(
-        self, known: dict[Label, Frame] | None = None, handlers: list[tuple[Label, Label]] | None = None
+        self,
+        known: dict[Label, Frame] | None = None,
+        handlers: list[tuple[Label, Label]] | None = None,
+        flows: list[tuple[Label, Label]] | None = None,
     ) -> None:
         self.known = {} if known is None else known
         self.handlers = [] if handlers is None else handlers
+        self.flows = [] if flows is None else flows
 
     def update(self, other: FrameNeeds) -> None:
         self.known.update(other.known)
         self.handlers += other.handlers
+        self.flows += other.flows
 
 
 def assemble(
@@ -94,19 +103,22 @@ def stack_bound(original: int, rise: int, own: int = 0) -> int:
 
 def _add_frames(ctx: ClassContext, m: Method, body: CodeBody, needs: FrameNeeds) -> None:
     body.frames.update(needs.known)
-    if not needs.handlers:
+    if not needs.handlers and not needs.flows:
         return
     index = {x: i for i, x in enumerate(body.items) if isinstance(x, Label)}
     is_static = bool(m.access & ACC_STATIC)
     unknown = []
     # one walk for all of them (a method's pending calls share the stretches between them)
-    targets = [index[start] + 1 for start, _ in needs.handlers]
+    wanted = needs.handlers + needs.flows
+    targets = [index[start] + 1 for start, _ in wanted]
     states = flow_to_each(body, targets, ctx.pool, ctx.name, m.descriptor, is_static, m.name)
-    for (_, handler), st in zip(needs.handlers, states):
+    handlers = len(needs.handlers)
+    for k, ((_, label), st) in enumerate(zip(wanted, states)):
         if st is None:
-            unknown.append(handler)
+            unknown.append(label)
             continue
-        body.frames[handler] = Frame(-1, frame_from_state(st).locals, [THROWABLE])
+        frame = frame_from_state(st)
+        body.frames[label] = Frame(-1, frame.locals, [THROWABLE] if k < handlers else frame.stack)
     if unknown:
         complete_frames(
             body,

@@ -109,6 +109,8 @@ SAMPLING_ENTRY: Final = _m(SAMPLING, "entry", "()V", True,
                     "sample mode, at a method's entry: the thread samples its stack without this frame")
 TRACES_CLEAN: Final = _m(TRACES, "clean", "(" + _TRACE + ")" + _TRACE, True,
                   "a stack trace as the original program's (twins named as their methods, no wrapper frames)")
+TRACES_CLEAN_LEAVING: Final = _m(TRACES, "cleanLeaving", "(Ljava/lang/Throwable;" + NODE_DESC + ")V", True,
+                          "an N2B wrapper's rethrow: `cleanThrowable` when the node is a top-level context")
 TRACES_CLEAN_THROWABLE: Final = _m(TRACES, "cleanThrowable", "(Ljava/lang/Throwable;)V", True,
                             "`clean` on a throwable's trace, its causes' and suppressed ones', in place")
 TRACES_METHOD_NAME: Final = _m(TRACES, "methodName", "(" + _STR + ")" + _STR, True,
@@ -164,6 +166,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     SAMPLING_YIELDPOINT,
     SAMPLING_ENTRY,
     TRACES_CLEAN,
+    TRACES_CLEAN_LEAVING,
     TRACES_CLEAN_THROWABLE,
     TRACES_METHOD_NAME,
     TRACES_ELEMENT,

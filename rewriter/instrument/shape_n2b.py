@@ -20,7 +20,14 @@ from ..editor.method_code import code_name_index, set_code
 from . import codegen as G
 from .context import ClassContext
 from .emit import THROWABLE, FrameNeeds
-from .runtime_api import NODE_ROOT, ROOT_N2B_ENTER, ROOT_N2B_ENTER_LOADER, ROOT_PUBLISHED, TRACES_CLEAN_THROWABLE
+from .runtime_api import (
+    NODE_ROOT,
+    ROOT_N2B_ENTER,
+    ROOT_N2B_ENTER_LOADER,
+    ROOT_PUBLISHED,
+    TRACES_CLEAN_LEAVING,
+    TRACES_CLEAN_THROWABLE,
+)
 from .support import ENTERED, NODE, esi_descriptor, esi_name
 
 __all__ = ["is_loader_entry", "make_n2b", "slot_restoring_body"]
@@ -80,6 +87,10 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
     if _leaves_to_the_jvm(m, is_static):  # the JVM prints what leaves a thread: its trace as the original's
         c.simple(op.DUP, 1, 2)
         c.with_index(op.INVOKESTATIC, rt.method_ref(TRACES_CLEAN_THROWABLE), 1, 0)
+    elif not loader:  # so may the JDK code that called in, where no code of the program is beneath
+        c.simple(op.DUP, 1, 2)
+        c.local(op.ALOAD, parent)
+        c.with_index(op.INVOKESTATIC, rt.method_ref(TRACES_CLEAN_LEAVING), 2, 0)
     c.simple(op.ATHROW, 1, 0)
     nested: list = []
     if ctx.strategy.frames:
@@ -97,7 +108,9 @@ def _leaves_to_the_jvm(m: Method, is_static: bool) -> bool:
     """Is ``m`` where an exception leaves the program for the JVM to print (``Exception in thread
     "main"``...): a ``main`` method (static, or an instance ``main`` of Java 25's launcher) or a
     thread's ``run()``? Its wrapper cleans the exception's stack trace (``Traces.cleanThrowable``)
-    before it rethrows: only on that path, so it costs nothing else."""
+    before it rethrows: only on that path, so it costs nothing else. Every other wrapper (but a
+    class loader's) cleans it when its context is a top-level one (``Traces.cleanLeaving``): a
+    lambda or a method reference a ``Thread`` or an executor runs."""
     if m.name == "main":
         return m.descriptor in ("([Ljava/lang/String;)V", "()V")
     return m.name == "run" and m.descriptor == "()V" and not is_static
