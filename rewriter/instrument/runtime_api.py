@@ -81,6 +81,8 @@ ROOT_N2B_ENTER_LOADER: Final = _m(ROOT, "n2bEnterLoader", "(" + _OBJ + MID_DESC 
                            "a class loader's N2B entry (`loadClass`, `findClass`): quiet for jprewrite's classes")
 ROOT_N2B_LEAVE: Final = _m(ROOT, "n2bLeave", "(" + NODE_DESC + NODE_DESC + ")V", True,
                     "its exit: the slot, and after a quiet entry the pending call, restored")
+ROOT_N2B_RETHROW: Final = _m(ROOT, "n2bRethrow", "(Ljava/lang/Throwable;" + NODE_DESC + NODE_DESC + ")V", True,
+                      "an N2B wrapper's exit by exception: the slot restored, the trace cleaned at a top-level context")
 ROOT_N2B_PARENT: Final = _m(ROOT, "n2bParent", "(" + _OBJ + MID_DESC + ")" + NODE_DESC, True,
                      "the parent of an OSI `<clinit>`'s node")
 ROOT_CTOR_ENTER: Final = _m(ROOT, "ctorEnter", "(" + MID_DESC + ")" + NODE_DESC, True,
@@ -109,8 +111,6 @@ SAMPLING_ENTRY: Final = _m(SAMPLING, "entry", "()V", True,
                     "sample mode, at a method's entry: the thread samples its stack without this frame")
 TRACES_CLEAN: Final = _m(TRACES, "clean", "(" + _TRACE + ")" + _TRACE, True,
                   "a stack trace as the original program's (twins named as their methods, no wrapper frames)")
-TRACES_CLEAN_LEAVING: Final = _m(TRACES, "cleanLeaving", "(Ljava/lang/Throwable;" + NODE_DESC + ")V", True,
-                          "an N2B wrapper's rethrow: `cleanThrowable` when the node is a top-level context")
 TRACES_CLEAN_THROWABLE: Final = _m(TRACES, "cleanThrowable", "(Ljava/lang/Throwable;)V", True,
                             "`clean` on a throwable's trace, its causes' and suppressed ones', in place")
 TRACES_METHOD_NAME: Final = _m(TRACES, "methodName", "(" + _STR + ")" + _STR, True,
@@ -151,6 +151,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     ROOT_N2B_ENTER,
     ROOT_N2B_ENTER_LOADER,
     ROOT_N2B_LEAVE,
+    ROOT_N2B_RETHROW,
     ROOT_N2B_PARENT,
     ROOT_CTOR_ENTER,
     ROOT_CTOR_ENTER_SAMPLED,
@@ -166,7 +167,6 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     SAMPLING_YIELDPOINT,
     SAMPLING_ENTRY,
     TRACES_CLEAN,
-    TRACES_CLEAN_LEAVING,
     TRACES_CLEAN_THROWABLE,
     TRACES_METHOD_NAME,
     TRACES_ELEMENT,

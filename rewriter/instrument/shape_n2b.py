@@ -24,8 +24,8 @@ from .runtime_api import (
     NODE_ROOT,
     ROOT_N2B_ENTER,
     ROOT_N2B_ENTER_LOADER,
+    ROOT_N2B_RETHROW,
     ROOT_PUBLISHED,
-    TRACES_CLEAN_LEAVING,
     TRACES_CLEAN_THROWABLE,
 )
 from .support import ENTERED, NODE, esi_descriptor, esi_name
@@ -83,14 +83,17 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
     c.simple(G.return_opcode(md.return_type), md.return_slots, 0)
     handler = len(c.code)
     c.depth = 1  # the handler's Throwable
-    c.fragment(restore)
-    if _leaves_to_the_jvm(m, is_static):  # the JVM prints what leaves a thread: its trace as the original's
+    if loader:
+        c.fragment(restore)
+    elif _leaves_to_the_jvm(m, is_static):  # the JVM prints what leaves a thread: its trace as the original's
+        c.fragment(restore)
         c.simple(op.DUP, 1, 2)
         c.with_index(op.INVOKESTATIC, rt.method_ref(TRACES_CLEAN_THROWABLE), 1, 0)
-    elif not loader:  # so may the JDK code that called in, where no code of the program is beneath
+    else:  # so may the JDK code that called in, where no code of the program is beneath (n2bRethrow)
         c.simple(op.DUP, 1, 2)
         c.local(op.ALOAD, parent)
-        c.with_index(op.INVOKESTATIC, rt.method_ref(TRACES_CLEAN_LEAVING), 2, 0)
+        c.local(op.ALOAD, saved)
+        c.with_index(op.INVOKESTATIC, rt.method_ref(ROOT_N2B_RETHROW), 3, 0)
     c.simple(op.ATHROW, 1, 0)
     nested: list = []
     if ctx.strategy.frames:
@@ -109,8 +112,8 @@ def _leaves_to_the_jvm(m: Method, is_static: bool) -> bool:
     "main"``...): a ``main`` method (static, or an instance ``main`` of Java 25's launcher) or a
     thread's ``run()``? Its wrapper cleans the exception's stack trace (``Traces.cleanThrowable``)
     before it rethrows: only on that path, so it costs nothing else. Every other wrapper (but a
-    class loader's) cleans it when its context is a top-level one (``Traces.cleanLeaving``): a
-    lambda or a method reference a ``Thread`` or an executor runs."""
+    class loader's) cleans it when its context is a top-level one (``ThreadRoot.n2bRethrow``, which
+    also restores the slot): a lambda or a method reference a ``Thread`` or an executor runs."""
     if m.name == "main":
         return m.descriptor in ("([Ljava/lang/String;)V", "()V")
     return m.name == "run" and m.descriptor == "()V" and not is_static

@@ -212,6 +212,23 @@ public final class ThreadRoot extends Node {
         }
     }
 
+    /**
+     * An N2B wrapper's exit by exception {@code t} (what its handler calls before it rethrows): the
+     * published node as it was ({@code node.root.published = saved}, as on the normal exit), and
+     * {@code t}'s stack trace cleaned ({@link Traces#cleanThrowable}) when {@code node} is a top-level
+     * context of its thread. An exception leaving such a context leaves the program's code in this
+     * thread, for the JDK code that called in, which may print it: a {@code Thread} running a lambda
+     * or a method reference, whose uncaught exception the JVM prints, an executor. Deeper down, the
+     * program's own code gets it first. One call, so the handler is shorter than the inline restore.
+     */
+    public static void n2bRethrow(Throwable t, Node node, Node saved) {
+        ThreadRoot r = node.root;
+        r.published = saved;
+        if (node.parent == r) {
+            Traces.cleanThrowable(t);
+        }
+    }
+
     /** Is {@code binaryName} one of jprewrite's classes: the runtime or a holder ({@code C$$jpmids})? */
     static boolean isOwnClass(String binaryName) {
         return binaryName.startsWith("jprewrite.runtime.") || binaryName.endsWith("$$jpmids");

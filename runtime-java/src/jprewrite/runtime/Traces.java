@@ -225,19 +225,6 @@ public final class Traces {
      * ({@link Throwable#setStackTrace}; no effect on one whose trace is not writable): before rewritten
      * code prints it, and before an exception leaves {@code main} or {@code run} for the JVM to print.
      */
-    /**
-     * {@link #cleanThrowable} when {@code node} is a top-level context of its thread (its parent is the
-     * thread's root): what an N2B wrapper's handler calls. An exception leaving such a context leaves
-     * the program's code in this thread, for the JDK code that called in, which may print it (a
-     * {@code Thread} running a lambda or a method reference, whose uncaught exception the JVM
-     * prints; an executor); deeper down, the program's own code still gets it first.
-     */
-    public static void cleanLeaving(Throwable t, Node node) {
-        if (node != null && node.parent != null && node.parent == node.root) {
-            cleanThrowable(t);
-        }
-    }
-
     public static void cleanThrowable(Throwable t) {
         try {
             IdentityHashMap<Throwable, Boolean> seen = new IdentityHashMap<Throwable, Boolean>();
