@@ -255,3 +255,63 @@ def test_uncaught_exceptions_of_lambdas_and_method_references_print_the_original
     run = run_rewritten(jar, "uncaught.Main", tmp_path, *([] if how == "agent" else []), agent=how == "agent")
     assert "$jp" not in run.stderr
     assert_same_output(run, plain)
+
+
+MESSAGES = """
+package npes;
+
+public class Main {
+    static final class Box {
+        String value;
+
+        String get() {
+            return value;
+        }
+
+        static Box none(int a, String b) {
+            return null;
+        }
+
+        int size(int[] xs) {
+            return xs.length;
+        }
+    }
+
+    static void show(Runnable r) {
+        try {
+            r.run();
+        } catch (NullPointerException e) {
+            Exception x = e;
+            System.out.println(e.getMessage());
+            System.out.println(x.getLocalizedMessage());
+            System.out.println(x.toString());
+        }
+    }
+
+    public static void main(String[] args) {
+        Box nothing = null;
+        show(() -> nothing.get());                       // a twin called on null
+        show(() -> Box.none(1, "b").get());              // a twin's null result dereferenced
+        show(() -> new Box().get().length());            // the same, then a JDK method
+        show(() -> new Box().size(null));                // inside a twin: the program's own text
+        show(() -> {
+            throw new NullPointerException("Box.get$jp(jprewrite.runtime.Node, x) stays");
+        });
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["default", "agent"])
+def test_null_pointer_messages_read_by_the_program_name_the_methods(how, tmp_path) -> None:
+    """The JVM writes a NullPointerException's message from the bytecode of the method that threw,
+    and rewritten code calls twins: ``Cannot invoke "npes.Main$Box.get$jp(jprewrite.runtime.Node,
+    int)"``, ``the return value of "npes.Main$Box.none$jp(int, String, jprewrite.runtime.Node,
+    int)"``. Read through ``getMessage``, ``getLocalizedMessage`` and ``toString``, the program gets
+    the original's text; a message of its own that merely looks alike stays as it is."""
+    classes = javac({"npes/Main.java": MESSAGES}, tmp_path / "classes", "-g")
+    jar = make_jar(classes, tmp_path / "npes.jar")
+    plain = run_java([jar], "npes.Main")
+    assert 'because "nothing" is null' in plain.stdout and "$jp" in plain.stdout, plain.stdout
+    run = run_rewritten(jar, "npes.Main", tmp_path, agent=how == "agent")
+    assert_same_output(run, plain)

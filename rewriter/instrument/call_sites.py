@@ -27,6 +27,7 @@ from .runtime_api import (
     TRACES_CLEAN_THROWABLE,
     TRACES_DUMP_STACK,
     TRACES_ELEMENT,
+    TRACES_MESSAGE,
     TRACES_METHOD_NAME,
     WALKS_CALLER_CLASS,
     WALKS_FOR_EACH,
@@ -171,6 +172,14 @@ _ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], tuple[bool, RuntimeMember]
         ("java/lang/management/ThreadInfo", "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
     },
     "getAllStackTraces": {("java/lang/Thread", "()Ljava/util/Map;"): (False, TRACES_CLEAN_ALL)},
+    # a NullPointerException's message names the twins rewritten code calls (the JVM writes it from the
+    # bytecode of the method that threw): read by the program, they are named as the methods
+    "getMessage": {
+        (_THROWABLE, "()Ljava/lang/String;"): (False, TRACES_MESSAGE),
+        ("java/lang/NullPointerException", "()Ljava/lang/String;"): (False, TRACES_MESSAGE),
+    },
+    "getLocalizedMessage": {(_THROWABLE, "()Ljava/lang/String;"): (False, TRACES_MESSAGE)},
+    "toString": {(_THROWABLE, "()Ljava/lang/String;"): (False, TRACES_MESSAGE)},
     "getMethodName": {(_FRAME, "()Ljava/lang/String;"): (False, TRACES_METHOD_NAME)},
     "toStackTraceElement": {(_FRAME, "()Ljava/lang/StackTraceElement;"): (False, TRACES_ELEMENT)},
     "getDeclaredMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): (False, MEMBERS_METHODS)},

@@ -121,6 +121,8 @@ TRACES_CLEAN_RECORD: Final = _m(TRACES, "cleanRecord", "(" + _OBJ + ")V", True,
                          "`cleanThrowable` on a JUL `LogRecord`'s throwable (a logging trampoline's)")
 TRACES_CLEAN_ALL: Final = _m(TRACES, "cleanAll", "(Ljava/util/Map;)Ljava/util/Map;", True,
                       "`Thread.getAllStackTraces()`'s map with each trace cleaned (a new map)")
+TRACES_MESSAGE: Final = _m(TRACES, "message", "(" + _STR + ")" + _STR, True,
+                    "a throwable's message or text as the original's (an NPE's names twins: named as their methods)")
 TRACES_DUMP_STACK: Final = _m(TRACES, "dumpStack", "()V", True,
                        "`Thread.dumpStack()` printing the original program's trace")
 WALKS_WALK: Final = _m(WALKS, "walk", "(" + _OBJ + "Ljava/util/function/Function;)" + _OBJ, True,
@@ -173,6 +175,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     TRACES_CLEAN_RECORD,
     TRACES_CLEAN_ALL,
     TRACES_DUMP_STACK,
+    TRACES_MESSAGE,
     WALKS_WALK,
     WALKS_FOR_EACH,
     WALKS_CALLER_CLASS,

@@ -266,6 +266,46 @@ public final class Traces {
         return isTwin(name) ? name.substring(0, name.length() - TWIN.length()) : name;
     }
 
+    /**
+     * A message as the original program's, what rewritten code gets from {@code Throwable.getMessage()},
+     * {@code getLocalizedMessage()} and {@code toString()}: a {@code NullPointerException}'s message,
+     * which the JVM writes from the bytecode of the method that threw, names the twins that rewritten
+     * code calls, with their parameters ({@code Cannot invoke "a.B.m$jp(int, jprewrite.runtime.Node, int)"},
+     * {@code the return value of "a.B.get$jp(jprewrite.runtime.Node, int)"}): those are named as the
+     * methods ({@code "a.B.m(int)"}). Any other text comes back as it is.
+     */
+    public static String message(String m) {
+        if (m == null || m.indexOf(TWIN_CALL) < 0) {
+            return m;
+        }
+        StringBuilder out = new StringBuilder(m.length());
+        int from = 0;
+        while (true) {
+            int at = m.indexOf(TWIN_CALL, from);
+            int close = at < 0 ? -1 : m.indexOf(')', at);
+            if (close < 0) {
+                break;
+            }
+            String params = m.substring(at + TWIN_CALL.length(), close);
+            if (params.equals(TWIN_PARAMS)) {
+                params = "";
+            } else if (params.endsWith(", " + TWIN_PARAMS)) {
+                params = params.substring(0, params.length() - TWIN_PARAMS.length() - 2);
+            } else {   // not a twin's parameters: as it is
+                out.append(m, from, close + 1);
+                from = close + 1;
+                continue;
+            }
+            out.append(m, from, at).append('(').append(params).append(')');
+            from = close + 1;
+        }
+        return out.append(m, from, m.length()).toString();
+    }
+
+    /** A call of a twin in a message, and how its parameters end (the JVM's way of writing them). */
+    private static final String TWIN_CALL = "$jp(";
+    private static final String TWIN_PARAMS = "jprewrite.runtime.Node, int";
+
     /** A name the rewriting gives a method: a twin's ({@code m$jp}) or an outlined part's ({@code m$jp$N}). */
     static boolean isAddedName(String name) {
         return isTwin(name) || isPart(name);
