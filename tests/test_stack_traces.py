@@ -297,6 +297,19 @@ public class Main {
         show(() -> {
             throw new NullPointerException("Box.get$jp(jprewrite.runtime.Node, x) stays");
         });
+        // printed: as it is, as a cause, as a suppressed exception, to a stream, a writer and stderr
+        try {
+            nothing.get();
+        } catch (NullPointerException e) {
+            e.printStackTrace(System.out);
+            RuntimeException wrapped = new RuntimeException("wrapped", e);
+            wrapped.addSuppressed(new IllegalStateException("beside", e));
+            wrapped.printStackTrace(System.out);
+            java.io.PrintWriter w = new java.io.PrintWriter(System.out, true);
+            wrapped.printStackTrace(w);
+            w.flush();
+            e.printStackTrace();
+        }
     }
 }
 """
@@ -307,8 +320,10 @@ def test_null_pointer_messages_read_by_the_program_name_the_methods(how, tmp_pat
     """The JVM writes a NullPointerException's message from the bytecode of the method that threw,
     and rewritten code calls twins: ``Cannot invoke "npes.Main$Box.get$jp(jprewrite.runtime.Node,
     int)"``, ``the return value of "npes.Main$Box.none$jp(int, String, jprewrite.runtime.Node,
-    int)"``. Read through ``getMessage``, ``getLocalizedMessage`` and ``toString``, the program gets
-    the original's text; a message of its own that merely looks alike stays as it is."""
+    int)"``. Read through ``getMessage``, ``getLocalizedMessage`` and ``toString``, or printed by
+    ``printStackTrace`` (itself, as a cause, as a suppressed exception; stream, writer, stderr),
+    the program gets the original's text; a message of its own that merely looks alike stays as it
+    is."""
     classes = javac({"npes/Main.java": MESSAGES}, tmp_path / "classes", "-g")
     jar = make_jar(classes, tmp_path / "npes.jar")
     plain = run_java([jar], "npes.Main")

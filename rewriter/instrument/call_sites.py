@@ -24,11 +24,13 @@ from .runtime_api import (
     MEMBERS_METHODS,
     TRACES_CLEAN,
     TRACES_CLEAN_ALL,
-    TRACES_CLEAN_THROWABLE,
     TRACES_DUMP_STACK,
     TRACES_ELEMENT,
     TRACES_MESSAGE,
     TRACES_METHOD_NAME,
+    TRACES_PRINT,
+    TRACES_PRINT_STREAM,
+    TRACES_PRINT_WRITER,
     WALKS_CALLER_CLASS,
     WALKS_FOR_EACH,
     WALKS_WALK,
@@ -157,35 +159,30 @@ def _null_checked(
 _THROWABLE: Final = "java/lang/Throwable"
 _CLASS: Final = "java/lang/Class"
 _FRAME: Final = "java/lang/StackWalker$StackFrame"
-#: the JDK's methods that print or return what the rewriting changed (stack traces, a class's
-#: members), by name: ``(owner, descriptor)`` -> (before the call: the receiver, after: the
-#: result; the runtime method that gives it as the original program's)
-_ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], tuple[bool, RuntimeMember]]]] = {
-    "printStackTrace": {
-        (_THROWABLE, "()V"): (True, TRACES_CLEAN_THROWABLE),
-        (_THROWABLE, "(Ljava/io/PrintStream;)V"): (True, TRACES_CLEAN_THROWABLE),
-        (_THROWABLE, "(Ljava/io/PrintWriter;)V"): (True, TRACES_CLEAN_THROWABLE),
-    },
+#: the JDK's methods that return what the rewriting changed (stack traces, messages, a class's
+#: members), by name: ``(owner, descriptor)`` -> the runtime method that makes the result the
+#: original program's (called on it after the call)
+_ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], RuntimeMember]]] = {
     "getStackTrace": {
-        (_THROWABLE, "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
-        ("java/lang/Thread", "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
-        ("java/lang/management/ThreadInfo", "()[Ljava/lang/StackTraceElement;"): (False, TRACES_CLEAN),
+        (_THROWABLE, "()[Ljava/lang/StackTraceElement;"): TRACES_CLEAN,
+        ("java/lang/Thread", "()[Ljava/lang/StackTraceElement;"): TRACES_CLEAN,
+        ("java/lang/management/ThreadInfo", "()[Ljava/lang/StackTraceElement;"): TRACES_CLEAN,
     },
-    "getAllStackTraces": {("java/lang/Thread", "()Ljava/util/Map;"): (False, TRACES_CLEAN_ALL)},
+    "getAllStackTraces": {("java/lang/Thread", "()Ljava/util/Map;"): TRACES_CLEAN_ALL},
     # a NullPointerException's message names the twins rewritten code calls (the JVM writes it from the
     # bytecode of the method that threw): read by the program, they are named as the methods
     "getMessage": {
-        (_THROWABLE, "()Ljava/lang/String;"): (False, TRACES_MESSAGE),
-        ("java/lang/NullPointerException", "()Ljava/lang/String;"): (False, TRACES_MESSAGE),
+        (_THROWABLE, "()Ljava/lang/String;"): TRACES_MESSAGE,
+        ("java/lang/NullPointerException", "()Ljava/lang/String;"): TRACES_MESSAGE,
     },
-    "getLocalizedMessage": {(_THROWABLE, "()Ljava/lang/String;"): (False, TRACES_MESSAGE)},
-    "toString": {(_THROWABLE, "()Ljava/lang/String;"): (False, TRACES_MESSAGE)},
-    "getMethodName": {(_FRAME, "()Ljava/lang/String;"): (False, TRACES_METHOD_NAME)},
-    "toStackTraceElement": {(_FRAME, "()Ljava/lang/StackTraceElement;"): (False, TRACES_ELEMENT)},
-    "getDeclaredMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): (False, MEMBERS_METHODS)},
-    "getMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): (False, MEMBERS_METHODS)},
-    "getDeclaredFields": {(_CLASS, "()[Ljava/lang/reflect/Field;"): (False, MEMBERS_FIELDS)},
-    "getFields": {(_CLASS, "()[Ljava/lang/reflect/Field;"): (False, MEMBERS_FIELDS)},
+    "getLocalizedMessage": {(_THROWABLE, "()Ljava/lang/String;"): TRACES_MESSAGE},
+    "toString": {(_THROWABLE, "()Ljava/lang/String;"): TRACES_MESSAGE},
+    "getMethodName": {(_FRAME, "()Ljava/lang/String;"): TRACES_METHOD_NAME},
+    "toStackTraceElement": {(_FRAME, "()Ljava/lang/StackTraceElement;"): TRACES_ELEMENT},
+    "getDeclaredMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): MEMBERS_METHODS},
+    "getMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): MEMBERS_METHODS},
+    "getDeclaredFields": {(_CLASS, "()[Ljava/lang/reflect/Field;"): MEMBERS_FIELDS},
+    "getFields": {(_CLASS, "()[Ljava/lang/reflect/Field;"): MEMBERS_FIELDS},
 }
 
 
@@ -197,25 +194,21 @@ _REPLACED: Final[dict[tuple[str, str, str], RuntimeMember]] = {
     ("java/lang/StackWalker", "forEach", "(Ljava/util/function/Consumer;)V"): WALKS_FOR_EACH,
     ("java/lang/StackWalker", "getCallerClass", "()Ljava/lang/Class;"): WALKS_CALLER_CLASS,
     ("java/lang/Thread", "dumpStack", "()V"): TRACES_DUMP_STACK,
+    # the trace cleaned, and printed by Traces itself where a message names twins (an NPE's)
+    (_THROWABLE, "printStackTrace", "()V"): TRACES_PRINT,
+    (_THROWABLE, "printStackTrace", "(Ljava/io/PrintStream;)V"): TRACES_PRINT_STREAM,
+    (_THROWABLE, "printStackTrace", "(Ljava/io/PrintWriter;)V"): TRACES_PRINT_WRITER,
 }
 
 
 def _as_the_original_sees_it(ctx: ClassContext, decision: CallSite, code: SiteCode) -> SiteCode:
-    """``code`` with what the JDK method prints or returns made the original program's first
-    (``Traces``, ``Members``): the program prints and reads its own frames and members, not the
-    twins, wrappers and synthetic members the rewriting added."""
-    fix = _ORIGINAL_VIEW[decision.name].get((decision.owner, decision.descriptor))
-    if fix is None:
+    """``code`` with what the JDK method returns made the original program's (``Traces``,
+    ``Members``): the program reads its own frames, messages and members, not the twins, wrappers
+    and synthetic members the rewriting added."""
+    member = _ORIGINAL_VIEW[decision.name].get((decision.owner, decision.descriptor))
+    if member is None:
         return code
-    before, member = fix
-    rt = ctx.rt
-    if not before:  # the value it returns (the pending call's handler aside)
-        return SiteCode(code.pre, code.call, code.post + [rt.invoke(member)], code.pending)
-    if decision.descriptor == "()V":  # the receiver, cleaned in place before it is printed
-        clean = [Instruction(-1, op.DUP), rt.invoke(member)]
-    else:  # (receiver, stream): swap, dup_x1 -> (receiver, stream, receiver)
-        clean = [Instruction(-1, op.SWAP), Instruction(-1, op.DUP_X1), rt.invoke(member)]
-    return SiteCode(clean + code.pre, code.call, code.post, code.pending)
+    return SiteCode(code.pre, code.call, code.post + [ctx.rt.invoke(member)], code.pending)
 
 
 def _action_code(

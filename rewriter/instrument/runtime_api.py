@@ -121,6 +121,12 @@ TRACES_CLEAN_RECORD: Final = _m(TRACES, "cleanRecord", "(" + _OBJ + ")V", True,
                          "`cleanThrowable` on a JUL `LogRecord`'s throwable (a logging trampoline's)")
 TRACES_CLEAN_ALL: Final = _m(TRACES, "cleanAll", "(Ljava/util/Map;)Ljava/util/Map;", True,
                       "`Thread.getAllStackTraces()`'s map with each trace cleaned (a new map)")
+TRACES_PRINT: Final = _m(TRACES, "printStackTrace", "(Ljava/lang/Throwable;)V", True,
+                  "`Throwable.printStackTrace()` as the original's (cleaned; a message naming twins by `message`)")
+TRACES_PRINT_STREAM: Final = _m(TRACES, "printStackTrace", "(Ljava/lang/Throwable;Ljava/io/PrintStream;)V", True,
+                         "`Throwable.printStackTrace(PrintStream)` as the original's")
+TRACES_PRINT_WRITER: Final = _m(TRACES, "printStackTrace", "(Ljava/lang/Throwable;Ljava/io/PrintWriter;)V", True,
+                         "`Throwable.printStackTrace(PrintWriter)` as the original's")
 TRACES_MESSAGE: Final = _m(TRACES, "message", "(" + _STR + ")" + _STR, True,
                     "a throwable's message or text as the original's (an NPE's names twins: named as their methods)")
 TRACES_DUMP_STACK: Final = _m(TRACES, "dumpStack", "()V", True,
@@ -176,6 +182,9 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     TRACES_CLEAN_ALL,
     TRACES_DUMP_STACK,
     TRACES_MESSAGE,
+    TRACES_PRINT,
+    TRACES_PRINT_STREAM,
+    TRACES_PRINT_WRITER,
     WALKS_WALK,
     WALKS_FOR_EACH,
     WALKS_CALLER_CLASS,

@@ -225,6 +225,152 @@ public final class Traces {
      * ({@link Throwable#setStackTrace}; no effect on one whose trace is not writable): before rewritten
      * code prints it, and before an exception leaves {@code main} or {@code run} for the JVM to print.
      */
+    /**
+     * {@code t.printStackTrace()} as the original program's: {@link #cleanThrowable} first; then, when a
+     * message in the chain names twins ({@link #message}) and {@code t}'s class does not print its
+     * own way, printed here as {@code Throwable} prints, each throwable's text through
+     * {@link #message}; otherwise {@code t}'s own {@code printStackTrace()}.
+     */
+    public static void printStackTrace(Throwable t) {
+        cleanThrowable(t);
+        java.io.PrintStream err = System.err;
+        if (printsAsThrowable(t, "printStackTrace") && printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class)
+                && namesTwins(t)) {
+            synchronized (err) {
+                print(t, new Lines(err, null));
+            }
+        } else {
+            t.printStackTrace();
+        }
+    }
+
+    /** {@code t.printStackTrace(s)} as the original program's (see {@link #printStackTrace(Throwable)}). */
+    public static void printStackTrace(Throwable t, java.io.PrintStream s) {
+        cleanThrowable(t);
+        if (s != null && printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class) && namesTwins(t)) {
+            synchronized (s) {
+                print(t, new Lines(s, null));
+            }
+        } else {
+            t.printStackTrace(s);
+        }
+    }
+
+    /** {@code t.printStackTrace(w)} as the original program's (see {@link #printStackTrace(Throwable)}). */
+    public static void printStackTrace(Throwable t, java.io.PrintWriter w) {
+        cleanThrowable(t);
+        if (w != null && printsAsThrowable(t, "printStackTrace", java.io.PrintWriter.class) && namesTwins(t)) {
+            synchronized (w) {
+                print(t, new Lines(null, w));
+            }
+        } else {
+            t.printStackTrace(w);
+        }
+    }
+
+    /** Does {@code t}'s class print with {@code Throwable}'s method {@code name(types)} (no override)? */
+    private static boolean printsAsThrowable(Throwable t, String name, Class<?>... types) {
+        try {
+            return t.getClass().getMethod(name, types).getDeclaringClass() == Throwable.class;
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
+    /** Does the text of a throwable in {@code t}'s chain (causes, suppressed) name twins? */
+    private static boolean namesTwins(Throwable t) {
+        try {
+            IdentityHashMap<Throwable, Boolean> seen = new IdentityHashMap<Throwable, Boolean>();
+            ArrayList<Throwable> work = new ArrayList<Throwable>();
+            work.add(t);
+            while (!work.isEmpty()) {
+                Throwable x = work.remove(work.size() - 1);
+                if (x == null || seen.put(x, Boolean.TRUE) != null) {
+                    continue;
+                }
+                String text = x.toString();
+                if (text != null && !text.equals(message(text))) {
+                    return true;
+                }
+                work.add(x.getCause());
+                for (Throwable s : x.getSuppressed()) {
+                    work.add(s);
+                }
+            }
+        } catch (Throwable e) {
+            // a Throwable of the program's that misbehaves: printed its own way
+        }
+        return false;
+    }
+
+    /** Where {@link #print} writes: a stream or a writer, line by line. */
+    private static final class Lines {
+        private final java.io.PrintStream stream;
+        private final java.io.PrintWriter writer;
+
+        Lines(java.io.PrintStream stream, java.io.PrintWriter writer) {
+            this.stream = stream;
+            this.writer = writer;
+        }
+
+        void println(String line) {
+            if (stream != null) {
+                stream.println(line);
+            } else {
+                writer.println(line);
+            }
+        }
+    }
+
+    /** {@code Throwable.printStackTrace}'s text (Java 7 and later), each throwable's through {@link #message}. */
+    private static void print(Throwable t, Lines s) {
+        IdentityHashMap<Throwable, Boolean> dejaVu = new IdentityHashMap<Throwable, Boolean>();
+        dejaVu.put(t, Boolean.TRUE);
+        s.println(message(String.valueOf(t)));
+        StackTraceElement[] trace = t.getStackTrace();
+        for (StackTraceElement e : trace) {
+            s.println("\tat " + e);
+        }
+        for (Throwable x : t.getSuppressed()) {
+            printEnclosed(x, s, trace, "Suppressed: ", "\t", dejaVu);
+        }
+        Throwable cause = t.getCause();
+        if (cause != null) {
+            printEnclosed(cause, s, trace, "Caused by: ", "", dejaVu);
+        }
+    }
+
+    private static void printEnclosed(Throwable t, Lines s, StackTraceElement[] enclosing, String caption,
+            String prefix, IdentityHashMap<Throwable, Boolean> dejaVu) {
+        if (dejaVu.containsKey(t)) {
+            s.println(prefix + caption + "[CIRCULAR REFERENCE: " + message(String.valueOf(t)) + "]");
+            return;
+        }
+        dejaVu.put(t, Boolean.TRUE);
+        StackTraceElement[] trace = t.getStackTrace();
+        int m = trace.length - 1;
+        int n = enclosing.length - 1;
+        while (m >= 0 && n >= 0 && trace[m].equals(enclosing[n])) {
+            m--;
+            n--;
+        }
+        int inCommon = trace.length - 1 - m;
+        s.println(prefix + caption + message(String.valueOf(t)));
+        for (int i = 0; i <= m; i++) {
+            s.println(prefix + "\tat " + trace[i]);
+        }
+        if (inCommon != 0) {
+            s.println(prefix + "\t... " + inCommon + " more");
+        }
+        for (Throwable x : t.getSuppressed()) {
+            printEnclosed(x, s, trace, "Suppressed: ", prefix + "\t", dejaVu);
+        }
+        Throwable cause = t.getCause();
+        if (cause != null) {
+            printEnclosed(cause, s, trace, "Caused by: ", prefix, dejaVu);
+        }
+    }
+
     public static void cleanThrowable(Throwable t) {
         try {
             IdentityHashMap<Throwable, Boolean> seen = new IdentityHashMap<Throwable, Boolean>();
