@@ -220,54 +220,6 @@ public final class Traces {
         }
     }
 
-    /**
-     * Clean the stack traces of {@code t}, its causes and its suppressed exceptions in place
-     * ({@link Throwable#setStackTrace}; no effect on one whose trace is not writable): before rewritten
-     * code prints it, and before an exception leaves {@code main} or {@code run} for the JVM to print.
-     */
-    /**
-     * {@code t.printStackTrace()} as the original program's: {@link #cleanThrowable} first; then, when a
-     * message in the chain names twins ({@link #message}) and {@code t}'s class does not print its
-     * own way, printed here as {@code Throwable} prints, each throwable's text through
-     * {@link #message}; otherwise {@code t}'s own {@code printStackTrace()}.
-     */
-    public static void printStackTrace(Throwable t) {
-        cleanThrowable(t);
-        java.io.PrintStream err = System.err;
-        if (printsAsThrowable(t, "printStackTrace") && printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class)
-                && namesTwins(t)) {
-            synchronized (err) {
-                print(t, new Lines(err, null));
-            }
-        } else {
-            t.printStackTrace();
-        }
-    }
-
-    /** {@code t.printStackTrace(s)} as the original program's (see {@link #printStackTrace(Throwable)}). */
-    public static void printStackTrace(Throwable t, java.io.PrintStream s) {
-        cleanThrowable(t);
-        if (s != null && printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class) && namesTwins(t)) {
-            synchronized (s) {
-                print(t, new Lines(s, null));
-            }
-        } else {
-            t.printStackTrace(s);
-        }
-    }
-
-    /** {@code t.printStackTrace(w)} as the original program's (see {@link #printStackTrace(Throwable)}). */
-    public static void printStackTrace(Throwable t, java.io.PrintWriter w) {
-        cleanThrowable(t);
-        if (w != null && printsAsThrowable(t, "printStackTrace", java.io.PrintWriter.class) && namesTwins(t)) {
-            synchronized (w) {
-                print(t, new Lines(null, w));
-            }
-        } else {
-            t.printStackTrace(w);
-        }
-    }
-
     /** Does {@code t}'s class print with {@code Throwable}'s method {@code name(types)} (no override)? */
     private static boolean printsAsThrowable(Throwable t, String name, Class<?>... types) {
         try {
@@ -280,27 +232,39 @@ public final class Traces {
     /** Does the text of a throwable in {@code t}'s chain (causes, suppressed) name twins? */
     private static boolean namesTwins(Throwable t) {
         try {
-            IdentityHashMap<Throwable, Boolean> seen = new IdentityHashMap<Throwable, Boolean>();
-            ArrayList<Throwable> work = new ArrayList<Throwable>();
-            work.add(t);
-            while (!work.isEmpty()) {
-                Throwable x = work.remove(work.size() - 1);
-                if (x == null || seen.put(x, Boolean.TRUE) != null) {
-                    continue;
-                }
+            for (Throwable x : chain(t)) {
                 String text = x.toString();
                 if (text != null && !text.equals(message(text))) {
                     return true;
-                }
-                work.add(x.getCause());
-                for (Throwable s : x.getSuppressed()) {
-                    work.add(s);
                 }
             }
         } catch (Throwable e) {
             // a Throwable of the program's that misbehaves: printed its own way
         }
         return false;
+    }
+
+    /**
+     * {@code t}, its causes and suppressed exceptions, theirs, and so on, each once (a chain may be
+     * circular). Calls the program's {@code getCause()}: it may throw.
+     */
+    private static ArrayList<Throwable> chain(Throwable t) {
+        IdentityHashMap<Throwable, Boolean> seen = new IdentityHashMap<Throwable, Boolean>();
+        ArrayList<Throwable> out = new ArrayList<Throwable>();
+        ArrayList<Throwable> work = new ArrayList<Throwable>();
+        work.add(t);
+        while (!work.isEmpty()) {
+            Throwable x = work.remove(work.size() - 1);
+            if (x == null || seen.put(x, Boolean.TRUE) != null) {
+                continue;
+            }
+            out.add(x);
+            work.add(x.getCause());
+            for (Throwable s : x.getSuppressed()) {
+                work.add(s);
+            }
+        }
+        return out;
     }
 
     /** Where {@link #print} writes: a stream or a writer, line by line. */
@@ -320,6 +284,53 @@ public final class Traces {
                 writer.println(line);
             }
         }
+    }
+
+    /**
+     * {@code t.printStackTrace()} as the original program's: {@link #cleanThrowable} first; then, when a
+     * text in the chain names twins ({@link #message}: a {@code NullPointerException}'s) and {@code t}'s
+     * class does not print its own way, printed here as {@code Throwable} prints, each throwable's text
+     * through {@link #message}; otherwise {@code t}'s own {@code printStackTrace()}.
+     */
+    public static void printStackTrace(Throwable t) {
+        cleanThrowable(t);
+        java.io.PrintStream err = System.err;
+        boolean plain = printsAsThrowable(t, "printStackTrace")
+                && printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class);
+        if (!plain || err == null || !printed(t, err, null)) {
+            t.printStackTrace();
+        }
+    }
+
+    /** {@code t.printStackTrace(s)} as the original program's (see {@link #printStackTrace(Throwable)}). */
+    public static void printStackTrace(Throwable t, java.io.PrintStream s) {
+        cleanThrowable(t);
+        if (s == null || !printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class) || !printed(t, s, null)) {
+            t.printStackTrace(s);
+        }
+    }
+
+    /** {@code t.printStackTrace(w)} as the original program's (see {@link #printStackTrace(Throwable)}). */
+    public static void printStackTrace(Throwable t, java.io.PrintWriter w) {
+        cleanThrowable(t);
+        if (w == null || !printsAsThrowable(t, "printStackTrace", java.io.PrintWriter.class) || !printed(t, null, w)) {
+            t.printStackTrace(w);
+        }
+    }
+
+    /**
+     * {@code t} printed to {@code s} or {@code w} as {@code Throwable} prints it (under the same lock),
+     * each text through {@link #message}, when a text in its chain names twins; whether it was.
+     */
+    private static boolean printed(Throwable t, java.io.PrintStream s, java.io.PrintWriter w) {
+        if (!namesTwins(t)) {
+            return false;
+        }
+        Object lock = s != null ? s : w;
+        synchronized (lock) {
+            print(t, new Lines(s, w));
+        }
+        return true;
     }
 
     /** {@code Throwable.printStackTrace}'s text (Java 7 and later), each throwable's through {@link #message}. */
@@ -371,24 +382,18 @@ public final class Traces {
         }
     }
 
+    /**
+     * Clean the stack traces of {@code t}, its causes and its suppressed exceptions in place
+     * ({@link Throwable#setStackTrace}; no effect on one whose trace is not writable): before rewritten
+     * code prints it, and before an exception leaves {@code main} or {@code run} for the JVM to print.
+     */
     public static void cleanThrowable(Throwable t) {
         try {
-            IdentityHashMap<Throwable, Boolean> seen = new IdentityHashMap<Throwable, Boolean>();
-            ArrayList<Throwable> work = new ArrayList<Throwable>();
-            work.add(t);
-            while (!work.isEmpty()) {
-                Throwable x = work.remove(work.size() - 1);
-                if (x == null || seen.put(x, Boolean.TRUE) != null) {
-                    continue;
-                }
+            for (Throwable x : chain(t)) {
                 StackTraceElement[] trace = x.getStackTrace();
                 StackTraceElement[] cleaned = clean(trace);
                 if (cleaned != trace) {
                     x.setStackTrace(cleaned);
-                }
-                work.add(x.getCause());
-                for (Throwable s : x.getSuppressed()) {
-                    work.add(s);
                 }
             }
         } catch (Throwable e) {
