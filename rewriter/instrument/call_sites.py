@@ -135,25 +135,19 @@ def _null_checked(
     The arguments go to temporaries while the receiver is tested, and come back for either call;
     the receiver is left where the original code put it, so the JVM still traces it to its source.
     """
-    params = parse_method_descriptor(desc).params
-    slots = []
-    slot = temps
-    for p in params:
-        slots.append(slot)
-        slot += type_size(p)
-    stores = [Instruction(-1, G.store_opcode(p), s) for p, s in reversed(list(zip(params, slots)))]
-    loads = [Instruction(-1, G.load_opcode(p), s) for p, s in zip(params, slots)]
+    md = parse_method_descriptor(desc)
+    stores, loads, end = _argument_temps(md.params, temps)
     original = InvokeInterface(-1, insn.operand, insn.count) if isinstance(insn, InvokeInterface) else None
     original_call = original if original is not None else Instruction(-1, insn.opcode, insn.operand)
     checked, not_null = Label("null_checked"), Label("not_null")
     pre = [*code.pre, *stores, Instruction(-1, op.DUP), Instruction(-1, op.IFNONNULL, not_null), checked]
     pre += [*loads, original_call]  # throws: the receiver is null
-    returns = parse_method_descriptor(desc).return_slots
+    returns = md.return_slots
     if returns:
         pre.append(Instruction(-1, op.POP2 if returns == 2 else op.POP))
     pre += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ATHROW), not_null, *loads, *pushes]
     needs = FrameNeeds(flows=[(checked, not_null)])
-    return SiteCode(pre, call, code.post, code.pending, needs=needs, temps=slot - temps)
+    return SiteCode(pre, call, code.post, code.pending, needs=needs, temps=end - temps)
 
 
 _THROWABLE: Final = "java/lang/Throwable"
@@ -303,16 +297,27 @@ def _pass(
 
 def _spill_for_pending(ctx: ClassContext, node: int, site: int, mid: int, desc: str, base: int) -> list:
     """Store the arguments in temporaries, hand the receiver to ``ThreadRoot.pending``, reload."""
-    params = parse_method_descriptor(desc).params
+    stores, loads, _ = _argument_temps(parse_method_descriptor(desc).params, base + 1)
+    return [
+        *stores,
+        Instruction(-1, op.DUP),
+        Instruction(-1, op.ASTORE, base),
+        *ctx.rt.pending(node, site, mid, base),
+        *loads,
+    ]
+
+
+def _argument_temps(params: tuple[str, ...], first: int) -> tuple[list, list, int]:
+    """A call's arguments (types ``params``) stored from the stack into locals from ``first`` on (the
+    last argument first), and loaded back in order; and the first local past them."""
     slots = []
-    slot = base + 1
+    slot = first
     for p in params:
         slots.append(slot)
         slot += type_size(p)
-    out = [Instruction(-1, G.store_opcode(p), s) for p, s in reversed(list(zip(params, slots)))]
-    out += [Instruction(-1, op.DUP), Instruction(-1, op.ASTORE, base), *ctx.rt.pending(node, site, mid, base)]
-    out += [Instruction(-1, G.load_opcode(p), s) for p, s in zip(params, slots)]
-    return out
+    stores = [Instruction(-1, G.store_opcode(p), s) for p, s in reversed(list(zip(params, slots)))]
+    loads = [Instruction(-1, G.load_opcode(p), s) for p, s in zip(params, slots)]
+    return stores, loads, slot
 
 
 def pending_temps(insn: Instruction, pool: ConstantPool) -> int:

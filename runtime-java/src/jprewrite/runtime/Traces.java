@@ -293,61 +293,50 @@ public final class Traces {
      * through {@link #message}; otherwise {@code t}'s own {@code printStackTrace()}.
      */
     public static void printStackTrace(Throwable t) {
-        cleanThrowable(t);
-        java.io.PrintStream err = System.err;
-        boolean plain = printsAsThrowable(t, "printStackTrace")
-                && printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class);
-        if (!plain || err == null || !printed(t, err, null)) {
+        if (!printedHere(t, System.err, null, true)) {
             t.printStackTrace();
         }
     }
 
     /** {@code t.printStackTrace(s)} as the original program's (see {@link #printStackTrace(Throwable)}). */
     public static void printStackTrace(Throwable t, java.io.PrintStream s) {
-        cleanThrowable(t);
-        if (s == null || !printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class) || !printed(t, s, null)) {
+        if (!printedHere(t, s, null, false)) {
             t.printStackTrace(s);
         }
     }
 
     /** {@code t.printStackTrace(w)} as the original program's (see {@link #printStackTrace(Throwable)}). */
     public static void printStackTrace(Throwable t, java.io.PrintWriter w) {
-        cleanThrowable(t);
-        if (w == null || !printsAsThrowable(t, "printStackTrace", java.io.PrintWriter.class) || !printed(t, null, w)) {
+        if (!printedHere(t, null, w, false)) {
             t.printStackTrace(w);
         }
     }
 
     /**
-     * {@code t} printed to {@code s} or {@code w} as {@code Throwable} prints it (under the same lock),
-     * each text through {@link #message}, when a text in its chain names twins; whether it was.
+     * {@link #cleanThrowable}, then {@link #print} to {@code s} or {@code w} where a text in the chain
+     * names twins and {@code t}'s class prints with {@code Throwable}'s method (with {@code noArgs},
+     * its {@code printStackTrace()} too, which calls the {@code PrintStream} one); whether it printed.
      */
-    private static boolean printed(Throwable t, java.io.PrintStream s, java.io.PrintWriter w) {
-        if (!namesTwins(t)) {
+    private static boolean printedHere(Throwable t, java.io.PrintStream s, java.io.PrintWriter w, boolean noArgs) {
+        cleanThrowable(t);
+        Class<?> out = s != null ? java.io.PrintStream.class : java.io.PrintWriter.class;
+        if (s == null && w == null || !namesTwins(t) || noArgs && !printsAsThrowable(t, "printStackTrace")
+                || !printsAsThrowable(t, "printStackTrace", out)) {
             return false;
         }
-        Object lock = s != null ? s : w;
-        synchronized (lock) {
-            print(t, new Lines(s, w));
-        }
+        print(t, s, w);
         return true;
     }
 
-    /** {@code Throwable.printStackTrace}'s text (Java 7 and later), each throwable's through {@link #message}. */
-    private static void print(Throwable t, Lines s) {
-        IdentityHashMap<Throwable, Boolean> dejaVu = new IdentityHashMap<Throwable, Boolean>();
-        dejaVu.put(t, Boolean.TRUE);
-        s.println(message(String.valueOf(t)));
-        StackTraceElement[] trace = t.getStackTrace();
-        for (StackTraceElement e : trace) {
-            s.println("\tat " + e);
-        }
-        for (Throwable x : t.getSuppressed()) {
-            printEnclosed(x, s, trace, "Suppressed: ", "\t", dejaVu);
-        }
-        Throwable cause = t.getCause();
-        if (cause != null) {
-            printEnclosed(cause, s, trace, "Caused by: ", "", dejaVu);
+    /**
+     * {@code Throwable.printStackTrace}'s text (Java 7 and later) to {@code s} or {@code w}, under the
+     * lock {@code Throwable} takes, each throwable's text through {@link #message}: the throwable as
+     * a cause-less enclosed one (nothing in common with an empty enclosing trace, no caption).
+     */
+    private static void print(Throwable t, java.io.PrintStream s, java.io.PrintWriter w) {
+        synchronized (s != null ? s : w) {
+            printEnclosed(t, new Lines(s, w), new StackTraceElement[0], "", "",
+                    new IdentityHashMap<Throwable, Boolean>());
         }
     }
 
