@@ -330,3 +330,179 @@ def test_null_pointer_messages_read_by_the_program_name_the_methods(how, tmp_pat
     assert 'because "nothing" is null' in plain.stdout and "$jp" in plain.stdout, plain.stdout
     run = run_rewritten(jar, "npes.Main", tmp_path, agent=how == "agent")
     assert_same_output(run, plain)
+
+
+CONVERSIONS = """
+package texts;
+
+import java.io.PrintWriter;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+public class Main {
+    static final class Box {
+        String value;
+
+        String get() {
+            return value;
+        }
+
+        static Box none(int a) {
+            return null;
+        }
+    }
+
+    /** Its text is the program's: looked at by nobody but the JDK's conversion, once. */
+    static final class Loud extends RuntimeException {
+        static int texts;
+
+        Loud(Throwable cause) {
+            super(cause);
+        }
+
+        @Override
+        public String toString() {
+            texts++;
+            return "Loud(" + getCause().getMessage() + ")";
+        }
+    }
+
+    /** Its text is Throwable's: the cause's, which names twins when the JDK writes it. */
+    static final class Quiet extends RuntimeException {
+        Quiet(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    static NullPointerException npe() {
+        try {
+            Box.none(1).get();
+        } catch (NullPointerException e) {
+            return e;
+        }
+        return null;
+    }
+
+    static NullPointerException twinOnNull() {
+        Box nothing = null;
+        try {
+            nothing.get();
+        } catch (NullPointerException e) {
+            return e;
+        }
+        return null;
+    }
+
+    static void converted(Exception e) {
+        Object o = e;
+        Serializable s = e;
+        System.out.println("concatenated " + e);
+        System.out.println("in the middle [" + e + "] " + 3 + ' ' + o + " " + s + " " + 2.5);
+        System.out.println(e);
+        System.out.print(o);
+        System.out.println();
+        StringBuilder sb = new StringBuilder("builder ");
+        sb.append(e).append(' ').append(o);
+        System.out.println(sb);
+        StringBuffer sf = new StringBuffer("buffer ");
+        sf.append(o);
+        System.out.println(sf);
+        System.out.println(String.valueOf(e) + " | " + Objects.toString(o));
+        PrintWriter w = new PrintWriter(System.out, true);
+        w.println(e);
+        w.print(o);
+        w.println();
+        System.out.printf("printf %s%n", e);
+        System.out.println(String.format("format %2$s %1$s %<S", "first", e));
+        System.out.println(String.format("%-12.20s|%b", e, e));
+        try {
+            System.out.println(String.format("%d", e));
+        } catch (RuntimeException x) {
+            System.out.println("bad format: " + x.getMessage());
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        converted(npe());
+        converted(twinOnNull());
+        converted(new Quiet(npe()));
+        converted(new RuntimeException("wrapped", npe()));
+        Loud loud = new Loud(npe());
+        System.out.println("loud " + loud);
+        System.out.println(loud);
+        System.out.println("the program's text was made " + Loud.texts + " times");
+
+        // uncaught: a lambda's, a thread's own run(), a pool's task; then a program's handlers
+        Thread a = new Thread(() -> Box.none(2).get(), "lambda");
+        a.start();
+        a.join();
+        Thread b = new Thread("subclass") {
+            @Override
+            public void run() {
+                Box.none(8).get();
+            }
+        };
+        b.start();
+        b.join();
+        List<Thread> pool = new ArrayList<>();
+        ExecutorService ex = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "pool-" + pool.size());
+            pool.add(t);
+            return t;
+        });
+        Future<?> f = ex.submit(() -> Box.none(3).get());
+        try {
+            f.get();
+        } catch (ExecutionException e) {
+            System.out.println("submitted: " + e);
+        }
+        ex.submit(() -> System.out.println("the pool keeps its handler: "
+                + (Thread.currentThread().getUncaughtExceptionHandler() == Thread.currentThread().getThreadGroup())))
+                .get();
+        ex.execute(() -> Box.none(4).get());
+        ex.shutdown();
+        ex.awaitTermination(30, TimeUnit.SECONDS);
+        for (int i = 0; i < pool.size(); i++) {
+            pool.get(i).join();
+        }
+        Thread c = new Thread(() -> Box.none(5).get(), "own handler");
+        c.setUncaughtExceptionHandler((t, e) -> System.out.println("handled in " + t.getName() + ": " + e));
+        c.start();
+        c.join();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> System.out.println("default handler: " + e));
+        Thread d = new Thread(() -> Box.none(6).get(), "default");
+        d.start();
+        d.join();
+        Thread.setDefaultUncaughtExceptionHandler(null);
+        System.out.flush();
+        Box.none(7).get();
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["default", "agent"])
+def test_throwables_the_jdk_turns_into_text_read_as_the_originals(how, tmp_path) -> None:
+    """A NullPointerException's message names twins (the JVM writes it from the rewritten
+    bytecode), and the JDK turns a throwable into text itself: string concatenation, ``println``,
+    ``append``, ``valueOf``, formats (``%s`` and an index; ``%d`` fails naming the class), a cause's
+    text in its wrapper's message, and the JVM's print of an exception leaving ``main``, a thread
+    running a lambda, a thread's own ``run()`` and a pool's task. All read as the original's; a
+    program's own ``toString`` runs as often as in the original; a pool thread whose task's
+    exception a ``Future`` caught keeps no handler of jprewrite's; the program's handlers get the
+    exceptions."""
+    classes = javac({"texts/Main.java": CONVERSIONS}, tmp_path / "classes", "-g")
+    jar = make_jar(classes, tmp_path / "texts.jar")
+    plain = run_java([jar], "texts.Main")
+    assert plain.returncode == 1 and plain.stderr.count("Exception in thread") == 4, plain.stderr
+    assert "made 2 times" in plain.stdout and "bad format: d != java.lang.NullPointerException" in plain.stdout
+    run = run_rewritten(jar, "texts.Main", tmp_path, agent=how == "agent")
+    assert "$jp" not in run.stdout + run.stderr
+    assert_same_output(run, plain)

@@ -1038,6 +1038,11 @@ class ConstantPool:
             self._reads[i * 4 + 2] = (owner, name, descriptor)  # what member_ref(i) will answer
         return i
 
+    def add_invoke_dynamic(self, bootstrap_index: int, name: str, descriptor: str) -> int:
+        """An ``InvokeDynamic`` entry of bootstrap method ``bootstrap_index`` (of the class's
+        ``BootstrapMethods``) for ``name`` and ``descriptor``."""
+        return self._add_refs(INVOKE_DYNAMIC, bootstrap_index, self.add_name_and_type(name, descriptor))
+
     def add_integer(self, value: int) -> int:
         return self.add(Integer(value))
 

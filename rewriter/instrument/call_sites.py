@@ -13,7 +13,7 @@ from typing import Any, Final
 from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..classfile.descriptors import parse_method_descriptor, type_size
-from ..classfile.instructions import Instruction, InvokeInterface
+from ..classfile.instructions import Instruction, InvokeDynamic, InvokeInterface
 from ..editor import Label
 from . import codegen as G
 from .context import ClassContext
@@ -22,6 +22,8 @@ from .plan import NODE_PASSING, CallAction, CallSite
 from .runtime_api import (
     MEMBERS_FIELDS,
     MEMBERS_METHODS,
+    TEXTS_SHOWN,
+    TEXTS_SHOWN_ARGS,
     TRACES_CLEAN,
     TRACES_CLEAN_ALL,
     TRACES_DUMP_STACK,
@@ -90,7 +92,10 @@ def call_site_code(
         name, desc = pool.name_and_type(const.name_and_type_index)
         mid = ctx.mids.ref("invokedynamic", name, desc, KIND_JDK)
         ctx.report.call_sites[_BOUNDARY] += 1
-        return SiteCode(ctx.rt.boundary(node, site, mid), insn)
+        code = SiteCode(ctx.rt.boundary(node, site, mid), insn)
+        if name in _CONCATS and _bootstrap_owner(ctx, const.bootstrap_index) == _CONCAT_FACTORY:
+            return _concat_shown(ctx, const.bootstrap_index, name, desc, temps, code)
+        return code
     key = (insn.operand << 8) | insn.opcode
     known = ctx.site_decisions.get(key)
     if known is None:
@@ -107,8 +112,13 @@ def call_site_code(
         return SiteCode(pre + code.pre, code.call, code.post + post, code.pending)
     code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
     if decision.resolved and decision.action not in NODE_PASSING:
-        if decision.name in _ORIGINAL_VIEW:
-            return _as_the_original_sees_it(ctx, decision, code)
+        viewed = _ORIGINAL_VIEW.get(decision.name)
+        view = None if viewed is None else viewed.get((decision.owner, decision.descriptor))
+        if view is not None:
+            return _as_the_original_sees_it(ctx, view, code)
+        converted = _TEXT_OF.get((decision.owner, decision.name, decision.descriptor))
+        if converted is not None:
+            return SiteCode(code.pre + converted(ctx), code.call, code.post, code.pending)
         replaced = _REPLACED.get((decision.owner, decision.name, decision.descriptor))
         if replaced is not None:
             if insn.opcode == op.INVOKESTATIC:
@@ -195,13 +205,107 @@ _REPLACED: Final[dict[tuple[str, str, str], RuntimeMember]] = {
 }
 
 
-def _as_the_original_sees_it(ctx: ClassContext, decision: CallSite, code: SiteCode) -> SiteCode:
-    """``code`` with what the JDK method returns made the original program's (``Traces``,
-    ``Members``): the program reads its own frames, messages and members, not the twins, wrappers
-    and synthetic members the rewriting added."""
-    member = _ORIGINAL_VIEW[decision.name].get((decision.owner, decision.descriptor))
-    if member is None:
+def _shown_last(ctx: ClassContext) -> list:
+    """``Texts.shown`` on the value on top of the stack: the object a JDK method turns into text."""
+    return [ctx.rt.invoke(TEXTS_SHOWN)]
+
+
+def _shown_format_args(ctx: ClassContext) -> list:
+    """``args = Texts.shownArgs(format, args)`` on a format and its arguments on top of the stack."""
+    shown = ctx.rt.invoke(TEXTS_SHOWN_ARGS)
+    return [Instruction(-1, op.DUP2), shown, Instruction(-1, op.SWAP), Instruction(-1, op.POP)]
+
+
+_OBJECT: Final = "Ljava/lang/Object;"
+_FORMAT: Final = "Ljava/lang/String;[Ljava/lang/Object;)"
+_LOCALE_FORMAT: Final = "(Ljava/util/Locale;" + _FORMAT
+#: JDK methods that turn an object into text with ``String.valueOf(Object)`` (its last argument),
+#: or format arguments (a format and an ``Object[]``, the last two), and what rewritten code hands
+#: them: where a throwable's text names twins (an NPE's message), that text as the original's
+#: (``Texts``). Others (``Objects.toString(o, dflt)``, ``insert``, a collection's ``toString``)
+#: get the throwable as it is.
+_TEXT_OF: Final = {
+    **{
+        key: _shown_last
+        for key in (
+            ("java/lang/String", "valueOf", "(Ljava/lang/Object;)Ljava/lang/String;"),
+            ("java/util/Objects", "toString", "(Ljava/lang/Object;)Ljava/lang/String;"),
+            ("java/lang/StringBuilder", "append", "(Ljava/lang/Object;)Ljava/lang/StringBuilder;"),
+            ("java/lang/StringBuffer", "append", "(Ljava/lang/Object;)Ljava/lang/StringBuffer;"),
+            ("java/io/PrintStream", "print", "(Ljava/lang/Object;)V"),
+            ("java/io/PrintStream", "println", "(Ljava/lang/Object;)V"),
+            ("java/io/PrintWriter", "print", "(Ljava/lang/Object;)V"),
+            ("java/io/PrintWriter", "println", "(Ljava/lang/Object;)V"),
+        )
+    },
+    **{
+        key: _shown_format_args
+        for key in (
+            ("java/lang/String", "format", "(" + _FORMAT + "Ljava/lang/String;"),
+            ("java/lang/String", "format", _LOCALE_FORMAT + "Ljava/lang/String;"),
+            # (the receiver is the format)
+            ("java/lang/String", "formatted", "([Ljava/lang/Object;)Ljava/lang/String;"),
+            ("java/io/PrintStream", "printf", "(" + _FORMAT + "Ljava/io/PrintStream;"),
+            ("java/io/PrintStream", "printf", _LOCALE_FORMAT + "Ljava/io/PrintStream;"),
+            ("java/io/PrintStream", "format", "(" + _FORMAT + "Ljava/io/PrintStream;"),
+            ("java/io/PrintStream", "format", _LOCALE_FORMAT + "Ljava/io/PrintStream;"),
+            ("java/io/PrintWriter", "printf", "(" + _FORMAT + "Ljava/io/PrintWriter;"),
+            ("java/io/PrintWriter", "printf", _LOCALE_FORMAT + "Ljava/io/PrintWriter;"),
+            ("java/io/PrintWriter", "format", "(" + _FORMAT + "Ljava/io/PrintWriter;"),
+            ("java/io/PrintWriter", "format", _LOCALE_FORMAT + "Ljava/io/PrintWriter;"),
+            ("java/util/Formatter", "format", "(" + _FORMAT + "Ljava/util/Formatter;"),
+            ("java/util/Formatter", "format", _LOCALE_FORMAT + "Ljava/util/Formatter;"),
+        )
+    },
+}
+
+_CONCAT_FACTORY: Final = "java/lang/invoke/StringConcatFactory"
+_CONCATS: Final = frozenset(("makeConcatWithConstants", "makeConcat"))
+
+
+def _bootstrap_owner(ctx: ClassContext, index: int) -> str | None:
+    """The class of bootstrap method ``index`` of the class's ``BootstrapMethods`` (None if unreadable)."""
+    table: Any = ctx.cf.attribute("BootstrapMethods")
+    try:
+        handle: Any = ctx.pool[table.methods[index][0]]
+        return ctx.pool.member_ref(handle.index)[0]
+    except (AttributeError, IndexError, TypeError, ValueError, KeyError):
+        return None
+
+
+def _concat_shown(ctx: ClassContext, bootstrap: int, name: str, desc: str, temps: int, code: SiteCode) -> SiteCode:
+    """A string concatenation (``StringConcatFactory``, which converts each reference with
+    ``String.valueOf``) with each argument that may be a throwable through ``Texts.shown``, its
+    type in the call's descriptor made ``Object``: the arguments go to temporaries and come back,
+    after every one is evaluated, where the original converts them. Arguments of other types
+    (strings, boxes, classes that are no throwables) go in as they are."""
+    md = parse_method_descriptor(desc)
+    shown = [i for i, p in enumerate(md.params) if p[0] == "L" and _may_be_throwable(ctx, p[1:-1])]
+    if not shown:
         return code
+    params = [_OBJECT if i in shown else p for i, p in enumerate(md.params)]
+    call = InvokeDynamic(-1, ctx.pool.add_invoke_dynamic(bootstrap, name, "(" + "".join(params) + ")" + md.return_type))
+    if shown == [len(params) - 1]:  # the only one is on top
+        return SiteCode(code.pre + _shown_last(ctx), call)
+    stores, loads, end = _argument_temps(md.params, temps)
+    pre = code.pre + stores
+    for i, load in enumerate(loads):
+        pre += [load, ctx.rt.invoke(TEXTS_SHOWN)] if i in shown else [load]
+    return SiteCode(pre, call, temps=end - temps)
+
+
+def _may_be_throwable(ctx: ClassContext, name: str) -> bool:
+    """May a reference of class or interface ``name`` be a throwable (unknown classes may)?"""
+    if name == "java/lang/Object" or name == "java/lang/String":
+        return name == "java/lang/Object"
+    info = ctx.hierarchy.info(name)
+    return info is None or info.is_interface or ctx.hierarchy.is_subtype(name, "java/lang/Throwable") is not False
+
+
+def _as_the_original_sees_it(ctx: ClassContext, member: RuntimeMember, code: SiteCode) -> SiteCode:
+    """``code`` with what the JDK method returns made the original program's by ``member``
+    (``Traces``, ``Members``): the program reads its own frames, messages and members, not the
+    twins, wrappers and synthetic members the rewriting added."""
     return SiteCode(code.pre, code.call, code.post + [ctx.rt.invoke(member)], code.pending)
 
 

@@ -21,7 +21,7 @@ from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Fragment, Instruction
 from .codegen import StraightCode, push_int
-from .support import MEMBERS, MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING, TRACES, WALKS
+from .support import MEMBERS, MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING, TEXTS, TRACES, WALKS
 
 if TYPE_CHECKING:  # (method_ids uses this module's members)
     from .method_ids import MidTable
@@ -131,6 +131,14 @@ TRACES_MESSAGE: Final = _m(TRACES, "message", "(" + _STR + ")" + _STR, True,
                     "a throwable's message or text as the original's (an NPE's names twins: named as their methods)")
 TRACES_DUMP_STACK: Final = _m(TRACES, "dumpStack", "()V", True,
                        "`Thread.dumpStack()` printing the original program's trace")
+TEXTS_SHOWN: Final = _m(TEXTS, "shown", "(" + _OBJ + ")" + _OBJ, True,
+                 "an object a JDK string conversion gets (`valueOf`, `append`, `println`, concatenation): "
+                 "a throwable whose text names twins as its text by `message`")
+TEXTS_SHOWN_ARGS: Final = _m(TEXTS, "shownArgs", "(" + _STR + "[" + _OBJ + ")[" + _OBJ, True,
+                      "a format's arguments (`String.format`, `printf`...), each throwable only `%s` uses by `shown`")
+TEXTS_LEAVING: Final = _m(TEXTS, "leaving", "(Ljava/lang/Throwable;)V", True,
+                   "an exception leaving `main`/`run()` for the JVM: `cleanThrowable`, and printed with the "
+                   "original's texts where the JDK would print twins")
 WALKS_WALK: Final = _m(WALKS, "walk", "(" + _OBJ + "Ljava/util/function/Function;)" + _OBJ, True,
                 "`StackWalker.walk(function)` over the program's frames (no wrapper, holder, trampoline frames)")
 WALKS_FOR_EACH: Final = _m(WALKS, "forEach", "(" + _OBJ + "Ljava/util/function/Consumer;)V", True,
@@ -185,6 +193,9 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     TRACES_PRINT,
     TRACES_PRINT_STREAM,
     TRACES_PRINT_WRITER,
+    TEXTS_SHOWN,
+    TEXTS_SHOWN_ARGS,
+    TEXTS_LEAVING,
     WALKS_WALK,
     WALKS_FOR_EACH,
     WALKS_CALLER_CLASS,

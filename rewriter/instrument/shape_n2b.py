@@ -26,7 +26,7 @@ from .runtime_api import (
     ROOT_N2B_ENTER_LOADER,
     ROOT_N2B_RETHROW,
     ROOT_PUBLISHED,
-    TRACES_CLEAN_THROWABLE,
+    TEXTS_LEAVING,
 )
 from .support import ENTERED, NODE, esi_descriptor, esi_name
 
@@ -88,7 +88,7 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
     elif _leaves_to_the_jvm(m, is_static):  # the JVM prints what leaves a thread: its trace as the original's
         c.fragment(restore)
         c.simple(op.DUP, 1, 2)
-        c.with_index(op.INVOKESTATIC, rt.method_ref(TRACES_CLEAN_THROWABLE), 1, 0)
+        c.with_index(op.INVOKESTATIC, rt.method_ref(TEXTS_LEAVING), 1, 0)
     else:  # so may the JDK code that called in, where no code of the program is beneath (n2bRethrow)
         c.simple(op.DUP, 1, 2)
         c.local(op.ALOAD, parent)
@@ -110,10 +110,11 @@ def make_n2b(ctx: ClassContext, m: Method, self_mid: int) -> None:
 def _leaves_to_the_jvm(m: Method, is_static: bool) -> bool:
     """Is ``m`` where an exception leaves the program for the JVM to print (``Exception in thread
     "main"``...): a ``main`` method (static, or an instance ``main`` of Java 25's launcher) or a
-    thread's ``run()``? Its wrapper cleans the exception's stack trace (``Traces.cleanThrowable``)
-    before it rethrows: only on that path, so it costs nothing else. Every other wrapper (but a
-    class loader's) cleans it when its context is a top-level one (``ThreadRoot.n2bRethrow``, which
-    also restores the slot): a lambda or a method reference a ``Thread`` or an executor runs."""
+    thread's ``run()``? Its wrapper makes the exception ready for the JVM to print before it
+    rethrows (``Texts.leaving``: its trace cleaned, its texts the original's): only on that path,
+    so it costs nothing else. Every other wrapper (but a class loader's) does so when its context
+    is a top-level one (``ThreadRoot.n2bRethrow``, which also restores the slot): a lambda or a
+    method reference a ``Thread`` or an executor runs."""
     if m.name == "main":
         return m.descriptor in ("([Ljava/lang/String;)V", "()V")
     return m.name == "run" and m.descriptor == "()V" and not is_static

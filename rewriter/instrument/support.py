@@ -21,6 +21,7 @@ __all__ = [
     "ROOT_DESC",
     "SAMPLING",
     "TRACES",
+    "TEXTS",
     "WALKS",
     "MEMBERS",
     "MID",
@@ -58,6 +59,7 @@ ROOT: Final = "jprewrite/runtime/ThreadRoot"
 ROOT_DESC: Final = "L" + ROOT + ";"
 SAMPLING: Final = "jprewrite/runtime/Sampling"
 TRACES: Final = "jprewrite/runtime/Traces"
+TEXTS: Final = "jprewrite/runtime/Texts"
 WALKS: Final = "jprewrite/runtime/Walks"
 MEMBERS: Final = "jprewrite/runtime/Members"
 MID: Final = "jprewrite/runtime/MethodId"

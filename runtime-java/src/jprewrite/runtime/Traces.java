@@ -221,7 +221,7 @@ public final class Traces {
     }
 
     /** Does {@code t}'s class print with {@code Throwable}'s method {@code name(types)} (no override)? */
-    private static boolean printsAsThrowable(Throwable t, String name, Class<?>... types) {
+    static boolean printsAsThrowable(Throwable t, String name, Class<?>... types) {
         try {
             return t.getClass().getMethod(name, types).getDeclaringClass() == Throwable.class;
         } catch (Throwable e) {
@@ -229,12 +229,19 @@ public final class Traces {
         }
     }
 
-    /** Does the text of a throwable in {@code t}'s chain (causes, suppressed) name twins? */
-    private static boolean namesTwins(Throwable t) {
+    /**
+     * Does the text of a throwable in {@code t}'s chain (causes, suppressed) name twins? Only texts
+     * that are the JDK's are looked at ({@link Texts#jdkText}): a program's {@code toString} is not
+     * called here, once more than the original calls it.
+     */
+    static boolean namesTwins(Throwable t) {
         try {
             for (Throwable x : chain(t)) {
+                if (!Texts.jdkText(x)) {
+                    continue;
+                }
                 String text = x.toString();
-                if (text != null && !text.equals(message(text))) {
+                if (text != null && text != message(text)) {
                     return true;
                 }
             }
@@ -333,7 +340,7 @@ public final class Traces {
      * lock {@code Throwable} takes, each throwable's text through {@link #message}: the throwable as
      * a cause-less enclosed one (nothing in common with an empty enclosing trace, no caption).
      */
-    private static void print(Throwable t, java.io.PrintStream s, java.io.PrintWriter w) {
+    static void print(Throwable t, java.io.PrintStream s, java.io.PrintWriter w) {
         synchronized (s != null ? s : w) {
             printEnclosed(t, new Lines(s, w), new StackTraceElement[0], "", "",
                     new IdentityHashMap<Throwable, Boolean>());
@@ -412,7 +419,7 @@ public final class Traces {
      * which the JVM writes from the bytecode of the method that threw, names the twins that rewritten
      * code calls, with their parameters ({@code Cannot invoke "a.B.m$jp(int, jprewrite.runtime.Node, int)"},
      * {@code the return value of "a.B.get$jp(jprewrite.runtime.Node, int)"}): those are named as the
-     * methods ({@code "a.B.m(int)"}). Any other text comes back as it is.
+     * methods ({@code "a.B.m(int)"}). Any other text comes back as it is (the same string).
      */
     public static String message(String m) {
         if (m == null || m.indexOf(TWIN_CALL) < 0) {
@@ -420,6 +427,7 @@ public final class Traces {
         }
         StringBuilder out = new StringBuilder(m.length());
         int from = 0;
+        boolean renamed = false;
         while (true) {
             int at = m.indexOf(TWIN_CALL, from);
             int close = at < 0 ? -1 : m.indexOf(')', at);
@@ -438,8 +446,9 @@ public final class Traces {
             }
             out.append(m, from, at).append('(').append(params).append(')');
             from = close + 1;
+            renamed = true;
         }
-        return out.append(m, from, m.length()).toString();
+        return renamed ? out.append(m, from, m.length()).toString() : m;
     }
 
     /** A call of a twin in a message, and how its parameters end (the JVM's way of writing them). */
