@@ -415,6 +415,7 @@ public class Main {
         sf.append(o);
         System.out.println(sf);
         System.out.println(String.valueOf(e) + " | " + Objects.toString(o));
+        System.out.println("toString " + o.toString() + " " + s.toString());
         PrintWriter w = new PrintWriter(System.out, true);
         w.println(e);
         w.print(o);
@@ -481,6 +482,21 @@ public class Main {
         d.start();
         d.join();
         Thread.setDefaultUncaughtExceptionHandler(null);
+        java.util.Timer timer = new java.util.Timer("timer");
+        Thread timerThread = null;
+        Thread[] all = new Thread[Thread.activeCount() + 8];
+        for (int i = 0, n = Thread.enumerate(all); i < n; i++) {
+            if (all[i].getName().equals("timer")) {
+                timerThread = all[i];
+            }
+        }
+        timer.schedule(new java.util.TimerTask() {
+            @Override
+            public void run() {
+                Box.none(9).get();
+            }
+        }, 0);
+        timerThread.join();
         System.out.flush();
         Box.none(7).get();
     }
@@ -494,14 +510,14 @@ def test_throwables_the_jdk_turns_into_text_read_as_the_originals(how, tmp_path)
     bytecode), and the JDK turns a throwable into text itself: string concatenation, ``println``,
     ``append``, ``valueOf``, formats (``%s`` and an index; ``%d`` fails naming the class), a cause's
     text in its wrapper's message, and the JVM's print of an exception leaving ``main``, a thread
-    running a lambda, a thread's own ``run()`` and a pool's task. All read as the original's; a
+    running a lambda, a thread's own ``run()``, a pool's task and a ``Timer``'s. All read as the original's; a
     program's own ``toString`` runs as often as in the original; a pool thread whose task's
     exception a ``Future`` caught keeps no handler of jprewrite's; the program's handlers get the
     exceptions."""
     classes = javac({"texts/Main.java": CONVERSIONS}, tmp_path / "classes", "-g")
     jar = make_jar(classes, tmp_path / "texts.jar")
     plain = run_java([jar], "texts.Main")
-    assert plain.returncode == 1 and plain.stderr.count("Exception in thread") == 4, plain.stderr
+    assert plain.returncode == 1 and plain.stderr.count("Exception in thread") == 5, plain.stderr
     assert "made 2 times" in plain.stdout and "bad format: d != java.lang.NullPointerException" in plain.stdout
     run = run_rewritten(jar, "texts.Main", tmp_path, agent=how == "agent")
     assert "$jp" not in run.stdout + run.stderr

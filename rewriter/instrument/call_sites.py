@@ -180,7 +180,11 @@ _ORIGINAL_VIEW: Final[dict[str, dict[tuple[str, str], RuntimeMember]]] = {
         ("java/lang/NullPointerException", "()Ljava/lang/String;"): TRACES_MESSAGE,
     },
     "getLocalizedMessage": {(_THROWABLE, "()Ljava/lang/String;"): TRACES_MESSAGE},
-    "toString": {(_THROWABLE, "()Ljava/lang/String;"): TRACES_MESSAGE},
+    # (and Object's: a throwable in an Object, an interface; ``message`` leaves other texts as they are)
+    "toString": {
+        (_THROWABLE, "()Ljava/lang/String;"): TRACES_MESSAGE,
+        ("java/lang/Object", "()Ljava/lang/String;"): TRACES_MESSAGE,
+    },
     "getMethodName": {(_FRAME, "()Ljava/lang/String;"): TRACES_METHOD_NAME},
     "toStackTraceElement": {(_FRAME, "()Ljava/lang/StackTraceElement;"): TRACES_ELEMENT},
     "getDeclaredMethods": {(_CLASS, "()[Ljava/lang/reflect/Method;"): MEMBERS_METHODS},

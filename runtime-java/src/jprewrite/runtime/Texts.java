@@ -176,7 +176,7 @@ public final class Texts {
         try {
             Thread thread = Thread.currentThread();
             if (t instanceof ThreadDeath || !printedByGroups(thread) || thread.getUncaughtExceptionHandler() != thread
-                    .getThreadGroup() || !Uncaught.printsNamingTwins(t) || !uncaughtFromHere()) {
+                    .getThreadGroup() || !Uncaught.printsNamingTwins(t) || !uncaughtFromHere(t)) {
                 return;
             }
             thread.setUncaughtExceptionHandler(new Uncaught());
@@ -199,11 +199,12 @@ public final class Texts {
     }
 
     /**
-     * Is an exception thrown on from the wrapper calling {@link #leaving} uncaught: only the JDK's
-     * code that starts a thread (or runs a pool's tasks and rethrows) below it? Elsewhere the JDK
-     * may catch it (a {@code FutureTask}, a reflective call): the thread then must keep its handler.
+     * Is {@code t}, thrown on from the wrapper calling {@link #leaving}, uncaught: only the JDK's
+     * code that starts a thread (or runs a pool's or a {@code Timer}'s tasks, and lets it through)
+     * below it? Elsewhere the JDK may catch it (a {@code FutureTask}, a reflective call): the thread
+     * then must keep its handler.
      */
-    private static boolean uncaughtFromHere() {
+    private static boolean uncaughtFromHere(Throwable t) {
         StackTraceElement[] frames = new Throwable().getStackTrace();
         int i = 0;
         while (i < frames.length && ThreadRoot.isOwnClass(frames[i].getClassName())) {
@@ -214,7 +215,8 @@ public final class Texts {
             if (!c.equals("java.lang.Thread") && !c.startsWith("java.lang.VirtualThread")
                     && !c.startsWith("jdk.internal.vm.Continuation")
                     && !c.equals("java.util.concurrent.ThreadPoolExecutor")
-                    && !c.equals("java.util.concurrent.ThreadPoolExecutor$Worker")) {
+                    && !c.equals("java.util.concurrent.ThreadPoolExecutor$Worker")
+                    && !(c.equals("java.util.TimerThread") && !(t instanceof InterruptedException))) {
                 return false;
             }
         }

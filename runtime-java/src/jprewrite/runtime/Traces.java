@@ -422,9 +422,10 @@ public final class Traces {
      * methods ({@code "a.B.m(int)"}). Any other text comes back as it is (the same string).
      */
     public static String message(String m) {
-        if (m == null || m.indexOf(TWIN_CALL) < 0) {
-            return m;
-        }
+        return m == null || m.indexOf(TWIN_CALL) < 0 ? m : renamed(m);   // (small: inlined where it is hot)
+    }
+
+    private static String renamed(String m) {
         StringBuilder out = new StringBuilder(m.length());
         int from = 0;
         boolean renamed = false;
