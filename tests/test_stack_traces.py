@@ -504,7 +504,7 @@ public class Main {
 """
 
 
-@pytest.mark.parametrize("how", ["default", "agent"])
+@pytest.mark.parametrize("how", ["exact", "hybrid", "agent"])
 def test_throwables_the_jdk_turns_into_text_read_as_the_originals(how, tmp_path) -> None:
     """A NullPointerException's message names twins (the JVM writes it from the rewritten
     bytecode), and the JDK turns a throwable into text itself: string concatenation, ``println``,
@@ -513,12 +513,12 @@ def test_throwables_the_jdk_turns_into_text_read_as_the_originals(how, tmp_path)
     running a lambda, a thread's own ``run()``, a pool's task and a ``Timer``'s. All read as the original's; a
     program's own ``toString`` runs as often as in the original; a pool thread whose task's
     exception a ``Future`` caught keeps no handler of jprewrite's; the program's handlers get the
-    exceptions."""
+    exceptions. Offline (exact and hybrid mode) and under the agent."""
     classes = javac({"texts/Main.java": CONVERSIONS}, tmp_path / "classes", "-g")
     jar = make_jar(classes, tmp_path / "texts.jar")
     plain = run_java([jar], "texts.Main")
     assert plain.returncode == 1 and plain.stderr.count("Exception in thread") == 5, plain.stderr
     assert "made 2 times" in plain.stdout and "bad format: d != java.lang.NullPointerException" in plain.stdout
-    run = run_rewritten(jar, "texts.Main", tmp_path, agent=how == "agent")
+    run = run_rewritten(jar, "texts.Main", tmp_path, *([] if how == "agent" else ["--mode", how]), agent=how == "agent")
     assert "$jp" not in run.stdout + run.stderr
     assert_same_output(run, plain)
