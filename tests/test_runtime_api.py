@@ -100,3 +100,24 @@ def test_counter_update_is_what_the_assembler_makes_of_its_instructions(runtime,
         ]
         code, depth, peak, max_locals = encode_straight(items, pool)
         assert (fragment.code, fragment.peak, fragment.max_locals, depth) == (code, peak, max_locals, 0)
+
+
+def test_node_enter_is_too_long_for_c2_to_inline(runtime) -> None:
+    """``Node.enter`` (what every ESI twin calls) keeps its slow path in its own body, so that its
+    bytecode is longer than C2's ``FreqInlineSize`` (read from the JVM the tests run): C2 then never
+    inlines it into a twin, whose compiled frame stays small. Inlined, the slow path's live values
+    made a recursive twin's frame about four times larger (a warm recursion reached 9,800 levels
+    against 39,300)."""
+    import re
+    import subprocess
+
+    from support.jdk import tool
+
+    flags = subprocess.run([tool("java"), "-XX:+PrintFlagsFinal", "-version"], capture_output=True, text=True)
+    found = re.search(r"\bFreqInlineSize\s*=\s*(\d+)", flags.stdout)
+    assert found, "the JVM printed no FreqInlineSize"
+    node = runtime["jprewrite/runtime/Node"]
+    enter = next(m for m in node.methods if m.name == "enter" and m.descriptor.endswith("Ljprewrite/runtime/Node;"))
+    code = enter.code()
+    assert code is not None
+    assert len(code.code) > int(found.group(1)), (len(code.code), found.group(1))

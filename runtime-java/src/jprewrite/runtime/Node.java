@@ -73,12 +73,18 @@ public class Node {
      * The child context for a call of {@code callee} from call site {@code site} (-1 if unknown,
      * {@link #ENTERED} from an N2B wrapper), created if absent; counts the call.
      *
-     * <p>The JIT inlines this into every instrumented method, so it holds only the commonest hit:
-     * the site's slot, or the newest child while there is no cache. Everything else is in
-     * {@link #enterSlow}. With more inline (144 bytecodes) C2 compiled about a third more bytecodes on
-     * scalac, for no CPU time measurably saved or lost there, nor on kotlinc, sunflow, h2 or groovy.
-     * {@code ENTERED} must not reach the newest
-     * child check: a recursive method entered from the JDK has itself as its newest child.
+     * <p>The commonest hit first: the site's slot, or the newest child while there is no cache.
+     * {@code ENTERED} must not reach the newest child check: a recursive method entered from the JDK
+     * has itself as its newest child.
+     *
+     * <p>One method, fast and slow path, on purpose: its bytecode is longer than C2's
+     * {@code FreqInlineSize} (325 bytes), so C2 never inlines it into an ESI twin. Inlined, the slow
+     * path's live values set the size of the twin's compiled frame: a one-parameter recursion
+     * reached 9,400-9,800 levels on a warm second descent against 39,300 with {@code enter} called
+     * (the original: 23,600; {@code -Xss} default, JDK 17). In a large program C2 compiles this
+     * method first, on its own, and then refuses to inline it anyway ("already compiled into a big
+     * method"); a CPU difference between the two did not show on sunflow, math or xalan (flag-only
+     * experiment, 3-4 alternating pairs each, all inside the noise).
      */
     public final Node enter(int site, MethodId callee) {
         Node[] c = cache;
@@ -97,45 +103,9 @@ public class Node {
                 return f;
             }
         }
-        return enterSlow(site, callee);
-    }
-
-    /**
-     * {@link #enter}, then hybrid mode's entry yieldpoint: what an ESI twin calls in place of
-     * {@code enter} when its body starts with a yieldpoint. The twin's bytecode stays exactly as long
-     * as in exact mode (the JIT's inlining limits count bytecodes), and this method is short enough to
-     * be inlined everywhere: a volatile read and a branch, as before.
-     *
-     * <p>The sample is this node, the caller's, as in sample mode ({@code Sampling.entry()}): nothing of
-     * the callee has run yet, and the time since the thread's previous yieldpoint was spent in the
-     * caller (the callee's own time reaches its loop and exit yieldpoints). Charged to the callee, the
-     * caller's code before each call went to the callee: against JFR at 1 ms, h2's overlap was 31.5 %
-     * instead of 42.1 %.
-     */
-    public final Node enterSampled(int site, MethodId callee) {
-        Node n = enter(site, callee);
-        if (Sampling.requested != 0) {
-            Sampling.yieldpoint(this);
-        }
-        return n;
-    }
-
-    /**
-     * Calls of a child after which its parent gets a child cache even if the parent was entered only
-     * once (a hot loop in {@code main}). Until then, and in contexts with one callee, the children
-     * are found by walking their list: most contexts of a deeply recursive program (a compiler) are
-     * entered once and call few methods, and a cache each cost scalac a tenth of its memory.
-     */
-    private static final int LAZY_CACHE_CALLS = 8;
-
-    /** Site value meaning "this node is already the callee's, entered by an N2B wrapper". */
-    public static final int ENTERED = -2;
-
-    private Node enterSlow(int site, MethodId callee) {
         if (site == ENTERED) {
             return this;
         }
-        Node[] c = cache;
         Node n = null;
         if (c != null) {
             int v = c.length - 2;   // the shared pair at the end: unknown sites, and what the sites dropped
@@ -171,6 +141,37 @@ public class Node {
         n.calls++;
         return n;
     }
+
+    /**
+     * {@link #enter}, then hybrid mode's entry yieldpoint: what an ESI twin calls in place of
+     * {@code enter} when its body starts with a yieldpoint. The twin's bytecode stays exactly as long
+     * as in exact mode (the JIT's inlining limits count bytecodes), and this method is short enough to
+     * be inlined everywhere: a volatile read and a branch, as before.
+     *
+     * <p>The sample is this node, the caller's, as in sample mode ({@code Sampling.entry()}): nothing of
+     * the callee has run yet, and the time since the thread's previous yieldpoint was spent in the
+     * caller (the callee's own time reaches its loop and exit yieldpoints). Charged to the callee, the
+     * caller's code before each call went to the callee: against JFR at 1 ms, h2's overlap was 31.5 %
+     * instead of 42.1 %.
+     */
+    public final Node enterSampled(int site, MethodId callee) {
+        Node n = enter(site, callee);
+        if (Sampling.requested != 0) {
+            Sampling.yieldpoint(this);
+        }
+        return n;
+    }
+
+    /**
+     * Calls of a child after which its parent gets a child cache even if the parent was entered only
+     * once (a hot loop in {@code main}). Until then, and in contexts with one callee, the children
+     * are found by walking their list: most contexts of a deeply recursive program (a compiler) are
+     * entered once and call few methods, and a cache each cost scalac a tenth of its memory.
+     */
+    private static final int LAZY_CACHE_CALLS = 8;
+
+    /** Site value meaning "this node is already the callee's, entered by an N2B wrapper". */
+    public static final int ENTERED = -2;
 
     /**
      * Put {@code n} in the cache: in its call site's slot, the child it replaces going to the shared
