@@ -300,8 +300,10 @@ def _concat_shown(ctx: ClassContext, bootstrap: int, name: str, desc: str, temps
 
 def _may_be_throwable(ctx: ClassContext, name: str) -> bool:
     """May a reference of class or interface ``name`` be a throwable (unknown classes may)?"""
-    if name == "java/lang/Object" or name == "java/lang/String":
-        return name == "java/lang/Object"
+    if name == "java/lang/Object":
+        return True
+    if name == "java/lang/String":
+        return False
     info = ctx.hierarchy.info(name)
     return info is None or info.is_interface or ctx.hierarchy.is_subtype(name, "java/lang/Throwable") is not False
 

@@ -16,7 +16,7 @@ package jprewrite.runtime;
  * format's arguments): for a throwable whose text names twins, that text as the original's, a
  * {@code String}, which the JDK converts to itself; anything else as it is;</li>
  * <li>an exception leaving the program's outermost frame of a thread, for the JDK to print
- * (({@link #leaving}), gets a handler of the thread that prints it as the JDK would, with the
+ * ({@link #leaving}), gets a handler of the thread that prints it as the JDK would, with the
  * original's texts.</li>
  * </ul>
  * Only a throwable whose text is the JDK's (its class takes {@code toString},
@@ -175,8 +175,8 @@ public final class Texts {
         Traces.cleanThrowable(t);
         try {
             Thread thread = Thread.currentThread();
-            if (t instanceof ThreadDeath || !printedByGroups(thread) || thread.getUncaughtExceptionHandler() != thread
-                    .getThreadGroup() || !Uncaught.printsNamingTwins(t) || !uncaughtFromHere(t)) {
+            if (thread.getUncaughtExceptionHandler() != thread.getThreadGroup() || !Uncaught.printsHere(thread, t)
+                    || !uncaughtFromHere(t)) {
                 return;
             }
             thread.setUncaughtExceptionHandler(new Uncaught());
@@ -235,7 +235,7 @@ public final class Texts {
             ThreadGroup group = thread.getThreadGroup();
             boolean here;
             try {
-                here = !(e instanceof ThreadDeath) && printedByGroups(thread) && printsNamingTwins(e);
+                here = printsHere(thread, e);
             } catch (Throwable x) {
                 here = false;
             }
@@ -250,9 +250,14 @@ public final class Texts {
             Traces.print(e, err, null);
         }
 
-        /** Does {@code t} print with {@code Throwable}'s method, a text in its chain naming twins? */
-        static boolean printsNamingTwins(Throwable t) {
-            return Traces.namesTwins(t) && Traces.printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class);
+        /**
+         * Is {@code t}, left uncaught by {@code thread}, for this handler to print: would the thread's
+         * groups print it ({@link #printedByGroups}, not a {@code ThreadDeath}) with
+         * {@code Throwable}'s method, a text in its chain naming twins?
+         */
+        static boolean printsHere(Thread thread, Throwable t) {
+            return !(t instanceof ThreadDeath) && printedByGroups(thread) && Traces.namesTwins(t)
+                    && Traces.printsAsThrowable(t, "printStackTrace", java.io.PrintStream.class);
         }
     }
 }

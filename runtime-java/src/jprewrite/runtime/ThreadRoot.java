@@ -216,10 +216,11 @@ public final class ThreadRoot extends Node {
      * An N2B wrapper's exit by exception {@code t} (what its handler calls before it rethrows): the
      * published node as it was ({@code node.root.published = saved}, as on the normal exit), and
      * {@code t} made ready for the JDK to print ({@link Texts#leaving}: its trace cleaned, its texts
-     * the original's) when {@code node} is a top-level context of its thread. An exception leaving such a context leaves the program's code in this
-     * thread, for the JDK code that called in, which may print it: a {@code Thread} running a lambda
-     * or a method reference, whose uncaught exception the JVM prints, an executor. Deeper down, the
-     * program's own code gets it first. One call, so the handler is shorter than the inline restore.
+     * the original's) when {@code node} is a top-level context of its thread. An exception leaving
+     * such a context leaves the program's code in this thread, for the JDK code that called in, which
+     * may print it: a {@code Thread} running a lambda or a method reference, whose uncaught exception
+     * the JVM prints, an executor. Deeper down, the program's own code gets it first. One call, so
+     * the handler is shorter than the inline restore.
      */
     public static void n2bRethrow(Throwable t, Node node, Node saved) {
         ThreadRoot r = node.root;
