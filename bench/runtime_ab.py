@@ -105,7 +105,12 @@ def describe(rec: dict) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", required=True, type=Path, help="bench/sampling.py's work directory (rewritten jars)")
-    ap.add_argument("--jars", choices=MODES, default="sample", help="which of its rewritten jars")
+    ap.add_argument(
+        "--jars",
+        default="sample",
+        help="which of its rewritten jar sets (jpr-NAME): exact, sample, hybrid of bench/sampling.py, or a counting"
+        " mode (default, none, precise) of bench/cct_overhead.py's --work directory",
+    )
     ap.add_argument("--rev", action="append", required=True, help="NAME=REV (a git revision, or WORKTREE)")
     ap.add_argument("--jvm", action="append", default=[], help="a JVM option for every run (repeatable)")
     ap.add_argument("--profile", action="store_true", help="write profiles; report their sampling blocks")

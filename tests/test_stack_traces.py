@@ -343,6 +343,9 @@ import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -497,6 +500,43 @@ public class Main {
             }
         }, 0);
         timerThread.join();
+
+        // a fork-join pool: what execute's task throws kills the worker, which the JDK prints;
+        // a submitted task's exception goes to get(), and its worker keeps the group as handler
+        List<Thread> workers = new ArrayList<>();
+        ForkJoinPool fj = new ForkJoinPool(1, p -> {
+            ForkJoinWorkerThread w = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(p);
+            synchronized (workers) {
+                w.setName("forked-" + workers.size());
+                workers.add(w);
+            }
+            return w;
+        }, null, false);
+        fj.execute(() -> Box.none(10).get());
+        Thread first = null;
+        while (first == null) {
+            synchronized (workers) {
+                first = workers.isEmpty() ? null : workers.get(0);
+            }
+            Thread.sleep(1);
+        }
+        first.join();
+        ForkJoinTask<?> forked = fj.submit(() -> Box.none(11).get());
+        try {
+            forked.get();
+        } catch (ExecutionException e) {
+            System.out.println("forked: " + e.getCause());
+        }
+        fj.submit(() -> System.out.println("the fork-join worker keeps its handler: "
+                + (Thread.currentThread().getUncaughtExceptionHandler() == Thread.currentThread().getThreadGroup())))
+                .get();
+        fj.shutdown();
+        fj.awaitTermination(30, TimeUnit.SECONDS);
+        synchronized (workers) {
+            for (Thread w : workers) {
+                w.join();
+            }
+        }
         System.out.flush();
         Box.none(7).get();
     }
@@ -510,14 +550,16 @@ def test_throwables_the_jdk_turns_into_text_read_as_the_originals(how, tmp_path)
     bytecode), and the JDK turns a throwable into text itself: string concatenation, ``println``,
     ``append``, ``valueOf``, formats (``%s`` and an index; ``%d`` fails naming the class), a cause's
     text in its wrapper's message, and the JVM's print of an exception leaving ``main``, a thread
-    running a lambda, a thread's own ``run()``, a pool's task and a ``Timer``'s. All read as the original's; a
-    program's own ``toString`` runs as often as in the original; a pool thread whose task's
-    exception a ``Future`` caught keeps no handler of jprewrite's; the program's handlers get the
-    exceptions. Offline (exact and hybrid mode) and under the agent."""
+    running a lambda, a thread's own ``run()``, a pool's task, a ``Timer``'s and a fork-join pool's
+    ``execute`` task. All read as the original's; a program's own ``toString`` runs as often as in
+    the original; a pool thread whose task's exception a ``Future`` caught keeps no handler of
+    jprewrite's, nor does a fork-join worker whose submitted task failed; the program's handlers get
+    the exceptions. Offline (exact and hybrid mode) and under the agent."""
     classes = javac({"texts/Main.java": CONVERSIONS}, tmp_path / "classes", "-g")
     jar = make_jar(classes, tmp_path / "texts.jar")
     plain = run_java([jar], "texts.Main")
-    assert plain.returncode == 1 and plain.stderr.count("Exception in thread") == 5, plain.stderr
+    assert plain.returncode == 1 and plain.stderr.count("Exception in thread") == 6, plain.stderr
+    assert 'in thread "forked-0"' in plain.stderr and "forked: java.lang.NullPointerException" in plain.stdout
     assert "made 2 times" in plain.stdout and "bad format: d != java.lang.NullPointerException" in plain.stdout
     run = run_rewritten(jar, "texts.Main", tmp_path, *([] if how == "agent" else ["--mode", how]), agent=how == "agent")
     assert "$jp" not in run.stdout + run.stderr

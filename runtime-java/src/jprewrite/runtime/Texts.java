@@ -203,6 +203,11 @@ public final class Texts {
      * code that starts a thread (or runs a pool's or a {@code Timer}'s tasks, and lets it through)
      * below it? Elsewhere the JDK may catch it (a {@code FutureTask}, a reflective call): the thread
      * then must keep its handler.
+     *
+     * <p>A fork-join pool lets through only what a task given to {@code execute(Runnable)} throws
+     * ({@code ForkJoinTask$RunnableExecuteAction} rethrows it, and the worker's {@code run()} hands
+     * it on as it ends); every other kind of task records its exception for {@code join}/{@code get}.
+     * So the pool's frames count only with that task right below the wrapper.
      */
     private static boolean uncaughtFromHere(Throwable t) {
         StackTraceElement[] frames = new Throwable().getStackTrace();
@@ -210,12 +215,16 @@ public final class Texts {
         while (i < frames.length && ThreadRoot.isOwnClass(frames[i].getClassName())) {
             i++;
         }
-        for (i++; i < frames.length; i++) {   // (past the wrapper's own frame)
+        i++;   // (past the wrapper's own frame)
+        boolean forkJoin = i < frames.length
+                && frames[i].getClassName().equals("java.util.concurrent.ForkJoinTask$RunnableExecuteAction");
+        for (; i < frames.length; i++) {
             String c = frames[i].getClassName();
             if (!c.equals("java.lang.Thread") && !c.startsWith("java.lang.VirtualThread")
                     && !c.startsWith("jdk.internal.vm.Continuation")
                     && !c.equals("java.util.concurrent.ThreadPoolExecutor")
                     && !c.equals("java.util.concurrent.ThreadPoolExecutor$Worker")
+                    && !(forkJoin && c.startsWith("java.util.concurrent.ForkJoin"))
                     && !(c.equals("java.util.TimerThread") && !(t instanceof InterruptedException))) {
                 return false;
             }
