@@ -108,6 +108,7 @@ ORACLE_CASES = [
     ("exits", ("fail",)),
     ("fig4", ()),
     ("lambdas", ()),
+    ("leaves", ()),
     ("mixed", ()),
     ("recursion", ("3000",)),
     ("reflection", ()),

@@ -491,8 +491,8 @@ def test_wrappers_and_checks_written_as_bytes_are_what_the_assembler_gives(tmp_p
             flow = max_stack_by_flow(disassemble(m), cf.pool)
             if m.name.endswith("$jp"):
                 # a twin declares the original's max_stack and what its inserted code adds
-                # (emit.stack_bound): at most a counter's five slots over the flow's depth
-                assert flow <= written.max_stack <= flow + 5, (m.name, written.max_stack, flow)
+                # (emit.stack_bound): at most a leaf call's six slots over the flow's depth
+                assert flow <= written.max_stack <= flow + 6, (m.name, written.max_stack, flow)
                 again.max_stack = written.max_stack
             else:
                 assert written.max_stack == flow, m.name
@@ -589,7 +589,8 @@ def test_declared_max_stack_is_never_below_the_flow(tmp_path, package, options) 
     interpreter and generated parser, Clojure's compiler), with every kind of inserted code
     (hybrid yieldpoints, precise counters, allocation counts, activation checks, pending
     calls), every method of every class written declares at least what the assembler's work
-    list finds, and at most a counter's five slots more."""
+    list finds, and at most six slots more (a leaf call's slot increment: the array, the index and
+    two longs; a counter's is five)."""
     from jprewrite.classfile.model import read_class
     from jprewrite.editor import disassemble
     from jprewrite.editor.assembler import max_stack_by_flow
@@ -610,7 +611,7 @@ def test_declared_max_stack_is_never_below_the_flow(tmp_path, package, options) 
                 if code is None:
                     continue
                 flow = max_stack_by_flow(disassemble(m), cf.pool)
-                assert flow <= code.max_stack <= flow + 5, (entry, m.name, m.descriptor, code.max_stack, flow)
+                assert flow <= code.max_stack <= flow + 6, (entry, m.name, m.descriptor, code.max_stack, flow)
                 methods += 1
                 over[code.max_stack - flow] = over.get(code.max_stack - flow, 0) + 1
     assert methods > 10000, methods

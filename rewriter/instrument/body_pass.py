@@ -56,6 +56,9 @@ class BodyResult:
     rise: int = 0
     #: the most inserted code at a depth of its own needs (a pending call's handler: 1 + its code)
     own: int = 0
+    #: the leaf callees (class with dots, name, descriptor, kind) of the node's slots, in slot order
+    #: (``leaf_slots``): the method's MethodId must name them (:meth:`~.method_ids.MidTable.set_leaves`)
+    leaves: list = field(default_factory=list)
 
 
 @dataclass
@@ -79,6 +82,8 @@ class _Pass:
     own: int = 0
     #: the original name of the method this body holds, when its own differs (a twin, a part)
     caller: str | None = None
+    #: leaf callee -> its slot in the node (``leaf_slots``), else None: leaf calls are entered
+    leaves: dict[tuple[str, str, str, int], int] | None = None
 
     # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
     def __init__(
@@ -106,6 +111,7 @@ class _Pass:
         self.rise = 0
         self.own = 0
         self.caller = renamed_from(method.name)
+        self.leaves = None
 
     def put(self, code: list) -> None:
         """Append inserted ``code`` where the original code has its own depth (between its
@@ -128,6 +134,7 @@ def instrument_body(
     part_calls: dict[int, int] | None = None,
     entry: bool | Literal["prologue"] = True,
     twin: bool = False,
+    leaf_slots: bool = False,
 ) -> BodyResult:
     """Instrument ``body`` in place; the node is in local ``node``.
 
@@ -139,7 +146,10 @@ def instrument_body(
     yieldpoint; ``"prologue"``: the caller puts that yieldpoint in its prologue (an ESI twin's
     ``enterSampled``, which keeps the twin's bytecode as short as in exact mode), and the result
     says whether it is wanted; ``twin``: the body is an ESI twin's, whose returns get hybrid mode's
-    exit yieldpoints when it has an entry one (:func:`~.yieldpoints.exit_yieldpoint_frames`).
+    exit yieldpoints when it has an entry one (:func:`~.yieldpoints.exit_yieldpoint_frames`);
+    ``leaf_slots``: the node is this method's own (a whole twin or OSI body, nothing outlined), and
+    its leaf calls are counted in the node's slots (:class:`LeafNode`) instead of entered: the result
+    lists their callees, which the caller gives the method's MethodId.
     """
     opts = ctx.options
     blocks, dead = _live_blocks(ctx, body)
@@ -164,6 +174,8 @@ def instrument_body(
     temps = body.max_locals
     bytecodes_ref = ctx.rt.field_ref(NODE_BYTECODES)
     p = _Pass(ctx, method, body, node, added, part_calls)
+    if leaf_slots:
+        p.leaves = {}
     site = first_site
     roles = _ROLE
     resolutions = opts.resolutions and ctx.cf.major >= 49  # (ldc of a class: version 49 and later)
@@ -251,7 +263,10 @@ def instrument_body(
     body.handlers = p.first_handlers + kept + p.last_handlers
     p.needs.handlers += [(h.start, h.handler) for h in p.first_handlers]
     body.max_locals = max(body.max_locals, temps + p.extra_locals)
-    return BodyResult(p.dead_returns, p.needs, entry_yieldpoint, p.rise, p.own)
+    result = BodyResult(p.dead_returns, p.needs, entry_yieldpoint, p.rise, p.own)
+    if p.leaves:
+        result.leaves = sorted(p.leaves, key=p.leaves.__getitem__)
+    return result
 
 
 def _exit_yieldpoint(
@@ -363,7 +378,7 @@ def _call(
     original_handlers: list,
 ) -> None:
     """A live call site; a pending call gets a catch-all handler (after ``super()``/``this()`` only)."""
-    code = call_site_code(p.ctx, item, p.node, site, temps, p.caller)
+    code = call_site_code(p.ctx, item, p.node, site, temps, p.caller, p.leaves)
     p.put(code.pre)
     if code.pending is not None and init_done is not None and i >= init_done:
         start, end, handler = Label("pending_start"), Label("pending_end"), Label("pending_handler")

@@ -18,6 +18,7 @@ from ..editor import Label
 from . import codegen as G
 from .context import ClassContext
 from .emit import FrameNeeds
+from .method_ids import MAX_LEAF_SLOTS, packable_leaf
 from .plan import NODE_PASSING, CallAction, CallSite
 from .runtime_api import (
     MEMBERS_FIELDS,
@@ -78,13 +79,21 @@ class SiteCode:
 
 
 def call_site_code(
-    ctx: ClassContext, insn: Instruction, node: int, site: int, temps: int, caller: str | None = None
+    ctx: ClassContext,
+    insn: Instruction,
+    node: int,
+    site: int,
+    temps: int,
+    caller: str | None = None,
+    leaves: dict[tuple[str, str, str, int], int] | None = None,
 ) -> SiteCode:
     """The code for invoke ``insn``, call site number ``site``, the node in local ``node``.
 
     ``temps``: the first local a pending call may use to hold its receiver and arguments;
     ``caller``: the original name of the method whose body this is when the body's own method has
-    another (a twin's, an outlined part's): a logging call goes through a trampoline of that name.
+    another (a twin's, an outlined part's): a logging call goes through a trampoline of that name;
+    ``leaves``: the method's leaf slots so far (callee -> slot), when its leaf calls are counted in
+    its node's slots (:class:`LeafNode`), not entered: a new callee takes the next slot.
     """
     pool, plan = ctx.pool, ctx.plan
     if insn.opcode == op.INVOKEDYNAMIC:
@@ -108,9 +117,9 @@ def call_site_code(
     ctx.report.call_sites[decision.label] += 1
     if insn.opcode == op.INVOKESTATIC and decision.resolved and plan.needs_init_publish(decision.owner, ctx.name):
         pre, post = init_publish(ctx, node, decision.owner)
-        code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
+        code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface, leaves)
         return SiteCode(pre + code.pre, code.call, code.post + post, code.pending)
-    code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface)
+    code = _action_code(ctx, insn, node, site, temps, decision, owner, name, desc, interface, leaves)
     if decision.resolved and decision.action not in NODE_PASSING:
         viewed = _ORIGINAL_VIEW.get(decision.name)
         view = None if viewed is None else viewed.get((decision.owner, decision.descriptor))
@@ -326,6 +335,7 @@ def _action_code(
     name: str,
     desc: str,
     interface: bool,
+    leaves: dict[tuple[str, str, str, int], int] | None = None,
 ) -> SiteCode:
     """The code of ``decision``'s action (``owner.name desc``: the reference the call site names)."""
     rt, action = ctx.rt, decision.action
@@ -337,10 +347,18 @@ def _action_code(
         return _pass_interface(ctx, [], node, site, owner if interface else decision.owner, decision.owner, name, desc)
     if action is CallAction.PASS:
         return _pass(ctx, insn, [], node, site, owner, name, desc, decision.owner, interface)
+    if action is CallAction.LEAF and leaves is not None:
+        callee = (decision.owner.replace("/", "."), decision.name, decision.descriptor, decision.kind)
+        slot = leaves.get(callee, -1)
+        if slot < 0 and len(leaves) < MAX_LEAF_SLOTS and packable_leaf(*callee[:3]):
+            slot = leaves[callee] = len(leaves)
+        if slot >= 0:
+            return SiteCode(rt.leaf_call(node, slot), insn)  # counted in the node's slot, not entered
     mid = ctx.mids.ref(decision.owner, decision.name, decision.descriptor, decision.kind)
     if action is CallAction.BOUNDARY:
         return SiteCode(rt.boundary(node, site, mid), insn)
     if action is CallAction.LEAF:  # entered like a boundary call, not published: it cannot call back
+        # (a method without leaf slots: an outlined one, or past its class's limit)
         return SiteCode(rt.enter(node, site, mid) + [Instruction(-1, op.POP)], insn)
     assert action is CallAction.PENDING
     end_pending = rt.end_pending(node, site, mid)

@@ -20,10 +20,10 @@ from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Instruction
 from ..classfile.model import ClassFile
 from . import codegen as G
-from .runtime_api import MID_GET, MID_TABLE
+from .runtime_api import MID_GET, MID_LEAF_CALLEES, MID_TABLE
 from .support import HOLDER_SUFFIX, INIT_FLAG_PREFIX, MID_DESC, MID_FIELD_PREFIX, MIDS_ARRAY, MIDS_FIELD
 
-__all__ = ["MidTable", "MAX_FIELD_MIDS", "mid_fields_fit"]
+__all__ = ["MidTable", "MAX_FIELD_MIDS", "MAX_LEAF_SLOTS", "mid_fields_fit", "packable_leaf"]
 
 #: most MethodId fields a holder gets (its ``<clinit>`` sets each with at most 20 bytes of code)
 MAX_FIELD_MIDS = 2500
@@ -35,6 +35,17 @@ _SAME_CLASS = "\x01"
 #: longest name a packed entry holds (its length is one char); longer ones get ``MethodId.get``
 _PACKED_NAME_LIMIT = 0xFFF0
 _METHOD_REF_TAGS = frozenset((10, 11, 18))  # Methodref, InterfaceMethodref, InvokeDynamic
+#: most methods of one class whose leaf calls are counted in slots (each costs the holder's
+#: ``<clinit>`` about 10 bytes: ``MethodId.leafCallees``); the others enter their leaf calls
+_MAX_LEAF_METHODS = 1500
+#: most leaf slots of one method (its packed callees are one string constant); further leaf callees
+#: are entered
+MAX_LEAF_SLOTS = 200
+
+
+def packable_leaf(owner: str, name: str, descriptor: str) -> bool:
+    """Can a leaf callee be one entry of a packed list of leaf callees (``MethodId.leafCallees``)?"""
+    return max(len(owner), len(name), len(descriptor)) < 0x400
 
 
 def mid_fields_fit(cf: ClassFile) -> bool:
@@ -69,6 +80,35 @@ class MidTable:
         self.dispatchers = 0  #: inline-cache slots of interface dispatchers (``$jp$seen``)
         #: classes whose initialisation this class may trigger -> the number of their holder flag
         self.init_flags: dict[str, int] = {}
+        #: MethodId index of a method with leaf slots -> its leaf callees, packed (``MethodId.leafCallees``)
+        self.leaves: dict[int, str] = {}
+
+    def leaf_slots_open(self) -> bool:
+        """May one more method of this class count its leaf calls in slots?"""
+        return len(self.leaves) < _MAX_LEAF_METHODS
+
+    def set_leaves(self, i: int, callees: list[tuple[str, str, str, int]]) -> None:
+        """Entry ``i`` (a method's own MethodId) has leaf slots for ``callees`` (class with dots, name,
+        descriptor, kind), in slot order: its holder tells the runtime so (:meth:`wire_leaves`)."""
+        self.leaves[i] = "".join(
+            f"{chr(len(c) + 1)}{c}{chr(len(n) + 1)}{n}{chr(len(d) + 1)}{d}{chr(k + 1)}" for c, n, d, k in callees
+        )
+
+    def wire_leaves(self, pool: ConstantPool, code: G.StraightCode) -> None:
+        """Each method's leaf callees given to its MethodId (the holder's ``<clinit>``, after the
+        MethodIds are made and stored, before any code can reach them)."""
+        if not self.leaves:
+            return
+        callees = pool.add_methodref(MID_LEAF_CALLEES.owner, MID_LEAF_CALLEES.name, MID_LEAF_CALLEES.descriptor)
+        for i, packed in self.leaves.items():
+            if self.fields:
+                code.with_index(op.GETSTATIC, self._holder_field(pool, i), 0, 1)
+            else:
+                code.with_index(op.GETSTATIC, pool.add_fieldref(self.holder, MIDS_FIELD, MIDS_ARRAY), 0, 1)
+                code.push_int(pool, i)
+                code.simple(op.AALOAD, 2, 1)
+            code.ldc(pool.add_string(packed))
+            code.with_index(op.INVOKEVIRTUAL, callees, 2, 0)
 
     def ref(self, owner: str, name: str, descriptor: str, kind: int, sites: int = 0) -> int:
         key = (owner.replace("/", "."), name, descriptor, kind, sites)

@@ -21,7 +21,7 @@ from ..classfile import opcodes as op
 from ..classfile.constants import ConstantPool
 from ..classfile.instructions import Fragment, Instruction
 from .codegen import StraightCode, push_int
-from .support import MEMBERS, MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING, TEXTS, TRACES, WALKS
+from .support import LEAF_NODE, MEMBERS, MID, MID_DESC, NODE, NODE_DESC, ROOT, ROOT_DESC, SAMPLING, TEXTS, TRACES, WALKS
 
 if TYPE_CHECKING:  # (method_ids uses this module's members)
     from .method_ids import MidTable
@@ -72,6 +72,8 @@ NODE_PUBLISH_CALL: Final = _m(NODE, "publishCall", "(I)V", False,
 NODE_ALLOCATE: Final = _m(NODE, "allocate", "(" + _STR + ")V", False, "count an allocation of a type (--allocations)")
 NODE_ADD_WEIGHTED: Final = _m(NODE, "addWeighted", "(J)V", False, "add weighted bytecodes (--weights)")
 NODE_BYTECODES: Final = _f(NODE, "bytecodes", "J", "bytecodes executed in this context")
+LEAF_CALLS: Final = _f(LEAF_NODE, "leafCalls", "[J",
+                "calls of each leaf callee in this context (a method with leaf call sites: its nodes are `LeafNode`s)")
 NODE_ROOT: Final = _f(NODE, "root", ROOT_DESC, "the thread's root")
 ROOT_PUBLISHED: Final = _f(ROOT, "published", NODE_DESC, "where callbacks from uninstrumented code attach")
 ROOT_ACTIVATION: Final = _f(ROOT, "activation", "I", "JP's activation counter (--activation)")
@@ -102,6 +104,8 @@ MID_GET: Final = _m(MID, "get", "(" + _STR * 3 + "II)" + MID_DESC, True,
              "the MethodId of (class, name, descriptor, kind, sites)")
 MID_TABLE: Final = _m(MID, "table", "(" + _STR + "I)[" + MID_DESC, True,
                "`count` MethodIds from one packed string (a holder's fields: see MethodIds below)")
+MID_LEAF_CALLEES: Final = _m(MID, "leafCallees", "(" + _STR + ")V", False,
+                      "the leaf callees of a method's slots, packed (see MethodIds below)")
 SAMPLING_REQUESTED: Final = _f(SAMPLING, "requested", "I", "non-zero while a sampling round has tickets out (volatile)",
                         static=True)
 SAMPLING_YIELDPOINT_NODE: Final = _m(SAMPLING, "yieldpoint", "(" + NODE_DESC + ")V", True,
@@ -161,6 +165,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     NODE_ALLOCATE,
     NODE_ADD_WEIGHTED,
     NODE_BYTECODES,
+    LEAF_CALLS,
     NODE_ROOT,
     ROOT_PUBLISHED,
     ROOT_ACTIVATION,
@@ -178,6 +183,7 @@ RUNTIME_API: Final[tuple[RuntimeMember, ...]] = (
     ROOT_TRIGGER_REPORT,
     MID_GET,
     MID_TABLE,
+    MID_LEAF_CALLEES,
     SAMPLING_REQUESTED,
     SAMPLING_YIELDPOINT_NODE,
     SAMPLING_YIELDPOINT,
@@ -249,6 +255,21 @@ class RuntimeCalls:
     def enter(self, node: int, site: int | LocalSite, mid: int) -> list:
         """``node.enter(site, mid)``: the callee's node on the stack."""
         return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_ENTER)]
+
+    def leaf_call(self, node: int, slot: int) -> list:
+        """``((LeafNode) node).leafCalls[slot]++``: a leaf call counted in the caller's context."""
+        pool = self.pool
+        return [
+            Instruction(-1, op.ALOAD, node),
+            Instruction(-1, op.CHECKCAST, pool.add_class(LEAF_NODE)),
+            Instruction(-1, op.GETFIELD, self.field_ref(LEAF_CALLS)),
+            push_int(pool, slot),
+            Instruction(-1, op.DUP2),
+            Instruction(-1, op.LALOAD),
+            Instruction(-1, op.LCONST_1),
+            Instruction(-1, op.LADD),
+            Instruction(-1, op.LASTORE),
+        ]
 
     def boundary(self, node: int, site: int | LocalSite, mid: int) -> list:
         return [Instruction(-1, op.ALOAD, node), self.site(site), *self.load_mid(mid), self.invoke(NODE_BOUNDARY)]

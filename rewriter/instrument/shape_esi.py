@@ -86,9 +86,12 @@ def _write_twin(
     ``max_stack`` is the original's with the inserted code's rise (:func:`~.emit.stack_bound`)
     where nothing was outlined (outlined parts' calls and stores are not the original code)."""
     original = body.max_stack
+    whole = not part_calls and ctx.mids.leaf_slots_open()
     result = instrument_body(
-        ctx, twin, body, node_slot, added=added, part_calls=part_calls, entry="prologue", twin=True
+        ctx, twin, body, node_slot, added=added, part_calls=part_calls, entry="prologue", twin=True, leaf_slots=whole
     )
+    if result.leaves:
+        ctx.mids.set_leaves(self_mid, result.leaves)
     prologue, needs = _esi_prologue(ctx, m, node_slot, self_mid, sampled=result.entry_yieldpoint)
     body.insert(0, prologue)
     result.needs.update(needs)

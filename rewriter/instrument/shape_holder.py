@@ -153,6 +153,7 @@ def _add_initialiser(ctx: ClassContext, holder: ClassFile) -> None:
             holder.methods.append(m)
             code.with_index(op.INVOKESTATIC, pool.add_methodref(mids.holder, name, desc), 1, 1)
         code.with_index(op.PUTSTATIC, pool.add_fieldref(mids.holder, MIDS_FIELD, MIDS_ARRAY), 1, 0)
+    mids.wire_leaves(pool, code)
     code.simple(op.RETURN, 0, 0)
     clinit = Method(ACC_STATIC, pool.add_utf8("<clinit>"), pool.add_utf8("()V"), [], holder)
     clinit.attributes.append(code.attribute(pool, 0))

@@ -119,8 +119,17 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
         added |= set().union(*(p.synthetic for p in outlined))
         part_calls = {id(p.call): p.sites for p in outlined}
     result = instrument_body(
-        ctx, m, body, node, added=added, part_calls=part_calls, entry="prologue" if prologue_entry else True
+        ctx,
+        m,
+        body,
+        node,
+        added=added,
+        part_calls=part_calls,
+        entry="prologue" if prologue_entry else True,
+        leaf_slots=not part_calls and ctx.mids.leaf_slots_open(),
     )
+    if result.leaves:
+        ctx.mids.set_leaves(self_mid, result.leaves)
     if prologue_entry:
         prologue = _osi_prologue(ctx, m, node, saved_slot, self_mid, sampled=result.entry_yieldpoint)
     restore = ctx.rt.restore_slot(node, saved_slot)

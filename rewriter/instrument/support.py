@@ -15,6 +15,7 @@ from ..classfile.model import ACC_SYNTHETIC
 
 __all__ = [
     "RUNTIME_PACKAGE",
+    "LEAF_NODE",
     "NODE",
     "NODE_DESC",
     "ROOT",
@@ -55,6 +56,7 @@ __all__ = [
 RUNTIME_PACKAGE: Final = "jprewrite/runtime/"
 NODE: Final = "jprewrite/runtime/Node"
 NODE_DESC: Final = "L" + NODE + ";"
+LEAF_NODE: Final = "jprewrite/runtime/LeafNode"
 ROOT: Final = "jprewrite/runtime/ThreadRoot"
 ROOT_DESC: Final = "L" + ROOT + ";"
 SAMPLING: Final = "jprewrite/runtime/Sampling"

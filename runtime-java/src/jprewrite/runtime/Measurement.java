@@ -70,6 +70,9 @@ public final class Measurement {
             for (Node c = top.first; c != null; c = c.next) {
                 stack.add(c);
             }
+            for (Node c = top.leafChildren(); c != null; c = c.next) {
+                stack.add(c);
+            }
             while (!stack.isEmpty()) {
                 Node n = stack.remove(stack.size() - 1);
                 bytecodes += n.bytecodes;
@@ -79,6 +82,9 @@ public final class Measurement {
                     add(allocs, a.type, a.count);
                 }
                 for (Node c = n.first; c != null; c = c.next) {
+                    stack.add(c);
+                }
+                for (Node c = n.leafChildren(); c != null; c = c.next) {
                     stack.add(c);
                 }
             }

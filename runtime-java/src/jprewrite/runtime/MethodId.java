@@ -33,6 +33,16 @@ public class MethodId {
 
     private final String methodString;
 
+    /**
+     * Number of leaf callees of this method (see {@link LeafNode}): its contexts' slots. Set once by
+     * {@link #leafCallees} in the holder's initialiser, before rewritten code can reach this MID.
+     */
+    int leafCount;
+    /** The leaf callees, packed as {@link #leafCallees} takes them. */
+    private String leafNames;
+    /** The leaf callees' MIDs, made on first ask ({@link #leafCallee}). */
+    private volatile MethodId[] leafIds;
+
     /** This MID's {@link #canonical()} number; 0 until first asked. */
     private int canonical;
     /** The numbers {@link #canonical()} gives, by method string. */
@@ -105,6 +115,56 @@ public class MethodId {
             out[k] = get(className, name, descriptor, kind, sites);
         }
         return out;
+    }
+
+    /**
+     * What a holder's initialiser calls for a method with leaf call sites: the callees of its slots,
+     * in slot order, each as its class name, name and descriptor after one char giving its length plus
+     * one, then one char holding its kind plus one. Set once: a second call (a factory's MID shared by
+     * two holders of one class) keeps the first list unless it has more slots.
+     */
+    public final void leafCallees(String packed) {
+        int n = 0;
+        int p = 0;
+        while (p < packed.length()) {
+            for (int part = 0; part < 3; part++) {
+                p += packed.charAt(p);
+            }
+            p++;
+            n++;
+        }
+        if (n > leafCount) {
+            leafNames = packed;
+            leafIds = null;
+            leafCount = n;
+        }
+    }
+
+    /** The MID of leaf slot {@code k} (a JDK method: one MID per slot, made on first ask). */
+    final MethodId leafCallee(int k) {
+        MethodId[] ids = leafIds;
+        if (ids == null) {
+            String packed = leafNames;
+            ids = new MethodId[leafCount];
+            int p = 0;
+            for (int i = 0; i < ids.length && packed != null && p < packed.length(); i++) {
+                String[] parts = new String[3];
+                for (int part = 0; part < 3; part++) {
+                    int len = packed.charAt(p++) - 1;
+                    parts[part] = packed.substring(p, p + len);
+                    p += len;
+                }
+                int kind = packed.charAt(p++) - 1;
+                ids[i] = new MethodId(parts[0], parts[1], parts[2], kind, 0);
+            }
+            for (int i = 0; i < ids.length; i++) {
+                if (ids[i] == null) {
+                    ids[i] = new MethodId("?", "leaf" + i, "", KIND_JDK, 0);
+                }
+            }
+            leafIds = ids;
+        }
+        return k < ids.length ? ids[k] : new MethodId("?", "leaf" + k, "", KIND_JDK, 0);
     }
 
     /** In a {@link #table} string, the length char of an empty class name: the previous MID's class. */

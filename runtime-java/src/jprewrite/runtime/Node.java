@@ -61,6 +61,23 @@ public class Node {
         this.next = next;
     }
 
+    /**
+     * A new context of {@code method}: a {@link LeafNode} when the method has leaf call sites (whose
+     * code counts into the node's slots), else a plain one. Every context a rewritten method's code can
+     * be handed is made here (or is a {@link LeafNode} of its own, {@code ThreadRoot.Quiet}).
+     */
+    static Node make(MethodId method, Node parent, ThreadRoot root, Node next) {
+        return method.leafCount == 0 ? new Node(method, parent, root, next) : new LeafNode(method, parent, root, next);
+    }
+
+    /**
+     * The counted leaf calls of this context as detached children (see {@link LeafNode}), linked by
+     * {@link #nextSibling()}, or null: readers of the tree walk them after the linked children.
+     */
+    Node leafChildren() {
+        return null;
+    }
+
     /** The constructor of a thread root. */
     Node(MethodId rootMethod) {
         this.method = rootMethod;
@@ -126,7 +143,7 @@ public class Node {
                 steps++;
             }
             if (n == null) {
-                n = new Node(callee, this, root, first);
+                n = make(callee, this, root, first);
                 first = n; // publish only once fully constructed
             }
             walked = steps > 0 && (calls > 1 || steps > 3 || n.calls >= LAZY_CACHE_CALLS);
@@ -280,9 +297,12 @@ public class Node {
         return next;
     }
 
-    /** A copy of the current children, oldest first. */
+    /** A copy of the current children, oldest first (the counted leaf calls first, detached). */
     public final Node[] children() {
         ArrayList<Node> list = new ArrayList<Node>();
+        for (Node n = leafChildren(); n != null; n = n.next) {
+            list.add(n);
+        }
         for (Node n = first; n != null; n = n.next) {
             list.add(n);
         }
@@ -339,6 +359,9 @@ public class Node {
                 from.add(c);
                 to.add(t);
             }
+            for (Node c = s.leafChildren(); c != null; c = c.next) {
+                Nodes.addCounters(d.child(c.method), c);
+            }
         }
     }
 
@@ -352,7 +375,7 @@ public class Node {
             n = n.next;
         }
         if (n == null) {
-            n = new Node(callee, this, root, first);
+            n = make(callee, this, root, first);
             first = n;
         }
         return n;

@@ -23,6 +23,9 @@ final class Nodes {
             Node d = ds.remove(last);
             Node s = ss.remove(last);
             addCounters(d, s);
+            for (Node c = s.leafChildren(); c != null; c = c.next) {
+                addCounters(d.child(c.method), c);   // (a leaf call's context has no children)
+            }
             if (s.first == null) {
                 continue;
             }

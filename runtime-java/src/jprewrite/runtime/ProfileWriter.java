@@ -324,6 +324,9 @@ final class ProfileWriter {
         for (int j = 0; j < s; j++) {
             Node src = g.source(j);
             int idx = g.index(j);
+            if (idx < 0) {
+                continue;   // a counted leaf call (LeafNode): no children, no number of the first pass
+            }
             int k = 0;
             for (Node c = src.first; c != null; c = c.next) {
                 if (k == scratch.length) {
@@ -336,42 +339,57 @@ final class ProfileWriter {
             for (int i = k - 1; i >= 0 && ci < end; i--) {   // the children pass 1 saw: the oldest k
                 Node c = scratch[i];
                 scratch[i] = null;
-                long key = key(ci);
-                int m = c.method.canonical();
-                if (m >= groupStamp.length) {
-                    int size = Math.max(m + 1, groupStamp.length * 2);
-                    groupStamp = Arrays.copyOf(groupStamp, size);
-                    byMethod = Arrays.copyOf(byMethod, size);
-                }
-                if (groupStamp[m] == stamp) {
-                    byMethod[m].add(c, ci, key);
-                } else {
-                    if (n == buf.length) {
-                        buf = Arrays.copyOf(buf, n * 2);
-                        groups[d] = buf;
-                    }
-                    Group ng = buf[n];
-                    if (ng == null) {
-                        ng = new Group();
-                        buf[n] = ng;
-                    }
-                    ng.reset(c, ci, key, m);
-                    n++;
-                    groupStamp[m] = stamp;
-                    byMethod[m] = ng;
-                }
+                n = group(c, ci, key(ci), d, n, stamp);
                 ci += size(ci);
             }
             for (int i = 0; i < k; i++) {
                 scratch[i] = null;
             }
+            // the counted leaf calls, read once, here: contexts without children or bytecodes, so
+            // their inclusive key is 0 (with samples as the key too) and the first pass numbers none
+            for (Node c = src.leafChildren(); c != null; c = c.next) {
+                n = group(c, -1, 0, d, n, stamp);
+            }
         }
+        buf = groups[d];
         if (n > 1) {
             Arrays.sort(buf, 0, n, samplesKey ? SAMPLE_ORDER : ORDER);
         }
         groupCount[d] = n;
         groupPos[d] = 0;
         return n;
+    }
+
+    /**
+     * Add child {@code c} (first-pass number {@code i}, -1 for a counted leaf call; inclusive key
+     * {@code key}) to the groups at depth {@code d}, of which there are {@code n}: to its method's
+     * group, or as a new one. Returns the number of groups.
+     */
+    private int group(Node c, int i, long key, int d, int n, int stamp) {
+        int m = c.method.canonical();
+        if (m >= groupStamp.length) {
+            int size = Math.max(m + 1, groupStamp.length * 2);
+            groupStamp = Arrays.copyOf(groupStamp, size);
+            byMethod = Arrays.copyOf(byMethod, size);
+        }
+        if (groupStamp[m] == stamp) {
+            byMethod[m].add(c, i, key);
+            return n;
+        }
+        Group[] buf = groups[d];
+        if (n == buf.length) {
+            buf = Arrays.copyOf(buf, n * 2);
+            groups[d] = buf;
+        }
+        Group ng = buf[n];
+        if (ng == null) {
+            ng = new Group();
+            buf[n] = ng;
+        }
+        ng.reset(c, i, key, m);
+        groupStamp[m] = stamp;
+        byMethod[m] = ng;
+        return n + 1;
     }
 
     /** The root group of some source trees. */

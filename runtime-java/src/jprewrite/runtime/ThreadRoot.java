@@ -241,7 +241,7 @@ public final class ThreadRoot extends Node {
      * published one and no pending call is open (so callbacks beneath it stay beneath it and none
      * of them consumes the program's pending call); {@link #leave} puts both back.
      */
-    static final class Quiet extends Node {
+    static final class Quiet extends LeafNode {   // (a loader method's node: it may have leaf sites)
         private final Node published;
         private final int publishedSite;
         private final boolean pendingOpen;

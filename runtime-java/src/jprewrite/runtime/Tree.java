@@ -119,6 +119,11 @@ final class Tree {
                 ds.add(d.child(m.methodString(), m.kind));
                 ss.add(c);
             }
+            for (Node c = s.leafChildren(); c != null; c = c.next) {
+                MethodId m = c.method;
+                ds.add(d.child(m.methodString(), m.kind));
+                ss.add(c);
+            }
         }
     }
 

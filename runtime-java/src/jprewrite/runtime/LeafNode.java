@@ -1,0 +1,47 @@
+package jprewrite.runtime;
+
+/**
+ * A context of a method with leaf call sites: calls of JDK methods that cannot run application code
+ * ({@code Math.sqrt}, {@code Float.intBitsToFloat}, {@code String.charAt}; the rewriter's
+ * {@code leaf_calls}), counted in {@link #leafCalls} by the caller's own code, one slot per callee.
+ *
+ * <p>Why: such a call needed a child context only to count it, and finding that child
+ * ({@link Node#enter}) is a call into the runtime before each of them. A call left in compiled code,
+ * even on a path taken rarely, keeps the JIT compilers from optimising the loop around it as the
+ * original's; an array increment does not. Readers see each slot with calls as a child of this
+ * context ({@link #leafChildren()}): the profile is the one {@code enter} built.
+ *
+ * <p>Every context of such a method is a {@code LeafNode} ({@link Node#make}), since rewritten code
+ * casts its node to this class at each leaf call site.
+ */
+public class LeafNode extends Node {
+    /** Calls of each leaf callee of {@link #method} ({@link MethodId#leafCallee}) in this context. */
+    public final long[] leafCalls;
+
+    private static final long[] NONE = new long[0];
+
+    LeafNode(MethodId method, Node parent, ThreadRoot root, Node next) {
+        super(method, parent, root, next);
+        int n = method.leafCount;
+        leafCalls = n == 0 ? NONE : new long[n];
+    }
+
+    /**
+     * The slots with calls as detached children of this context (calls only, no parent link into the
+     * tree), the first slot last; what the profile's readers add to the children they find linked.
+     */
+    @Override
+    final Node leafChildren() {
+        long[] s = leafCalls;
+        Node chain = null;
+        for (int k = s.length - 1; k >= 0; k--) {
+            long c = s[k];
+            if (c != 0) {
+                Node x = new Node(method.leafCallee(k), this, root, chain);
+                x.calls = c;
+                chain = x;
+            }
+        }
+        return chain;
+    }
+}
