@@ -28,7 +28,7 @@ public class LeafNode extends Node {
 
     /**
      * The slots with calls as detached children of this context (calls only, no parent link into the
-     * tree), the first slot last; what the profile's readers add to the children they find linked.
+     * tree), the first slot first; what the profile's readers add to the children they find linked.
      */
     @Override
     final Node leafChildren() {

@@ -140,31 +140,29 @@ public class MethodId {
         }
     }
 
-    /** The MID of leaf slot {@code k} (a JDK method: one MID per slot, made on first ask). */
+    /**
+     * The MID of leaf slot {@code k} (a JDK method: one MID per slot, made on first ask). {@code k} is
+     * below {@link #leafCount}, which counts the entries of the packed list (a node's slots are never
+     * more).
+     */
     final MethodId leafCallee(int k) {
         MethodId[] ids = leafIds;
         if (ids == null) {
             String packed = leafNames;
             ids = new MethodId[leafCount];
             int p = 0;
-            for (int i = 0; i < ids.length && packed != null && p < packed.length(); i++) {
+            for (int i = 0; i < ids.length; i++) {
                 String[] parts = new String[3];
                 for (int part = 0; part < 3; part++) {
                     int len = packed.charAt(p++) - 1;
                     parts[part] = packed.substring(p, p + len);
                     p += len;
                 }
-                int kind = packed.charAt(p++) - 1;
-                ids[i] = new MethodId(parts[0], parts[1], parts[2], kind, 0);
-            }
-            for (int i = 0; i < ids.length; i++) {
-                if (ids[i] == null) {
-                    ids[i] = new MethodId("?", "leaf" + i, "", KIND_JDK, 0);
-                }
+                ids[i] = new MethodId(parts[0], parts[1], parts[2], packed.charAt(p++) - 1, 0);
             }
             leafIds = ids;
         }
-        return k < ids.length ? ids[k] : new MethodId("?", "leaf" + k, "", KIND_JDK, 0);
+        return ids[k];
     }
 
     /** In a {@link #table} string, the length char of an empty class name: the previous MID's class. */
