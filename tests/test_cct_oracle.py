@@ -100,6 +100,7 @@ def test_sample_matches_oracle(built, name: str) -> None:
 CASES = Path(__file__).parent / "oracle_cases"
 # the oracle's own test programs (tests/test_oracle.py checks the oracle on them): main class, arguments
 ORACLE_CASES = [
+    ("appleaves", ()),
     ("bytecodes", ()),
     ("callbacks", ()),
     ("clinit", ()),

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Protocol
 
+from ..classfile.attributes import RawAttribute
+from ..classfile.code import CodeAttribute
 from ..classfile.model import (
     ACC_ABSTRACT,
     ACC_FINAL,
@@ -49,6 +51,7 @@ from ..classfile.model import (
     read_class,
 )
 from ..errors import JprewriteError
+from .leaves import ACC_JP_LEAF, is_leaf_code, statically_bound
 
 __all__ = [
     "OBJECT",
@@ -69,7 +72,7 @@ _POLYMORPHIC_OWNERS = ("java/lang/invoke/MethodHandle", "java/lang/invoke/VarHan
 
 #: Version of the on-disk summary format; part of every cache file's name and
 #: header. Bump it whenever :meth:`ClassInfo.to_tuple` or the file layout changes.
-CACHE_FORMAT_VERSION = 2
+CACHE_FORMAT_VERSION = 3
 
 
 class _Readable(Protocol):
@@ -212,23 +215,47 @@ def _valid_summary(t: object) -> bool:
 
 
 def summarize(data: bytes, *, from_jdk: bool = False) -> ClassInfo:
-    """Summarise class bytes (parses the pool lazily; no code is decoded)."""
-    return summary_of(read_class(data, check_version=False, attributes=False), from_jdk=from_jdk)
+    """Summarise class bytes (parses the pool lazily; no code is decoded: an application class's
+    attributes are kept raw, so that its leaf methods can be marked, :mod:`.leaves`)."""
+    return summary_of(read_class(data, check_version=False, attributes=not from_jdk), from_jdk=from_jdk)
 
 
 def summary_of(cf, *, from_jdk: bool = False) -> ClassInfo:
-    """The summary of a class already read (before it is edited)."""
+    """The summary of a class already read (before it is edited); an application class's leaf
+    methods carry :data:`~.leaves.ACC_JP_LEAF` in their access (none when read without attributes)."""
     name = cf.name
+    class_access = cf.access
+    fields = tuple(MemberInfo(name, f.name, f.descriptor, f.access) for f in cf.fields)
+    own_fields: frozenset[tuple[str, str]] | None = None
+    methods = []
+    for m in cf.methods:
+        access = m.access
+        mname = m.name
+        if not from_jdk and statically_bound(class_access, access, mname):
+            code = _code_bytes(m, cf.pool)
+            if code is not None:
+                if own_fields is None:
+                    own_fields = frozenset((f.name, f.descriptor) for f in fields if f.access & ACC_STATIC)
+                if is_leaf_code(code, cf.pool, name, own_fields):
+                    access |= ACC_JP_LEAF
+        methods.append(MemberInfo(name, mname, m.descriptor, access))
     return ClassInfo(
-        name,
-        cf.super_name,
-        tuple(cf.interfaces),
-        cf.access,
-        cf.major,
-        tuple(MemberInfo(name, m.name, m.descriptor, m.access) for m in cf.methods),
-        tuple(MemberInfo(name, f.name, f.descriptor, f.access) for f in cf.fields),
-        from_jdk,
+        name, cf.super_name, tuple(cf.interfaces), class_access, cf.major, tuple(methods), fields, from_jdk
     )
+
+
+def _code_bytes(m, pool) -> bytes | None:
+    """The code array of method ``m``'s Code attribute, decoded or raw; None without one."""
+    for a in m.attributes:
+        if type(a) is CodeAttribute:
+            return a.code
+        if type(a) is RawAttribute and pool.utf8(a.name_index) == "Code":
+            data = a.data
+            if len(data) < 8:
+                return None
+            length = int.from_bytes(data[4:8], "big")
+            return data[8 : 8 + length] if 8 + length <= len(data) else None
+    return None
 
 
 def _array_info(name: str) -> ClassInfo:

@@ -84,6 +84,8 @@ class _Pass:
     caller: str | None = None
     #: leaf callee -> its slot in the node (``leaf_slots``), else None: leaf calls are entered
     leaves: dict[tuple[str, str, str, int], int] | None = None
+    #: counters add to the caller's slot (a slot twin's body), not to the node's field
+    slot_counts: bool = False
 
     # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
     def __init__(
@@ -112,6 +114,7 @@ class _Pass:
         self.own = 0
         self.caller = renamed_from(method.name)
         self.leaves = None
+        self.slot_counts = False
 
     def put(self, code: list) -> None:
         """Append inserted ``code`` where the original code has its own depth (between its
@@ -135,6 +138,7 @@ def instrument_body(
     entry: bool | Literal["prologue"] = True,
     twin: bool = False,
     leaf_slots: bool = False,
+    slot_counts: bool = False,
 ) -> BodyResult:
     """Instrument ``body`` in place; the node is in local ``node``.
 
@@ -149,7 +153,9 @@ def instrument_body(
     exit yieldpoints when it has an entry one (:func:`~.yieldpoints.exit_yieldpoint_frames`);
     ``leaf_slots``: the node is this method's own (a whole twin or OSI body, nothing outlined), and
     its leaf calls are counted in the node's slots (:class:`LeafNode`) instead of entered: the result
-    lists their callees, which the caller gives the method's MethodId.
+    lists their callees, which the caller gives the method's MethodId; ``slot_counts``: the body is a
+    leaf's slot twin (:mod:`.shape_slot`), whose counters add to its caller's slot (the ``LeafNode``
+    in local ``node``, the slot's index in ``node + 1``) instead of a node's field.
     """
     opts = ctx.options
     blocks, dead = _live_blocks(ctx, body)
@@ -174,6 +180,7 @@ def instrument_body(
     temps = body.max_locals
     bytecodes_ref = ctx.rt.field_ref(NODE_BYTECODES)
     p = _Pass(ctx, method, body, node, added, part_calls)
+    p.slot_counts = slot_counts
     if leaf_slots:
         p.leaves = {}
     site = first_site
@@ -355,7 +362,10 @@ def _counters(p: _Pass, blk: B.Block, bytecodes_ref: int) -> list:
     if added:
         size -= sum(1 for x in items[blk.start : blk.end] if id(x) in added)
     if opts.counting != "none" and size:
-        out += p.ctx.rt.add_to_counter(p.node, bytecodes_ref, size)
+        if p.slot_counts:
+            out += p.ctx.rt.add_to_slot(p.node, size)
+        else:
+            out += p.ctx.rt.add_to_counter(p.node, bytecodes_ref, size)
     if opts.weights is not None:
         w = sum(
             opts.weights.get(x.opcode, 0)

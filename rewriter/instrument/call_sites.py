@@ -18,7 +18,8 @@ from ..editor import Label
 from . import codegen as G
 from .context import ClassContext
 from .emit import FrameNeeds
-from .method_ids import MAX_LEAF_SLOTS, packable_leaf
+from .method_ids import take_leaf_slot
+from .options import leaf_bodies
 from .plan import NODE_PASSING, CallAction, CallSite
 from .runtime_api import (
     MEMBERS_FIELDS,
@@ -40,7 +41,16 @@ from .runtime_api import (
     RuntimeMember,
 )
 from .shape_trampoline import trampoline_call, wants_trampoline
-from .support import KIND_JDK, UNKNOWN_SITE, dispatcher_descriptor, esi_descriptor, esi_name
+from .support import (
+    KIND_INSTRUMENTED,
+    KIND_JDK,
+    LEAF_NODE,
+    UNKNOWN_SITE,
+    dispatcher_descriptor,
+    esi_descriptor,
+    esi_name,
+    slot_descriptor,
+)
 
 __all__ = ["SiteCode", "call_site_code", "init_publish", "pending_temps"]
 
@@ -346,12 +356,15 @@ def _action_code(
     if action is CallAction.PASS_INTERFACE:
         return _pass_interface(ctx, [], node, site, owner if interface else decision.owner, decision.owner, name, desc)
     if action is CallAction.PASS:
+        if decision.leaf and leaves is not None and not interface and leaf_bodies(ctx.options):
+            callee = (decision.owner.replace("/", "."), decision.name, decision.descriptor, KIND_INSTRUMENTED)
+            slot = take_leaf_slot(leaves, callee)
+            if slot >= 0:  # its slot twin counts into the node's slots (shape_slot)
+                return _pass_slot(ctx, insn, node, slot, owner, name, desc)
         return _pass(ctx, insn, [], node, site, owner, name, desc, decision.owner, interface)
     if action is CallAction.LEAF and leaves is not None:
         callee = (decision.owner.replace("/", "."), decision.name, decision.descriptor, decision.kind)
-        slot = leaves.get(callee, -1)
-        if slot < 0 and len(leaves) < MAX_LEAF_SLOTS and packable_leaf(*callee[:3]):
-            slot = leaves[callee] = len(leaves)
+        slot = take_leaf_slot(leaves, callee)
         if slot >= 0:
             return SiteCode(rt.leaf_call(node, slot), insn)  # counted in the node's slot, not entered
     mid = ctx.mids.ref(decision.owner, decision.name, decision.descriptor, decision.kind)
@@ -421,6 +434,20 @@ def _pass(
     else:
         call = Instruction(-1, insn.opcode, ref)
     return SiteCode(pre + [Instruction(-1, op.ALOAD, node), site_push], call)
+
+
+def _pass_slot(
+    ctx: ClassContext, insn: Instruction, node: int, slot: int, owner: str, name: str, desc: str
+) -> SiteCode:
+    """Call the callee's slot twin with the node (a ``LeafNode``) and the first of its two slots."""
+    pool = ctx.pool
+    ref = pool.add_methodref(owner, esi_name(name), slot_descriptor(desc), interface=False)
+    pre = [
+        Instruction(-1, op.ALOAD, node),
+        Instruction(-1, op.CHECKCAST, pool.add_class(LEAF_NODE)),
+        G.push_int(pool, slot),
+    ]
+    return SiteCode(pre, Instruction(-1, insn.opcode, ref))
 
 
 def _spill_for_pending(ctx: ClassContext, node: int, site: int, mid: int, desc: str, base: int) -> list:

@@ -46,6 +46,7 @@ class ClassReport:
     blocks: int = 0  #: basic blocks that got a counter
     sampled: int = 0  #: methods given yieldpoints in place (sample mode)
     yieldpoints: int = 0  #: yieldpoints written (hybrid and sample modes)
+    leaf_twins: int = 0  #: slot twins that count into their callers' slots (application leaves)
     call_sites: Counter = field(default_factory=Counter)
     not_instrumented: list[str] = field(default_factory=list)  #: "Class.m(desc): why"
     extra_classes: dict[str, bytes] = field(default_factory=dict)  #: new classes to write beside it
@@ -54,7 +55,18 @@ class ClassReport:
     emitted: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
 
     def add(self, other: ClassReport) -> None:
-        for name in ("esi", "n2b", "b2n", "osi", "delegators", "split", "blocks", "sampled", "yieldpoints"):
+        for name in (
+            "esi",
+            "n2b",
+            "b2n",
+            "osi",
+            "delegators",
+            "split",
+            "blocks",
+            "sampled",
+            "yieldpoints",
+            "leaf_twins",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.call_sites.update(other.call_sites)
         self.not_instrumented += other.not_instrumented

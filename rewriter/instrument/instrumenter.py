@@ -40,6 +40,7 @@ from .shape_delegating import add_abstract_delegator, add_kept_delegator
 from .shape_esi import add_esi_and_n2b
 from .shape_holder import build_holder
 from .shape_osi import instrument_in_place
+from .shape_slot import add_slot_twin, leaf_slot_twin
 from .shape_trampoline import add_trampolines
 from .support import CLASS_METHOD, CLASS_METHOD_DESC, ESI_FLAGS, HOLDER_SUFFIX, MARKER_FIELD
 from .yieldpoints import add_sample_yieldpoints
@@ -113,14 +114,20 @@ def _method(ctx: ClassContext, m: Method, keep: frozenset[tuple[str, str]], keep
         if m.name != "<clinit>" and (m.code() is not None or m.access & ACC_NATIVE):
             ctx.not_instrumented(m, "no ESI method possible (parameter slots or interface rules)")
         return
+    slot = plan.has_slot_twin(name, m.name, m.descriptor)
     if m.access & ACC_ABSTRACT:
         add_abstract_delegator(ctx, m)
     elif (strategy.contract_only or kept) and (m.access & ACC_NATIVE or m.code() is not None):
         add_kept_delegator(ctx, m)
+        if slot:
+            add_slot_twin(ctx, m, None)
     elif m.access & ACC_NATIVE:
         add_b2n(ctx, m)
     elif m.code() is not None:
+        leaf = leaf_slot_twin(ctx, m) if slot else None  # (from the original code, before the N2B wrapper)
         add_esi_and_n2b(ctx, m)
+        if slot:
+            add_slot_twin(ctx, m, leaf)
     if strategy.is_interface and not m.access & (ACC_STATIC | ACC_PRIVATE):
         ctx.holder_dispatchers.append(m)  # see shape_holder
 

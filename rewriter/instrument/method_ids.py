@@ -21,9 +21,25 @@ from ..classfile.instructions import Instruction
 from ..classfile.model import ClassFile
 from . import codegen as G
 from .runtime_api import MID_GET, MID_LEAF_CALLEES, MID_TABLE
-from .support import HOLDER_SUFFIX, INIT_FLAG_PREFIX, MID_DESC, MID_FIELD_PREFIX, MIDS_ARRAY, MIDS_FIELD
+from .support import (
+    HOLDER_SUFFIX,
+    INIT_FLAG_PREFIX,
+    KIND_INSTRUMENTED,
+    MID_DESC,
+    MID_FIELD_PREFIX,
+    MIDS_ARRAY,
+    MIDS_FIELD,
+)
 
-__all__ = ["MidTable", "MAX_FIELD_MIDS", "MAX_LEAF_SLOTS", "mid_fields_fit", "packable_leaf"]
+__all__ = [
+    "MidTable",
+    "MAX_FIELD_MIDS",
+    "MAX_LEAF_SLOTS",
+    "leaf_width",
+    "mid_fields_fit",
+    "packable_leaf",
+    "take_leaf_slot",
+]
 
 #: most MethodId fields a holder gets (its ``<clinit>`` sets each with at most 20 bytes of code)
 MAX_FIELD_MIDS = 2500
@@ -46,6 +62,24 @@ MAX_LEAF_SLOTS = 200
 def packable_leaf(owner: str, name: str, descriptor: str) -> bool:
     """Can a leaf callee be one entry of a packed list of leaf callees (``MethodId.leafCallees``)?"""
     return max(len(owner), len(name), len(descriptor)) < 0x400
+
+
+def leaf_width(kind: int) -> int:
+    """Slots a leaf callee of kind ``kind`` takes in its caller's node: its calls, and for an
+    application leaf (a slot twin's, :mod:`.shape_slot`) its bytecodes in the next one."""
+    return 2 if kind == KIND_INSTRUMENTED else 1
+
+
+def take_leaf_slot(leaves: dict[tuple[str, str, str, int], int], callee: tuple[str, str, str, int]) -> int:
+    """The slot of ``callee`` (class with dots, name, descriptor, kind) among a method's ``leaves``
+    (callee -> first slot), a new one after the others if it has none; -1 when it cannot have one
+    (past :data:`MAX_LEAF_SLOTS`, or a name too long to pack): its call is then entered."""
+    slot = leaves.get(callee, -1)
+    if slot < 0:
+        used = sum(leaf_width(k[3]) for k in leaves)
+        if used + leaf_width(callee[3]) <= MAX_LEAF_SLOTS and packable_leaf(callee[0], callee[1], callee[2]):
+            slot = leaves[callee] = used
+    return slot
 
 
 def mid_fields_fit(cf: ClassFile) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..classfile import opcodes as op
 from ..errors import JprewriteError
 
-__all__ = ["COUNTING_MODES", "MODES", "InstrumentOptions", "instrument_options", "read_weights"]
+__all__ = ["COUNTING_MODES", "MODES", "InstrumentOptions", "instrument_options", "leaf_bodies", "read_weights"]
 
 COUNTING_MODES = ("none", "default", "precise")
 #: exact: the CCT and counters; sample: yieldpoints only (a sampled time profile); hybrid: both
@@ -102,3 +102,16 @@ def read_weights(path: str | os.PathLike[str]) -> dict[int, int]:
             if mnemonic is not None and code not in weights:
                 weights[code] = default
     return weights
+
+
+def leaf_bodies(options: InstrumentOptions) -> bool:
+    """Do ``options`` let an application leaf count into its caller's slots (``shape_slot``)? Only
+    exact mode with the plain counters: a yieldpoint, an activation counter, a weight, an allocation
+    count or a resolution's publish would need a node of the leaf's own."""
+    return (
+        options.mode == "exact"
+        and not options.activation
+        and options.weights is None
+        and not options.allocations
+        and not options.resolutions
+    )

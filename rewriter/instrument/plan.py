@@ -40,6 +40,7 @@ from fnmatch import fnmatchcase
 from typing import Final
 
 from ..analysis.hierarchy import ClassHierarchy, ClassInfo, MemberInfo
+from ..analysis.leaves import ACC_JP_LEAF, statically_bound
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import (
@@ -106,10 +107,20 @@ class CallSite:
     kind: int  #: MID kind for boundary nodes
     resolved: bool = True  #: False when the reference did not resolve (owner is then the referenced class)
     label: str = ""  #: ``action.value``, what reports count (read per call site: an enum's value is a Python property)
+    #: PASS to an application leaf (:mod:`~jprewrite.analysis.leaves`), whose slot twin
+    #: (:meth:`CctPlan.has_slot_twin`) may count into the caller's node
+    leaf: bool = False
 
     # (written out, not generated: compiled by mypyc, a dataclass's generated __init__ runs interpreted)
     def __init__(
-        self, action: CallAction, owner: str, name: str, descriptor: str, kind: int, resolved: bool = True
+        self,
+        action: CallAction,
+        owner: str,
+        name: str,
+        descriptor: str,
+        kind: int,
+        resolved: bool = True,
+        leaf: bool = False,
     ) -> None:
         object.__setattr__(self, "action", action)
         object.__setattr__(self, "owner", owner)
@@ -118,6 +129,7 @@ class CallSite:
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "resolved", resolved)
         object.__setattr__(self, "label", action.value)
+        object.__setattr__(self, "leaf", leaf)
 
 
 class ClassPatterns:
@@ -296,6 +308,24 @@ class CctPlan:
             return self.interface_takes_defaults(info)
         return True
 
+    def has_slot_twin(self, owner: str, name: str, descriptor: str) -> bool:
+        """Does method ``owner.name descriptor`` (as declared) get a slot twin
+        ``m$jp(args…, LeafNode caller, int slot)`` beside its ESI method?
+
+        Every statically bound method with an ESI does (:func:`~jprewrite.analysis.leaves.statically_bound`),
+        whatever its code: a leaf's counts into the caller's slots, any other's delegates to the ESI
+        method. So the answer depends only on what ``has_esi`` depends on and on access flags, and
+        a caller that takes the callee for a leaf (its summary, :meth:`CallSite.leaf`) always finds
+        the method, even where the callee's code has changed since.
+        """
+        if not self.has_esi(owner, name, descriptor):
+            return False
+        info = self.hierarchy.info(owner)
+        if info is None:
+            return False
+        m = info.declared_method(name, descriptor)
+        return m is not None and statically_bound(info.access, m.access, name)
+
     def publishing_interface(self, owner: str) -> bool:
         """An instrumented interface that may not take default ESI methods (see :meth:`interface_takes_defaults`).
 
@@ -340,6 +370,9 @@ class CctPlan:
         for other in self._other_views:
             answers.append(other.call_site(opcode, owner, name, descriptor, interface))
         same = all(a.action is mine.action and (a.action is CallAction.PASS or a.owner == mine.owner) for a in answers)
+        if same and mine.leaf and not all(a.leaf for a in answers):
+            # a slot twin only where every copy has one
+            return CallSite(mine.action, mine.owner, mine.name, mine.descriptor, mine.kind, resolved=mine.resolved)
         if same or name == "<init>":
             return mine  # (a constructor is the named class's own: every copy is instrumented alike)
         plain = [a for a in answers if a.action not in NODE_PASSING]
@@ -377,7 +410,10 @@ class CctPlan:
                     return CallSite(
                         CallAction.PASS_INTERFACE, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED
                     )
-            return CallSite(CallAction.PASS, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED)
+            leaf = bool(target.access & ACC_JP_LEAF) and self.has_slot_twin(
+                target.owner, target.name, target.descriptor
+            )
+            return CallSite(CallAction.PASS, target.owner, target.name, target.descriptor, KIND_INSTRUMENTED, leaf=leaf)
         kind = self._kind_of(target.owner)
         if opcode in (op.INVOKEVIRTUAL, op.INVOKEINTERFACE) and self._may_dispatch_to_instrumented(owner, target):
             return CallSite(CallAction.PENDING, target.owner, target.name, target.descriptor, kind)

@@ -16,6 +16,7 @@ from ..classfile.model import ACC_SYNTHETIC
 __all__ = [
     "RUNTIME_PACKAGE",
     "LEAF_NODE",
+    "LEAF_NODE_DESC",
     "NODE",
     "NODE_DESC",
     "ROOT",
@@ -50,6 +51,7 @@ __all__ = [
     "TRAMPOLINE_FLAGS",
     "trampoline_descriptor",
     "esi_descriptor",
+    "slot_descriptor",
     "dispatcher_descriptor",
 ]
 
@@ -155,6 +157,16 @@ def esi_descriptor(descriptor: str) -> str:
         close = descriptor.rindex(")")
         found = _ESI_DESCRIPTORS[descriptor] = descriptor[:close] + NODE_DESC + "I" + descriptor[close:]
     return found
+
+
+LEAF_NODE_DESC: Final = "L" + LEAF_NODE + ";"
+
+
+def slot_descriptor(descriptor: str) -> str:
+    """``(args)R`` -> ``(args Ljprewrite/runtime/LeafNode; I)R``: a slot twin's (:mod:`.shape_slot`),
+    which counts into two slots of its caller's context instead of entering a node of its own."""
+    close = descriptor.rindex(")")
+    return descriptor[:close] + LEAF_NODE_DESC + "I" + descriptor[close:]
 
 
 def dispatcher_descriptor(interface: str, descriptor: str) -> str:

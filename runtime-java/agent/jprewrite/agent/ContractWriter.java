@@ -57,6 +57,7 @@ final class ContractWriter {
     static final String MID_DESC = "L" + MID + ";";
     static final String MIDS_ARRAY = "[" + MID_DESC;
     static final String NODE_DESC = "L" + NODE + ";";
+    static final String LEAF_NODE_DESC = "Ljprewrite/runtime/LeafNode;";
     static final String HOLDER_SUFFIX = "$$jpmids";
     static final String MIDS_FIELD = "$jp$mids";
     static final String SEEN_FIELD = "$jp$seen";
@@ -265,6 +266,12 @@ final class ContractWriter {
             if (isAbstract || (m.access & ClassEditor.ACC_NATIVE) != 0 || cf.attribute(m, "Code") != null) {
                 addDelegator(m, mname, desc, isAbstract);
             }
+            if (staticallyBound(m, mname) && cf.attribute(m, "Code") != null) {
+                if (existing.contains(mname + ESI_NAME_SUFFIX + slotDescriptor(desc))) {
+                    throw new Unsupported("it already declares " + mname + ESI_NAME_SUFFIX + slotDescriptor(desc));
+                }
+                addSlotDelegator(m, mname, desc);
+            }
             if (isInterface && (m.access & (ClassEditor.ACC_STATIC | ClassEditor.ACC_PRIVATE)) == 0) {
                 dispatchers.add(m);
             }
@@ -281,6 +288,47 @@ final class ContractWriter {
             addClassMethod();
         }
         return new Result(Result.REWRITTEN, cf.toBytes(), extraNames, extras, "");
+    }
+
+    /**
+     * {@code analysis.leaves.statically_bound} (a method of an instrumented class with an ESI): such a
+     * method also gets a slot twin ({@code CctPlan.has_slot_twin}), which callers that take it for an
+     * application leaf call with their own node and a slot pair.
+     */
+    private boolean staticallyBound(ClassEditor.Member m, String mname) {
+        if (isInterface || mname.startsWith("<")) {
+            return false;
+        }
+        if ((m.access & (ClassEditor.ACC_ABSTRACT | ClassEditor.ACC_NATIVE | ClassEditor.ACC_SYNCHRONIZED)) != 0) {
+            return false;
+        }
+        return (m.access & (ClassEditor.ACC_STATIC | ClassEditor.ACC_PRIVATE | ClassEditor.ACC_FINAL)) != 0
+                || (cf.access & ClassEditor.ACC_FINAL) != 0;
+    }
+
+    static String slotDescriptor(String desc) {
+        int close = desc.lastIndexOf(')');
+        return desc.substring(0, close) + LEAF_NODE_DESC + "I" + desc.substring(close);
+    }
+
+    /**
+     * {@code add_slot_twin} of {@code shape_slot.py} without a leaf body: {@code m$jp(args…, LeafNode
+     * caller, int slot)} calls the delegating ESI with an unknown site, {@code m$jp(args…, caller, -1)}.
+     */
+    private void addSlotDelegator(ClassEditor.Member m, String mname, String desc) {
+        boolean isStatic = (m.access & ClassEditor.ACC_STATIC) != 0;
+        int access = m.access & ~(ClassEditor.ACC_ABSTRACT | ClassEditor.ACC_VARARGS | ClassEditor.ACC_NATIVE) | ESI_FLAGS;
+        int slot = (isStatic ? 0 : 1) + CodeBuilder.parameterSlots(desc);
+        CodeBuilder c = new CodeBuilder(cf, slot + 2);
+        if (!isStatic) {
+            c.aload(0);
+        }
+        c.loadParameters(desc, isStatic ? 0 : 1);
+        c.aload(slot).pushInt(-1);
+        c.invoke(isStatic ? CodeBuilder.INVOKESTATIC : CodeBuilder.INVOKESPECIAL, name, esiName(mname), esiDescriptor(desc),
+                false);
+        c.returnValue(CodeBuilder.returnType(desc));
+        cf.addMethod(access, esiName(mname), slotDescriptor(desc), c.toCodeAttribute());
     }
 
     static String esiName(String n) {

@@ -34,14 +34,19 @@ public class MethodId {
     private final String methodString;
 
     /**
-     * Number of leaf callees of this method (see {@link LeafNode}): its contexts' slots. Set once by
-     * {@link #leafCallees} in the holder's initialiser, before rewritten code can reach this MID.
+     * Number of slots of this method's contexts (see {@link LeafNode}): one per JDK leaf callee, two
+     * per application leaf (calls, then bytecodes). Set once by {@link #leafCallees} in the holder's
+     * initialiser, before rewritten code can reach this MID.
      */
     int leafCount;
+    /** How many of the slots are application leaves' pairs (each a row of the profile writer's index). */
+    int leafPairs;
     /** The leaf callees, packed as {@link #leafCallees} takes them. */
     private String leafNames;
-    /** The leaf callees' MIDs, made on first ask ({@link #leafCallee}). */
+    /** The leaf callees' MIDs by first slot (null at a pair's second), made on first ask ({@link #leafCallee}). */
     private volatile MethodId[] leafIds;
+    /** {@link #leafPairSlots}, made on first ask. */
+    private volatile int[] pairSlots;
 
     /** This MID's {@link #canonical()} number; 0 until first asked. */
     private int canonical;
@@ -120,30 +125,36 @@ public class MethodId {
     /**
      * What a holder's initialiser calls for a method with leaf call sites: the callees of its slots,
      * in slot order, each as its class name, name and descriptor after one char giving its length plus
-     * one, then one char holding its kind plus one. Set once: a second call (a factory's MID shared by
-     * two holders of one class) keeps the first list unless it has more slots.
+     * one, then one char holding its kind plus one. A JDK callee ({@link #KIND_JDK}) takes one slot
+     * (its calls), an application leaf ({@link #KIND_INSTRUMENTED}, a slot twin) two (its calls, then
+     * its bytecodes). Set once: a second call (a factory's MID shared by two holders of one class)
+     * keeps the first list unless it has more slots.
      */
     public final void leafCallees(String packed) {
         int n = 0;
+        int pairs = 0;
         int p = 0;
         while (p < packed.length()) {
             for (int part = 0; part < 3; part++) {
                 p += packed.charAt(p);
             }
-            p++;
-            n++;
+            boolean pair = packed.charAt(p++) - 1 == KIND_INSTRUMENTED;
+            n += pair ? 2 : 1;
+            pairs += pair ? 1 : 0;
         }
         if (n > leafCount) {
             leafNames = packed;
             leafIds = null;
+            pairSlots = null;
+            leafPairs = pairs;
             leafCount = n;
         }
     }
 
     /**
-     * The MID of leaf slot {@code k} (a JDK method: one MID per slot, made on first ask). {@code k} is
-     * below {@link #leafCount}, which counts the entries of the packed list (a node's slots are never
-     * more).
+     * The MID of the callee whose calls slot {@code k} counts (one MID per callee, made on first ask),
+     * or null for the second slot of an application leaf's pair (its bytecodes). {@code k} is below
+     * {@link #leafCount}, which counts the slots of the packed list (a node's slots are never more).
      */
     final MethodId leafCallee(int k) {
         MethodId[] ids = leafIds;
@@ -158,11 +169,32 @@ public class MethodId {
                     parts[part] = packed.substring(p, p + len);
                     p += len;
                 }
-                ids[i] = new MethodId(parts[0], parts[1], parts[2], packed.charAt(p++) - 1, 0);
+                int kind = packed.charAt(p++) - 1;
+                ids[i] = new MethodId(parts[0], parts[1], parts[2], kind, 0);
+                if (kind == KIND_INSTRUMENTED) {
+                    i++;   // its bytecodes' slot
+                }
             }
             leafIds = ids;
         }
         return ids[k];
+    }
+
+    /** The first slots of this method's application-leaf pairs, ascending (made on first ask). */
+    final int[] leafPairSlots() {
+        int[] p = pairSlots;
+        if (p == null) {
+            p = new int[leafPairs];
+            int j = 0;
+            for (int k = 0; k < leafCount && j < p.length; k++) {
+                MethodId callee = leafCallee(k);
+                if (callee != null && callee.kind == KIND_INSTRUMENTED) {
+                    p[j++] = k;
+                }
+            }
+            pairSlots = p;
+        }
+        return p;
     }
 
     /** In a {@link #table} string, the length char of an empty class name: the previous MID's class. */

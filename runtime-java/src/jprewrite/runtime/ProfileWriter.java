@@ -189,6 +189,9 @@ final class ProfileWriter {
         at[d] = next();
         onPath[d] = n;
         acc[d] = 0;
+        if (n instanceof LeafNode) {
+            acc[d] = indexPairs((LeafNode) n);
+        }
         Node[] buf = kids[d];
         if (buf == null) {
             buf = new Node[8];
@@ -209,6 +212,35 @@ final class ProfileWriter {
         if (s != null) {
             totalSamples += s.samples;
         }
+    }
+
+    /**
+     * Number the application leaves' slot pairs of {@code n} with calls (see {@link LeafNode}) right
+     * after the node itself, in slot order: each a row of one with its bytecodes as read now (the
+     * second pass takes them from here, so that a node's own count stays its inclusive count less its
+     * children's even where the owning thread still runs), its size the pair's slot as {@code -1 - k}
+     * (so the second pass finds exactly these rows, and where the node's children start); returns
+     * their sum.
+     */
+    private long indexPairs(LeafNode n) {
+        int[] pairs = n.method.leafPairSlots();
+        if (pairs.length == 0) {
+            return 0;
+        }
+        long[] s = n.leafCalls;
+        long sum = 0;
+        for (int k : pairs) {
+            if (k + 1 < s.length && s[k] != 0) {
+                int i = next();
+                long v = samplesKey ? 0 : s[k + 1];
+                keys[i >>> PAGE_BITS][i & (PAGE - 1)] = v;
+                sizes[i >>> PAGE_BITS][i & (PAGE - 1)] = -1 - k;
+                sum += v;
+                counted = true;
+                anyBytecodes |= v != 0;
+            }
+        }
+        return sum;
     }
 
     // ------------------------------------------------------------------ pass 2: groups, written node by node
@@ -336,6 +368,9 @@ final class ProfileWriter {
             }
             int end = idx + size(idx);
             int ci = idx + 1;
+            while (ci < end && size(ci) < 0) {
+                ci++;   // the rows of its slot pairs (indexPairs), read by leafGroups
+            }
             for (int i = k - 1; i >= 0 && ci < end; i--) {   // the children pass 1 saw: the oldest k
                 Node c = scratch[i];
                 scratch[i] = null;
@@ -345,10 +380,8 @@ final class ProfileWriter {
             for (int i = 0; i < k; i++) {
                 scratch[i] = null;
             }
-            // the counted leaf calls, read once, here: contexts without children or bytecodes, so
-            // their inclusive key is 0 (with samples as the key too) and the first pass numbers none
-            for (Node c = src.leafChildren(); c != null; c = c.next) {
-                n = group(c, -1, 0, d, n, stamp);
+            if (src instanceof LeafNode) {
+                n = leafGroups((LeafNode) src, idx + 1, d, n, stamp);
             }
         }
         buf = groups[d];
@@ -357,6 +390,32 @@ final class ProfileWriter {
         }
         groupCount[d] = n;
         groupPos[d] = 0;
+        return n;
+    }
+
+    /**
+     * The counted leaf calls of {@code src} as child groups: a JDK callee's slot, read once, here (a
+     * context without children or bytecodes: its inclusive key is 0, with samples as the key too,
+     * and the first pass numbers none); an application leaf's pair from the row the first pass gave
+     * it (the rows from {@code row} on whose size is negative: {@link #indexPairs}), with the
+     * bytecodes it read then.
+     */
+    private int leafGroups(LeafNode src, int row, int d, int n, int stamp) {
+        long[] s = src.leafCalls;
+        MethodId m = src.method;
+        int end = row - 1 + size(row - 1);
+        for (; row < end && size(row) < 0; row++) {
+            int k = -1 - size(row);
+            n = group(src.pairChild(k, samplesKey ? s[k + 1] : key(row)), row, key(row), d, n, stamp);
+        }
+        for (int k = 0; k < s.length; k++) {
+            MethodId callee = m.leafCallee(k);
+            if (callee != null && callee.kind != MethodId.KIND_INSTRUMENTED && s[k] != 0) {
+                Node x = new Node(callee, src, src.root, null);
+                x.calls = s[k];
+                n = group(x, -1, 0, d, n, stamp);
+            }
+        }
         return n;
     }
 

@@ -436,10 +436,12 @@ public final class Traces {
                 break;
             }
             String params = m.substring(at + TWIN_CALL.length(), close);
-            if (params.equals(TWIN_PARAMS)) {
+            if (params.equals(TWIN_PARAMS) || params.equals(SLOT_PARAMS)) {
                 params = "";
             } else if (params.endsWith(", " + TWIN_PARAMS)) {
                 params = params.substring(0, params.length() - TWIN_PARAMS.length() - 2);
+            } else if (params.endsWith(", " + SLOT_PARAMS)) {
+                params = params.substring(0, params.length() - SLOT_PARAMS.length() - 2);
             } else {   // not a twin's parameters: as it is
                 out.append(m, from, close + 1);
                 from = close + 1;
@@ -455,6 +457,8 @@ public final class Traces {
     /** A call of a twin in a message, and how its parameters end (the JVM's way of writing them). */
     private static final String TWIN_CALL = "$jp(";
     private static final String TWIN_PARAMS = "jprewrite.runtime.Node, int";
+    /** How a slot twin's parameters end (an application leaf's, which counts into its caller's slots). */
+    private static final String SLOT_PARAMS = "jprewrite.runtime.LeafNode, int";
 
     /** A name the rewriting gives a method: a twin's ({@code m$jp}) or an outlined part's ({@code m$jp$N}). */
     static boolean isAddedName(String name) {
