@@ -178,7 +178,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(
                 done + f"{t.esi} ESI+N2B, {t.b2n} B2N, {t.delegators} delegating ESI, "
-                f"{t.osi} OSI; call sites: {t.call_sites.get('pass', 0)} pass the node, "
+                f"{t.osi} OSI, {t.leaf_twins} leaf twins; call sites: {t.call_sites.get('pass', 0)} pass the node "
+                f"({t.call_sites.get('slot', 0)} of them into a leaf's slots), "
                 f"{t.call_sites.get('boundary', 0)} boundary, {t.call_sites.get('leaf', 0)} leaf, "
                 f"{t.call_sites.get('pending', 0)} pending"
                 + (f"; {t.yieldpoints} yieldpoints" if options.mode == "hybrid" else ""),

@@ -360,6 +360,7 @@ def _action_code(
             callee = (decision.owner.replace("/", "."), decision.name, decision.descriptor, KIND_INSTRUMENTED)
             slot = take_leaf_slot(leaves, callee)
             if slot >= 0:  # its slot twin counts into the node's slots (shape_slot)
+                ctx.report.call_sites["slot"] += 1
                 return _pass_slot(ctx, insn, node, slot, owner, name, desc)
         return _pass(ctx, insn, [], node, site, owner, name, desc, decision.owner, interface)
     if action is CallAction.LEAF and leaves is not None:
