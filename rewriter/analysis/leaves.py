@@ -25,6 +25,15 @@ from typing import Final
 
 from ..classfile import opcodes as op
 from ..classfile.constants import DOUBLE, FLOAT, INTEGER, LONG, STRING
+from ..classfile.model import (
+    ACC_ABSTRACT,
+    ACC_FINAL,
+    ACC_INTERFACE,
+    ACC_NATIVE,
+    ACC_PRIVATE,
+    ACC_STATIC,
+    ACC_SYNCHRONIZED,
+)
 
 __all__ = ["ACC_JP_LEAF", "MAX_LEAF_CODE", "is_leaf_code", "statically_bound"]
 
@@ -32,14 +41,6 @@ __all__ = ["ACC_JP_LEAF", "MAX_LEAF_CODE", "is_leaf_code", "statically_bound"]
 ACC_JP_LEAF: Final = 0x10000
 #: the longest code (bytes) a leaf may have
 MAX_LEAF_CODE: Final = 160
-
-_ACC_STATIC: Final = 0x0008
-_ACC_PRIVATE: Final = 0x0002
-_ACC_FINAL: Final = 0x0010
-_ACC_SYNCHRONIZED: Final = 0x0020
-_ACC_NATIVE: Final = 0x0100
-_ACC_INTERFACE: Final = 0x0200
-_ACC_ABSTRACT: Final = 0x0400
 
 #: opcodes a leaf may not hold (a call, code that may start other code, a monitor, a subroutine)
 _NEVER: Final = frozenset(
@@ -70,11 +71,11 @@ _PLAIN_CONSTANTS: Final = frozenset((INTEGER, FLOAT, LONG, DOUBLE, STRING))
 def statically_bound(class_access: int, access: int, name: str) -> bool:
     """Is a method with ``access`` (of a class with ``class_access``) one whose call selects it,
     with a body, outside interfaces, and not an initialiser or a synchronized method?"""
-    if class_access & _ACC_INTERFACE or name.startswith("<"):
+    if class_access & ACC_INTERFACE or name.startswith("<"):
         return False
-    if access & (_ACC_ABSTRACT | _ACC_NATIVE | _ACC_SYNCHRONIZED):
+    if access & (ACC_ABSTRACT | ACC_NATIVE | ACC_SYNCHRONIZED):
         return False
-    return bool(access & (_ACC_STATIC | _ACC_PRIVATE | _ACC_FINAL) or class_access & _ACC_FINAL)
+    return bool(access & (ACC_STATIC | ACC_PRIVATE | ACC_FINAL) or class_access & ACC_FINAL)
 
 
 def is_leaf_code(code: bytes, pool, owner: str, own_fields: frozenset[tuple[str, str]]) -> bool:

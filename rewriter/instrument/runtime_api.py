@@ -274,28 +274,22 @@ class RuntimeCalls:
     def slot_entry(self, node: int) -> list:
         """A slot twin's entry (:mod:`.shape_slot`): ``node.leafCalls[slot]++`` (the call), then
         ``slot++``: the parameter after the node then indexes the bytecodes' slot."""
-        return [
-            Instruction(-1, op.ALOAD, node),
-            Instruction(-1, op.GETFIELD, self.field_ref(LEAF_CALLS)),
-            Instruction(-1, op.ILOAD, node + 1),
-            Instruction(-1, op.DUP2),
-            Instruction(-1, op.LALOAD),
-            Instruction(-1, op.LCONST_1),
-            Instruction(-1, op.LADD),
-            Instruction(-1, op.LASTORE),
-            Iinc(-1, node + 1, 1, wide=node + 1 > 0xFF),
-        ]
+        return [*self._to_slot(node, Instruction(-1, op.LCONST_1)), Iinc(-1, node + 1, 1, wide=node + 1 > 0xFF)]
 
     def add_to_slot(self, node: int, amount: int) -> list:
         """``node.leafCalls[slot] += amount``: a slot twin's block counter (the node a ``LeafNode``
         parameter, ``slot`` the int parameter after it)."""
+        return self._to_slot(node, Instruction(-1, op.LDC2_W, self.pool.add_long(amount)))
+
+    def _to_slot(self, node: int, amount: Instruction) -> list:
+        """``node.leafCalls[slot] += amount`` (``amount`` pushes the long)."""
         return [
             Instruction(-1, op.ALOAD, node),
             Instruction(-1, op.GETFIELD, self.field_ref(LEAF_CALLS)),
             Instruction(-1, op.ILOAD, node + 1),
             Instruction(-1, op.DUP2),
             Instruction(-1, op.LALOAD),
-            Instruction(-1, op.LDC2_W, self.pool.add_long(amount)),
+            amount,
             Instruction(-1, op.LADD),
             Instruction(-1, op.LASTORE),
         ]
