@@ -22,6 +22,7 @@ from support.agent import agent_options, run_with_agent
 from support.jdk import javac, tool
 from support.oracle import diff_profiles, run_oracle
 from support.profiling import make_jar, rewrite, run_java
+from test_cct_oracle import as_jprewrite_counts
 
 CASE = Path(__file__).parent / "oracle_cases" / "appleaves"
 PKG = "com/example/appleaves/"
@@ -105,7 +106,7 @@ def test_agent_counts_leaves_as_the_oracle_does(tmp_path) -> None:
     assert run.returncode == 0, run.stderr
     oracle = run_oracle([classes], main, app_patterns=("com.example.",), timeout=600)
     assert run.stdout == oracle.stdout
-    assert not diff_profiles(_as_jprewrite_counts(oracle.profile), run.profile, threads=True)
+    assert not diff_profiles(as_jprewrite_counts(oracle.profile), run.profile, threads=True)
 
 
 def test_a_callee_that_is_no_leaf_any_more_still_counts_exactly(tmp_path) -> None:
@@ -123,18 +124,7 @@ def test_a_callee_that_is_no_leaf_any_more_still_counts_exactly(tmp_path) -> Non
     oracle = run_oracle([new, old], "com.example.mix.Main", app_patterns=("com.example.",))
     assert run.returncode == 0, run.stderr
     assert run.stdout == oracle.stdout
-    assert not diff_profiles(_as_jprewrite_counts(oracle.profile), run.profile, threads=True)
-
-
-def _as_jprewrite_counts(profile: dict) -> dict:
-    """The oracle's profile without the ``Object.<init>`` nodes jprewrite does not make (test_cct_oracle)."""
-    from test_cct_oracle import without_object_init
-
-    return {
-        **profile,
-        "root": without_object_init(profile["root"]),
-        "threads": [{**t, "root": without_object_init(t["root"])} for t in profile["threads"]],
-    }
+    assert not diff_profiles(as_jprewrite_counts(oracle.profile), run.profile, threads=True)
 
 
 def _javap_jar(tmp_path: Path, jar: Path, name: str) -> str:

@@ -43,6 +43,16 @@ def without_object_init(node: dict) -> dict:
     return copy
 
 
+def as_jprewrite_counts(profile: dict) -> dict:
+    """The oracle's profile, merged tree and every thread's, without the nodes jprewrite does not
+    make (:func:`without_object_init`)."""
+    return {
+        **profile,
+        "root": without_object_init(profile["root"]),
+        "threads": [{**t, "root": without_object_init(t["root"])} for t in profile["threads"]],
+    }
+
+
 MODES = ("exact", "hybrid")
 #: hybrid mode samples often, so that rounds fall inside even the short programs
 HYBRID_PROPS = ("-Djprewrite.interval=100us", "-Djprewrite.sampler=incremental")
@@ -127,11 +137,7 @@ def test_oracle_case_matches(tmp_path, case: str, args: tuple[str, ...]) -> None
     jars = rewrite_both(jar, tmp_path, case)
     main = f"com.example.{case}.Main"
     oracle = run_oracle([jar], main, args, app_patterns=(f"com.example.{case}.",), timeout=600)
-    expected = {
-        **oracle.profile,
-        "root": without_object_init(oracle.profile["root"]),
-        "threads": [{**t, "root": without_object_init(t["root"])} for t in oracle.profile["threads"]],
-    }
+    expected = as_jprewrite_counts(oracle.profile)
     for mode in MODES:
         jvm = ("-Xverify:all", *HYBRID_PROPS) if mode == "hybrid" else ("-Xverify:all",)
         rewritten = run_java([jars[mode]], main, *args, profile=tmp_path / f"profile-{mode}.json", jvm=jvm)
