@@ -16,7 +16,7 @@ from typing import Final, cast
 
 from ..analysis.hierarchy import ClassHierarchy
 from ..classfile.constants import ConstantPool
-from ..classfile.model import ACC_FINAL, ClassFile, Method
+from ..classfile.model import ACC_FINAL, ACC_STATIC, ClassFile, Method
 from .method_ids import MidTable, mid_fields_fit
 from .options import InstrumentOptions
 from .plan import CallSite, CctPlan
@@ -138,9 +138,22 @@ class ClassContext:
     trampolines: dict[tuple[str, int, int], tuple[str, int, str]] = field(default_factory=dict)
     #: the class's internal name (asked for at every call site and block: kept)
     name: str = field(init=False)
+    #: :meth:`static_fields`, made on first ask
+    _statics: frozenset[tuple[str, str]] | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.name = self.cf.name
+        self._statics = None  # (set here: a compiled dataclass leaves an init=False default unset)
+
+    def static_fields(self) -> frozenset[tuple[str, str]]:
+        """(name, descriptor) of every static field the class declares: what a leaf's code may
+        touch (:func:`~jprewrite.analysis.leaves.is_leaf_code`), asked for each statically bound
+        method, made once per class."""
+        s = self._statics
+        if s is None:
+            s = frozenset((f.name, f.descriptor) for f in self.cf.fields if f.access & ACC_STATIC)
+            self._statics = s
+        return s
 
     @classmethod
     def create(cls, cf: ClassFile, plan: CctPlan, options: InstrumentOptions, contract_only: bool) -> ClassContext:

@@ -22,15 +22,13 @@ from ..analysis.leaves import is_leaf_code
 from ..classfile import opcodes as op
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.frames import Integer, Object
-from ..classfile.instructions import Instruction
 from ..classfile.model import ACC_ABSTRACT, ACC_NATIVE, ACC_STATIC, ACC_VARARGS, Method
 from ..editor import disassemble, peak_depth
-from ..editor.body import CodeBody
 from ..editor.params import insert_locals
 from . import codegen as G
 from .body_pass import instrument_body
 from .context import ClassContext
-from .emit import add_method, assemble, stack_bound
+from .emit import assemble, stack_bound
 from .options import leaf_bodies
 from .support import ESI_FLAGS, LEAF_NODE, UNKNOWN_SITE, esi_descriptor, esi_name, slot_descriptor
 
@@ -43,8 +41,7 @@ def leaf_slot_twin(ctx: ClassContext, m: Method) -> Method | None:
     code = m.code()
     if code is None or ctx.strategy.contract_only or not leaf_bodies(ctx.options):
         return None
-    statics = frozenset((f.name, f.descriptor) for f in ctx.cf.fields if f.access & ACC_STATIC)
-    if not is_leaf_code(code.code, ctx.pool, ctx.name, statics):
+    if not is_leaf_code(code.code, ctx.pool, ctx.name, ctx.static_fields()):
         return None
     pool = ctx.pool
     md = parse_method_descriptor(m.descriptor)
@@ -74,17 +71,23 @@ def add_slot_twin(ctx: ClassContext, m: Method, leaf: Method | None) -> None:
         ctx.emitted((leaf,), (m.name, m.descriptor))
         ctx.report.leaf_twins += 1
         return
+    # a delegator's shape is fixed (the arguments, the caller, the unknown site, the call, the
+    # return): written as bytes, as the N2B wrapper is, since statically bound methods are many
+    # (h2: 5,566 delegators; through instruction objects and the assembler they cost 3 % of a rewrite)
+    pool = ctx.pool
     static = bool(m.access & ACC_STATIC)
-    args, slot = G.load_arguments(m.descriptor, static)
-    ref = ctx.pool.add_methodref(ctx.name, esi_name(m.name), esi_descriptor(m.descriptor), interface=False)
     md = parse_method_descriptor(m.descriptor)
-    items = [
-        *args,
-        Instruction(-1, op.ALOAD, slot),
-        G.push_int(ctx.pool, UNKNOWN_SITE),
-        Instruction(-1, op.INVOKESTATIC if static else op.INVOKESPECIAL, ref),
-        Instruction(-1, G.return_opcode(md.return_type)),
-    ]
+    caller = (0 if static else 1) + md.param_slots
+    ref = pool.add_methodref(ctx.name, esi_name(m.name), esi_descriptor(m.descriptor), interface=False)
+    c = G.StraightCode()
+    c.load_arguments(m.descriptor, static)
+    c.local(op.ALOAD, caller)
+    c.push_int(pool, UNKNOWN_SITE)
+    c.with_index(op.INVOKESTATIC if static else op.INVOKESPECIAL, ref, caller + 2, md.return_slots)
+    c.simple(G.return_opcode(md.return_type), md.return_slots, 0)
     access = m.access & ~(ACC_ABSTRACT | ACC_VARARGS | ACC_NATIVE) | ESI_FLAGS
-    add_method(ctx, access, esi_name(m.name), slot_descriptor(m.descriptor), CodeBody(items=items, max_locals=slot + 2))
-    ctx.report.emitted[(esi_name(m.name), slot_descriptor(m.descriptor))] = None
+    name = esi_name(m.name)
+    descriptor = slot_descriptor(m.descriptor)
+    twin = Method(access, pool.add_utf8(name), pool.add_utf8(descriptor), [c.attribute(pool, caller + 2)], ctx.cf)
+    ctx.cf.methods.append(twin)
+    ctx.report.emitted[(name, descriptor)] = None
