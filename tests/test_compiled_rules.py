@@ -4,8 +4,13 @@ mypyc gives a local variable one native type, the type of its first binding. myp
 ``except`` clauses of one function bind the same name to different exception types, so the
 compiled code raises ``TypeError: X object expected; got Y`` in the second clause, exactly when
 the rewriter should have recovered from an error (CI found one in ``ClassPipeline.run``: an
-injected failure became a TypeError). These tests run without a compiled build too: the rule is
-about the sources.
+injected failure became a TypeError).
+
+A compiled dataclass leaves a field declared ``field(init=False, default=...)`` unset: reading it
+raises ``AttributeError: attribute ... undefined`` (found in ``ClassContext``: every class whose
+rewriting read the field fell back to uninstrumented). Such a field must be set in ``__post_init__``.
+
+These tests run without a compiled build too: the rules are about the sources.
 """
 
 from __future__ import annotations
@@ -66,3 +71,43 @@ def test_no_except_variable_is_bound_to_two_exception_types() -> None:
         for problem in _except_names_with_two_types(ast.parse(p.read_text(), str(p)))
     ]
     assert not problems, "give each except clause its own name:\n" + "\n".join(problems)
+
+
+def _defaulted_fields_not_in_init(tree: ast.AST) -> list[str]:
+    """Fields of dataclasses declared ``field(init=False, default=...)`` (or ``default_factory``)."""
+    found = []
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        decorators = [d.func if isinstance(d, ast.Call) else d for d in cls.decorator_list]
+        if not any(isinstance(d, ast.Name) and d.id == "dataclass" for d in decorators):
+            continue
+        for node in cls.body:
+            if not (isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Call)):
+                continue
+            call = node.value
+            if not (isinstance(call.func, ast.Name) and call.func.id == "field"):
+                continue
+            kw = {k.arg: k.value for k in call.keywords}
+            init = kw.get("init")
+            if isinstance(init, ast.Constant) and init.value is False and ("default" in kw or "default_factory" in kw):
+                found.append(f"line {node.lineno} {cls.name}.{ast.unparse(node.target)}")
+    return found
+
+
+def test_the_dataclass_rule_finds_what_it_looks_for() -> None:
+    bad = "@dataclass\nclass C:\n    x: int | None = field(default=None, init=False)\n"
+    good = "@dataclass\nclass C:\n    x: int | None = field(init=False)\n    y: int = field(default=0)\n"
+    assert len(_defaulted_fields_not_in_init(ast.parse(bad))) == 1
+    assert _defaulted_fields_not_in_init(ast.parse(good)) == []
+
+
+def test_no_compiled_dataclass_field_has_a_default_it_does_not_take_in_init() -> None:
+    problems = [
+        f"{p.relative_to(SOURCE)}: {problem}"
+        for p in _compiled_sources()
+        for problem in _defaulted_fields_not_in_init(ast.parse(p.read_text(), str(p)))
+    ]
+    assert not problems, "set these fields in __post_init__ (compiled, their default is never stored):\n" + "\n".join(
+        problems
+    )
