@@ -40,9 +40,9 @@ import cct_overhead as co  # noqa: E402  (the shared workloads' preparation and 
 DEFAULT = ["scalac", "kotlinc", "groovy", "sunflow"]
 GROUPS = ["program", "C2", "C1", "GC pauses", "GC concurrent", "VM thread", "profile write", "other"]
 _CLOCK = os.sysconf("SC_CLK_TCK")
-#: HotSpot's own threads that are neither compilers nor the collector (names as /proc shows them: 15 chars)
+#: HotSpot's own threads that are neither compilers nor the collector (names as /proc shows them: 15
+#: chars). Not "java": the launcher's thread that runs ``main`` keeps the process's name.
 _JVM_OTHER = (
-    "java",
     "VM Periodic Tas",
     "Reference Handl",
     "Finalizer",
