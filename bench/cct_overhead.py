@@ -136,6 +136,17 @@ def rewritten_class_path(out: Path, entries: list[str]) -> str:
     return ":".join(str(out / Path(e).name) for e in entries)
 
 
+def add_run_arguments(ap: argparse.ArgumentParser, default: list[str], rounds: str) -> None:
+    """The arguments the benchmarks built on this one share (``jit_share``, ``cpu_by_thread``): the
+    workloads, the rounds (``rounds``: what one round runs), the scratch directory, its reuse, and
+    the rewriting's workers."""
+    ap.add_argument("workloads", nargs="*", default=default)
+    ap.add_argument("-n", type=int, default=2, help=f"rounds (each: {rounds})")
+    ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
+    ap.add_argument("--reuse", action="store_true", help="keep the class paths rewritten by an earlier run in --work")
+    ap.add_argument("--jobs", type=int, default=2, help="jprewrite worker processes for the rewriting")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("workloads", nargs="*", default=DEFAULT_WORKLOADS)

@@ -102,11 +102,7 @@ def run_once(bench: Path, workload: str, cp: str | None, scratch: Path) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("workloads", nargs="*", default=DEFAULT)
-    ap.add_argument("-n", type=int, default=2, help="rounds (each: one plain run and one per counting mode)")
-    ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
-    ap.add_argument("--reuse", action="store_true", help="keep the class paths rewritten by an earlier run in --work")
-    ap.add_argument("--jobs", type=int, default=2, help="jprewrite worker processes for the rewriting")
+    co.add_run_arguments(ap, DEFAULT, "one plain run and one per counting mode")
     ap.add_argument("--modes", default="default", help="counting modes to rewrite with (comma-separated)")
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="jpr-jit-"))
