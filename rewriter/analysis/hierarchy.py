@@ -51,7 +51,7 @@ from ..classfile.model import (
     read_class,
 )
 from ..errors import JprewriteError
-from .leaves import ACC_JP_LEAF, is_leaf_code, statically_bound
+from .leaves import ACC_JP_LEAF, declared_statics, is_leaf_code, statically_bound
 
 __all__ = [
     "OBJECT",
@@ -235,7 +235,7 @@ def summary_of(cf, *, from_jdk: bool = False) -> ClassInfo:
             code = _code_bytes(m, cf.pool)
             if code is not None:
                 if own_fields is None:
-                    own_fields = frozenset((f.name, f.descriptor) for f in fields if f.access & ACC_STATIC)
+                    own_fields = declared_statics(fields)
                 if is_leaf_code(code, cf.pool, name, own_fields):
                     access |= ACC_JP_LEAF
         methods.append(MemberInfo(name, mname, m.descriptor, access))

@@ -35,7 +35,7 @@ from ..classfile.model import (
     ACC_SYNCHRONIZED,
 )
 
-__all__ = ["ACC_JP_LEAF", "MAX_LEAF_CODE", "is_leaf_code", "statically_bound"]
+__all__ = ["ACC_JP_LEAF", "MAX_LEAF_CODE", "declared_statics", "is_leaf_code", "statically_bound"]
 
 #: the bit a summary's method access carries for a leaf (above the JVM's 16 bits of flags)
 ACC_JP_LEAF: Final = 0x10000
@@ -76,6 +76,12 @@ def statically_bound(class_access: int, access: int, name: str) -> bool:
     if access & (ACC_ABSTRACT | ACC_NATIVE | ACC_SYNCHRONIZED):
         return False
     return bool(access & (ACC_STATIC | ACC_PRIVATE | ACC_FINAL) or class_access & ACC_FINAL)
+
+
+def declared_statics(fields) -> frozenset[tuple[str, str]]:
+    """(name, descriptor) of the static ones among ``fields`` (a class's fields, or their
+    summaries): the ``own_fields`` :func:`is_leaf_code` takes."""
+    return frozenset((f.name, f.descriptor) for f in fields if f.access & ACC_STATIC)
 
 
 def is_leaf_code(code: bytes, pool, owner: str, own_fields: frozenset[tuple[str, str]]) -> bool:

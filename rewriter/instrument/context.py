@@ -15,8 +15,9 @@ from enum import Enum
 from typing import Final, cast
 
 from ..analysis.hierarchy import ClassHierarchy
+from ..analysis.leaves import declared_statics
 from ..classfile.constants import ConstantPool
-from ..classfile.model import ACC_FINAL, ACC_STATIC, ClassFile, Method
+from ..classfile.model import ACC_FINAL, ClassFile, Method
 from .method_ids import MidTable, mid_fields_fit
 from .options import InstrumentOptions
 from .plan import CallSite, CctPlan
@@ -151,7 +152,7 @@ class ClassContext:
         method, made once per class."""
         s = self._statics
         if s is None:
-            s = frozenset((f.name, f.descriptor) for f in self.cf.fields if f.access & ACC_STATIC)
+            s = declared_statics(self.cf.fields)
             self._statics = s
         return s
 
