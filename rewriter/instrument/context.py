@@ -156,6 +156,11 @@ class ClassContext:
             self._statics = s
         return s
 
+    def final_fields(self) -> frozenset[tuple[str, str]]:
+        """(name, descriptor) of every final field the class declares: code that writes one may not
+        be outlined out of ``<init>`` or ``<clinit>`` (the JVM refuses the write from any other method)."""
+        return frozenset((f.name, f.descriptor) for f in self.cf.fields if f.access & ACC_FINAL)
+
     @classmethod
     def create(cls, cf: ClassFile, plan: CctPlan, options: InstrumentOptions, contract_only: bool) -> ClassContext:
         # compiled by mypyc, calls on the pool itself are direct calls already; the wrapper would

@@ -128,6 +128,10 @@ class MidTable:
             f"{chr(len(c) + 1)}{c}{chr(len(n) + 1)}{n}{chr(len(d) + 1)}{d}{chr(k + 1)}" for c, n, d, k in callees
         )
 
+    def drop_leaves(self, i: int) -> None:
+        """Entry ``i`` has no leaf slots after all (its method was written again, split, without them)."""
+        self.leaves.pop(i, None)
+
     def wire_leaves(self, pool: ConstantPool, code: G.StraightCode) -> None:
         """Each method's leaf callees given to its MethodId (the holder's ``<clinit>``, after the
         MethodIds are made and stored, before any code can reach them)."""

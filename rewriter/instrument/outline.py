@@ -19,8 +19,10 @@ verifier and the program could notice:
 * the operand stack is empty at its start and at its end, and no local holds an
   uninitialised object there (nor ``this`` before ``super()``);
 * every instruction in it is reachable; it has no return, ``jsr``/``ret``,
-  ``monitorenter``/``monitorexit`` (structured locking is per frame), or ``invokespecial``
-  of another class's method (a super call needs an instance method);
+  ``monitorenter``/``monitorexit`` (structured locking is per frame), ``invokespecial``
+  of another class's method (a super call needs an instance method), or write to a final field
+  of the class (the JVM allows one only in ``<init>``, or ``<clinit>`` for a static one: h2's
+  ``Database`` constructor, split for the JIT's limit, failed with ``IllegalAccessError``);
 * branches and switches in it stay in it or go to its end; nothing outside jumps in;
 * an exception handler either covers all of it (and then does not read a local the region
   stores, whose value it would see too early), or lies inside it with its handler code.
@@ -49,6 +51,7 @@ def outline_regions(
     interface: bool = False,
     fixed: set[int] | frozenset = frozenset(),
     first_index: int = 0,
+    final_fields: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[OutlinedPart]:
     """Move regions of at most about ``budget`` code bytes out of ``body``; returns the parts.
 
@@ -57,13 +60,14 @@ def outline_regions(
     empty list (and leaves ``body`` unchanged) when no region qualifies. ``hierarchy`` decides
     which reference types are interfaces (no checkcast on the way back: the verifier treats
     interface types as Object). ``fixed``: ids of instructions the rewriting put there already
-    (an OSI prologue): they never move and are not call sites.
+    (an OSI prologue): they never move and are not call sites. ``final_fields``: (name,
+    descriptor) of the class's final fields, whose writes never move.
 
     Choosing (:mod:`.outline_regions`) leaves the code as it is (it only sets the labels'
     offsets); cutting (:mod:`.outline_parts`) changes it, once every region is known.
     """
     site = MethodSite(this_class, method_name, descriptor, is_static)
-    regions = find_regions(body, pool, site, hierarchy, budget=budget, fixed=fixed)
+    regions = find_regions(body, pool, site, hierarchy, budget=budget, fixed=fixed, final_fields=final_fields)
     if not regions:
         return []
     return cut_regions(

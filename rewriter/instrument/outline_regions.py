@@ -59,10 +59,20 @@ class MethodSite(NamedTuple):
     is_static: bool
 
 
-def find_regions(body: CodeBody, pool, method: MethodSite, hierarchy, *, budget: int, fixed) -> list[Region]:
+def find_regions(
+    body: CodeBody,
+    pool,
+    method: MethodSite,
+    hierarchy,
+    *,
+    budget: int,
+    fixed,
+    final_fields: frozenset[tuple[str, str]] = frozenset(),
+) -> list[Region]:
     """The regions to outline from ``body``, in code order; [] when none qualifies or the types are unknown.
 
-    ``fixed``: ids of instructions that never move (a set).
+    ``fixed``: ids of instructions that never move (a set); ``final_fields``: (name, descriptor) of
+    the class's final fields, whose writes never move.
     """
     this_class, method_name, descriptor, is_static = method
     try:
@@ -72,7 +82,7 @@ def find_regions(body: CodeBody, pool, method: MethodSite, hierarchy, *, budget:
     except TypeflowError:
         return []  # jsr/ret or code the inference cannot follow: nothing is moved
     states = instruction_states(body, cfg, leader_states, pool, this_class)
-    return RegionFinder(body, pool, this_class, states, cfg.next_insn, fixed).regions(budget)
+    return RegionFinder(body, pool, this_class, states, cfg.next_insn, fixed, final_fields).regions(budget)
 
 
 def instruction_states(
@@ -151,10 +161,12 @@ class RegionFinder:
         states: list[State | None],
         next_insn: list[int],
         fixed: set[int] | frozenset,
+        final_fields: frozenset[tuple[str, str]] = frozenset(),
     ) -> None:
         self.items = body.items
         self.pool = pool
         self.this_class = this_class
+        self.final_fields = final_fields
         self.states = states
         self.fixed = fixed
         self.positions, _ = layout(body, limit=False)
@@ -286,6 +298,10 @@ class _Scan:
             owner, name, _ = f.pool.member_ref(x.operand)
             if name != "<init>" and owner != f.this_class:
                 return False  # a super call needs an instance method
+        elif x.opcode == op.PUTFIELD or x.opcode == op.PUTSTATIC:
+            owner, name, desc = f.pool.member_ref(x.operand)
+            if owner == f.this_class and (name, desc) in f.final_fields:
+                return False  # only <init> (<clinit>) may write a final field of its class
         written = slots_written(x)
         if written:
             self.stored.update(written)

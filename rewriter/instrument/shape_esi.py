@@ -30,7 +30,7 @@ from .context import ClassContext
 from .emit import FrameNeeds, assemble, stack_bound
 from .outline import outline_regions
 from .override_check import override_check
-from .parts import SPLIT_BUDGETS, write_parts
+from .parts import JIT_SPLIT_BUDGETS, SPLIT_BUDGETS, code_length, jit_refuses, write_parts
 from .runtime_api import NODE_ENTER, NODE_ENTER_SAMPLED
 from .shape_delegating import add_kept_delegator
 from .shape_n2b import make_n2b
@@ -54,6 +54,16 @@ def add_esi_and_n2b(ctx: ClassContext, m: Method) -> None:
     parts: list[Method] = []
     try:
         _write_twin(ctx, m, twin, body, node_slot, self_mid)
+        if jit_refuses(code_length(m), [twin]):
+            # the JIT compiles the original but would not compile the twin: split it so that it
+            # does; when nothing fits, the whole twin stays (correct, only interpreted)
+            split = _split_esi(ctx, m, node_slot, self_mid, JIT_SPLIT_BUDGETS, jit=True)
+            if split is not None:
+                twin, parts = split
+                ctx.report.split += 1
+            else:  # written whole again: the attempts changed what the first write set (leaf slots)
+                twin, body = _esi_twin(ctx, m, node_slot)
+                _write_twin(ctx, m, twin, body, node_slot, self_mid)
     except CodeTooLargeError:
         split = _split_esi(ctx, m, node_slot, self_mid)
         if split is None:
@@ -92,6 +102,8 @@ def _write_twin(
     )
     if result.leaves:
         ctx.mids.set_leaves(self_mid, result.leaves)
+    else:
+        ctx.mids.drop_leaves(self_mid)  # (an earlier, whole write of this twin may have had some)
     prologue, needs = _esi_prologue(ctx, m, node_slot, self_mid, sampled=result.entry_yieldpoint)
     body.insert(0, prologue)
     result.needs.update(needs)
@@ -134,14 +146,23 @@ def _esi_prologue(
     return [*prologue, Fragment(c.bytes(), c.max_stack, node_slot + 2)], needs
 
 
-def _split_esi(ctx: ClassContext, m: Method, node_slot: int, self_mid: int) -> tuple[Method, list[Method]] | None:
+def _split_esi(
+    ctx: ClassContext,
+    m: Method,
+    node_slot: int,
+    self_mid: int,
+    budgets: tuple[int, ...] = SPLIT_BUDGETS,
+    *,
+    jit: bool = False,
+) -> tuple[Method, list[Method]] | None:
     """The ESI twin of a method too large once instrumented, with regions outlined (see :mod:`.outline`).
 
-    Tries smaller regions until the method and every part fit; None when nothing can be split
-    off or nothing fits.
+    Tries smaller regions until the method and every part fit (in 64 KB; with ``jit``, also within
+    the JIT's limit, :data:`~.parts.JIT_HUGE_METHOD_LIMIT`); None when nothing can be split off or
+    nothing fits.
     """
     is_static = bool(m.access & ACC_STATIC)
-    for budget in SPLIT_BUDGETS:
+    for budget in budgets:
         twin, body = _esi_twin(ctx, m, node_slot)
         prefix = esi_name(m.name) + "$"
         parts = outline_regions(
@@ -156,6 +177,7 @@ def _split_esi(ctx: ClassContext, m: Method, node_slot: int, self_mid: int) -> t
             name_prefix=prefix,
             interface=ctx.strategy.is_interface,
             first_index=ctx.taken(prefix),
+            final_fields=ctx.final_fields(),
         )
         if not parts:
             return None
@@ -172,6 +194,8 @@ def _split_esi(ctx: ClassContext, m: Method, node_slot: int, self_mid: int) -> t
                 part_calls={id(p.call): p.sites for p in parts},
             )
         except CodeTooLargeError:
+            continue
+        if jit and jit_refuses(code_length(m), [twin, *methods]):
             continue
         return twin, methods
     return None

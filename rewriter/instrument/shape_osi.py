@@ -28,7 +28,7 @@ from .body_pass import instrument_body
 from .context import ClassContext
 from .emit import THROWABLE, assemble, stack_bound
 from .outline import outline_regions
-from .parts import SPLIT_BUDGETS, write_parts
+from .parts import JIT_SPLIT_BUDGETS, SPLIT_BUDGETS, code_length, jit_refuses, write_parts
 from .support import KIND_INSTRUMENTED, NODE
 
 __all__ = ["instrument_in_place"]
@@ -37,20 +37,45 @@ _TOO_LARGE: Final = "too large once instrumented (64 KB) and no region could be 
 
 
 def instrument_in_place(ctx: ClassContext, m: Method) -> None:
-    """Write OSI method ``m``; split it when it would pass 64 KB."""
+    """Write OSI method ``m``; split it when it would pass 64 KB, or (a constructor) when the JIT
+    would no longer compile it (see :mod:`.parts`)."""
+    original = list(m.attributes)
+    length = code_length(m)
     for budget in (None, *SPLIT_BUDGETS):
         try:
             parts = _osi_write(ctx, m, budget)
         except CodeTooLargeError:
+            m.attributes = list(original)
             continue
         if parts is None:
             break
+        if budget is None and m.name != "<clinit>" and jit_refuses(length, [m]):
+            parts = _jit_split(ctx, m, original, length)
         ctx.cf.methods.extend(parts)
         ctx.emitted((m, *parts), (m.name, m.descriptor))
         ctx.report.osi += 1
         ctx.report.split += bool(parts)
         return
     ctx.not_instrumented(m, _TOO_LARGE)
+
+
+def _jit_split(ctx: ClassContext, m: Method, original: list, length: int) -> list[Method]:
+    """``m`` (written whole, past the JIT's limit) written again with regions outlined, if some
+    split puts it and every part within the limit; else written whole again. Returns the parts.
+    (A static initialiser runs once: being interpreted costs it nothing, and it is never split for this.)"""
+    for budget in JIT_SPLIT_BUDGETS:
+        m.attributes = list(original)
+        try:
+            parts = _osi_write(ctx, m, budget)
+        except CodeTooLargeError:
+            continue
+        if parts is None:
+            break
+        if not jit_refuses(length, [m, *parts]):
+            return parts
+    m.attributes = list(original)
+    _osi_write(ctx, m, None)  # as the first time: the split attempts changed what it set (leaf slots)
+    return []
 
 
 def _osi_body(ctx: ClassContext, m: Method) -> tuple[CodeBody, int, int, int]:
@@ -112,6 +137,7 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
             interface=ctx.strategy.is_interface,
             fixed=added,
             first_index=ctx.taken(prefix),
+            final_fields=ctx.final_fields(),
         )
         if not outlined:
             return None
@@ -130,6 +156,8 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
     )
     if result.leaves:
         ctx.mids.set_leaves(self_mid, result.leaves)
+    else:
+        ctx.mids.drop_leaves(self_mid)  # (an earlier, whole write of this method may have had some)
     if prologue_entry:
         prologue = _osi_prologue(ctx, m, node, saved_slot, self_mid, sampled=result.entry_yieldpoint)
     restore = ctx.rt.restore_slot(node, saved_slot)
