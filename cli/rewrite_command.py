@@ -205,6 +205,15 @@ def run(args: argparse.Namespace) -> int:
                 f"jprewrite: ... and {len(failed) - 5} more classes left uninstrumented (--verbose lists them)",
                 file=err,
             )
+        if t.past_jit_limit:
+            print(
+                f"jprewrite: {len(t.past_jit_limit)} methods past the JIT's size limit once instrumented "
+                "(HotSpot will not compile them)" + ("" if args.verbose else "; --verbose lists them"),
+                file=err,
+            )
+            if args.verbose:
+                for line in t.past_jit_limit:
+                    print(f"  {line}", file=err)
         if t.not_instrumented:
             print(
                 f"jprewrite: {len(t.not_instrumented)} methods not instrumented (they run, without counts)"

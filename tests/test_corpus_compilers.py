@@ -218,7 +218,49 @@ def _rewrite_and_verify(
     assert not result.failed, f"{name} [{mode}]: classes left uninstrumented by an error: {result.failed}"
     assert result.instrumented > 0
     _assert_gate_agrees(result, before_jvm)
+    # a method the JIT compiles in the original and no longer once rewritten is split, or else reported
+    reported = {line.split("(", 1)[0] for line in result.past_jit_limit}
+    huge = [text for method, text in past_jit_limit(inputs, outputs) if method not in reported]
+    assert not huge, f"{name} [{mode}]: {len(huge)} methods the JIT compiles no longer, unreported: {huge[:10]}"
+    record("past_jit_limit", len(result.past_jit_limit))
     return outputs, cp, result
+
+
+_PART = re.compile(r"\$jp(\$\d+)?$")
+
+
+def past_jit_limit(inputs: list[Path], outputs: list[Path]) -> list[tuple[str, str]]:
+    """Rewritten methods past HotSpot's ``HugeMethodLimit`` (never JIT-compiled) whose original, and
+    every overload of its name, is within it (static initialisers left out: they run once): the
+    original's ``pkg.Class.name`` (as reports name it, without the descriptor) and a description."""
+    from jprewrite.classfile.model import read_class
+    from jprewrite.instrument.parts import JIT_HUGE_METHOD_LIMIT, code_length
+
+    found = []
+    for before, after in zip(inputs, outputs):
+        with zipfile.ZipFile(before) as zb, zipfile.ZipFile(after) as za:
+            names = set(zb.namelist())
+            for entry in za.namelist():
+                if not entry.endswith(".class") or entry not in names:
+                    continue
+                data = za.read(entry)
+                if len(data) <= JIT_HUGE_METHOD_LIMIT:
+                    continue  # no method of it can be past the limit
+                big = [m for m in read_class(data).methods if code_length(m) > JIT_HUGE_METHOD_LIMIT]
+                big = [m for m in big if m.name != "<clinit>" and not m.name.startswith("clinit$jp$")]
+                if not big:
+                    continue
+                original: dict[str, int] = {}
+                for m in read_class(zb.read(entry)).methods:
+                    original[m.name] = max(original.get(m.name, 0), code_length(m))
+                for m in big:
+                    base = "<init>" if m.name.startswith("init$jp$") else _PART.sub("", m.name)
+                    if base in original and original[base] <= JIT_HUGE_METHOD_LIMIT:
+                        method = f"{entry[:-6].replace('/', '.')}.{base}"
+                        found.append(
+                            (method, f"{method} as {m.name} ({code_length(m)} bytes; original {original[base]})")
+                        )
+    return found
 
 
 def _assert_gate_agrees(result: CliRewrite, before_jvm) -> None:

@@ -18,6 +18,8 @@ method whose original was within the limit is within it, the output is the origi
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -109,8 +111,8 @@ def _lengths(data: bytes) -> dict[str, int]:
     out = {}
     for m in cf.methods:
         code = m.code()
-        if code is not None:
-            out[m.name] = len(code.code)
+        if code is not None:  # the largest of a name's overloads (a static method's slot twin is tiny)
+            out[m.name] = max(out.get(m.name, 0), len(code.code))
     return out
 
 
@@ -167,3 +169,47 @@ def test_split_for_the_jit_counts_equal_the_oracle(kernel_jar, tmp_path) -> None
     expected = {**oracle.profile, "root": without_object_init(oracle.profile["root"])}
     differences = diff_profiles(expected, r.profile)
     assert not differences, "\n".join(differences[:40])
+
+
+def test_a_method_no_split_keeps_within_the_limit_is_reported(tmp_path) -> None:
+    """A ``switch`` of many one-call cases (ecj's ``Parser.consumeRule``, rhino's ``interpretLoop``)
+    has no region to outline: every case is entered from the switch. It stays whole, runs
+    unchanged (interpreted), and the rewrite says so."""
+    cases = "".join(f"      case {i}: acc += f{i % 7}(n + {i}); break;\n" for i in range(420))
+    helpers = "".join(f"  static int f{k}(int n) {{ return n * {k + 3} % 101; }}\n" for k in range(7))
+    source = f"""
+package com.example.jitlimit;
+public class Switch {{
+{helpers}
+  static long dispatch(int op, int n) {{
+    long acc = 0;
+    switch (op) {{
+{cases}      default: acc = -1;
+    }}
+    return acc;
+  }}
+  public static void main(String[] args) {{
+    long sum = 0;
+    for (int i = 0; i < 2000; i++) sum += dispatch(i % 430, i);
+    System.out.println(sum);
+  }}
+}}
+"""
+    classes = javac({f"{PACKAGE}/Switch.java": source}, tmp_path / "classes")
+    original = _lengths((classes / PACKAGE / "Switch.class").read_bytes())["dispatch"]
+    assert 4_000 < original <= JIT_HUGE_METHOD_LIMIT, original
+    jar = make_jar(classes, tmp_path / "switch.jar")
+    plain = run_java([jar], "com.example.jitlimit.Switch")
+    out = tmp_path / "out.jar"
+    r = subprocess.run(
+        [sys.executable, "-m", "jprewrite.cli.main", "rewrite", str(jar), str(out), "-v"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "1 methods past the JIT's size limit once instrumented" in r.stderr, r.stderr
+    assert "com.example.jitlimit.Switch.dispatch(II)J: " in r.stderr and "runs interpreted" in r.stderr, r.stderr
+    assert _lengths(zipfile.ZipFile(out).read(f"{PACKAGE}/Switch.class"))["dispatch$jp"] > JIT_HUGE_METHOD_LIMIT
+    rewritten = run_java([out], "com.example.jitlimit.Switch", profile=tmp_path / "p.json")
+    assert rewritten.returncode == 0, rewritten.stderr
+    assert rewritten.stdout == plain.stdout

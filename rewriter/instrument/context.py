@@ -50,6 +50,8 @@ class ClassReport:
     leaf_twins: int = 0  #: slot twins that count into their callers' slots (application leaves)
     call_sites: Counter = field(default_factory=Counter)
     not_instrumented: list[str] = field(default_factory=list)  #: "Class.m(desc): why"
+    #: "Class.m(desc): why" of methods instrumented past the JIT's limit: they run interpreted
+    past_jit_limit: list[str] = field(default_factory=list)
     extra_classes: dict[str, bytes] = field(default_factory=dict)  #: new classes to write beside it
     #: (name, descriptor) of each method the rewriting wrote -> the original method it came from
     #: (None: the class's own additions, e.g. ``$jprewrite$class``); what the verification gate checks
@@ -71,6 +73,7 @@ class ClassReport:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.call_sites.update(other.call_sites)
         self.not_instrumented += other.not_instrumented
+        self.past_jit_limit += other.past_jit_limit
 
 
 class ClassKind(Enum):
@@ -179,6 +182,14 @@ class ClassContext:
 
     def not_instrumented(self, m: Method, why: str) -> None:
         self.report.not_instrumented.append(f"{self.where(m)}: {why}")
+
+    def interpreted(self, m: Method, length: int) -> None:
+        """``m`` is instrumented whole at ``length`` code bytes, past the JIT's limit, although its
+        original is within it: no split keeps it compilable (a big ``switch`` of small cases)."""
+        self.report.past_jit_limit.append(
+            f"{self.where(m)}: {length:,} code bytes once instrumented, past HotSpot's limit for "
+            "compiling (HugeMethodLimit, 8,000), and no split keeps it within: it runs interpreted"
+        )
 
     def emitted(self, methods, origin: tuple[str, str] | None) -> None:
         """Record methods the rewriting wrote, and the original they came from (for the gate)."""

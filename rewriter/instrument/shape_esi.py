@@ -64,6 +64,7 @@ def add_esi_and_n2b(ctx: ClassContext, m: Method) -> None:
             else:  # written whole again: the attempts changed what the first write set (leaf slots)
                 twin, body = _esi_twin(ctx, m, node_slot)
                 _write_twin(ctx, m, twin, body, node_slot, self_mid)
+                ctx.interpreted(m, code_length(twin))
     except CodeTooLargeError:
         split = _split_esi(ctx, m, node_slot, self_mid)
         if split is None:

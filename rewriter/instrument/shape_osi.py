@@ -75,6 +75,7 @@ def _jit_split(ctx: ClassContext, m: Method, original: list, length: int) -> lis
             return parts
     m.attributes = list(original)
     _osi_write(ctx, m, None)  # as the first time: the split attempts changed what it set (leaf slots)
+    ctx.interpreted(m, code_length(m))
     return []
 
 

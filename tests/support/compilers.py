@@ -200,6 +200,7 @@ class CliRewrite:
     instrumented: int = 0  # classes rewritten
     failed: dict[str, str] = field(default_factory=dict)  # class -> why it was left uninstrumented
     not_instrumented: list[str] = field(default_factory=list)  # "Class.m(desc): why" (methods)
+    past_jit_limit: list[str] = field(default_factory=list)  # "Class.m(desc): why" (run interpreted)
     stderr: str = ""
 
     def summary(self) -> str:
@@ -252,6 +253,13 @@ def rewrite_cli(
             result.failed[m.group(1)] = m.group(2)
         elif line.startswith("jprewrite: ") and "methods not instrumented" in line:
             result.not_instrumented = [x.strip() for x in lines[i + 1 :] if x.startswith("  ")]
+        elif line.startswith("jprewrite: ") and "past the JIT's size limit" in line:
+            block = []
+            for x in lines[i + 1 :]:
+                if not x.startswith("  "):
+                    break
+                block.append(x.strip())
+            result.past_jit_limit = block
     assert result.classes > 0, f"no summary line from jprewrite:\n{r.stderr[-3000:]}"
     return result
 
