@@ -246,8 +246,13 @@ def past_jit_limit(inputs: list[Path], outputs: list[Path]) -> list[tuple[str, s
                 data = za.read(entry)
                 if len(data) <= JIT_HUGE_METHOD_LIMIT:
                     continue  # no method of it can be past the limit
-                big = [m for m in read_class(data).methods if code_length(m) > JIT_HUGE_METHOD_LIMIT]
-                big = [m for m in big if m.name != "<clinit>" and not m.name.startswith("clinit$jp$")]
+                big = [
+                    m
+                    for m in read_class(data).methods
+                    if code_length(m) > JIT_HUGE_METHOD_LIMIT
+                    and m.name != "<clinit>"
+                    and not m.name.startswith("clinit$jp$")
+                ]
                 if not big:
                     continue
                 original: dict[str, int] = {}

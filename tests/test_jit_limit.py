@@ -13,7 +13,8 @@ The generated class has such a method (static and virtual: an ESI twin) and such
 constructor does: a final field's write may not move into an outlined part (the JVM allows it only
 in ``<init>``; h2 failed with ``IllegalAccessError``). Checked: the split happens, every rewritten
 method whose original was within the limit is within it, the output is the original's under
-``-Xverify:all``, C2 compiles the twin, and the counts equal the JDI oracle's.
+``-Xverify:all``, C1 and C2 compile the twins and the constructor, and the counts equal the JDI
+oracle's. A method no split can help (a big ``switch`` of one-call cases) stays whole and is reported.
 """
 
 from __future__ import annotations

@@ -183,14 +183,6 @@ class ClassContext:
     def not_instrumented(self, m: Method, why: str) -> None:
         self.report.not_instrumented.append(f"{self.where(m)}: {why}")
 
-    def interpreted(self, m: Method, length: int) -> None:
-        """``m`` is instrumented whole at ``length`` code bytes, past the JIT's limit, although its
-        original is within it: no split keeps it compilable (a big ``switch`` of small cases)."""
-        self.report.past_jit_limit.append(
-            f"{self.where(m)}: {length:,} code bytes once instrumented, past HotSpot's limit for "
-            "compiling (HugeMethodLimit, 8,000), and no split keeps it within: it runs interpreted"
-        )
-
     def emitted(self, methods, origin: tuple[str, str] | None) -> None:
         """Record methods the rewriting wrote, and the original they came from (for the gate)."""
         for m in methods:

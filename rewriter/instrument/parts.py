@@ -20,7 +20,15 @@ from .context import ClassContext
 from .emit import assemble
 from .outline import OutlinedPart
 
-__all__ = ["JIT_HUGE_METHOD_LIMIT", "JIT_SPLIT_BUDGETS", "SPLIT_BUDGETS", "code_length", "jit_refuses", "write_parts"]
+__all__ = [
+    "JIT_HUGE_METHOD_LIMIT",
+    "JIT_SPLIT_BUDGETS",
+    "SPLIT_BUDGETS",
+    "code_length",
+    "jit_refuses",
+    "report_interpreted",
+    "write_parts",
+]
 
 #: region sizes (original code bytes) tried in turn when a method must be split to fit in 64 KB
 SPLIT_BUDGETS: Final = (24_000, 12_000, 6_000, 3_000)
@@ -44,6 +52,15 @@ def jit_refuses(original_length: int, methods: list[Method]) -> bool:
     """Would HotSpot refuse to compile one of ``methods`` (an instrumented method and its parts)
     although it compiles the original, of ``original_length`` code bytes?"""
     return original_length <= JIT_HUGE_METHOD_LIMIT and any(code_length(x) > JIT_HUGE_METHOD_LIMIT for x in methods)
+
+
+def report_interpreted(ctx: ClassContext, m: Method, length: int) -> None:
+    """``m`` is instrumented whole at ``length`` code bytes, past the JIT's limit, although its
+    original is within it: no split keeps it compilable (a big ``switch`` of small cases)."""
+    ctx.report.past_jit_limit.append(
+        f"{ctx.where(m)}: {length:,} code bytes once instrumented, past HotSpot's limit for compiling "
+        f"(HugeMethodLimit, {JIT_HUGE_METHOD_LIMIT:,}), and no split keeps it within: it runs interpreted"
+    )
 
 
 def write_parts(ctx: ClassContext, parts: list[OutlinedPart], node: int) -> list[Method]:

@@ -30,7 +30,7 @@ from .context import ClassContext
 from .emit import FrameNeeds, assemble, stack_bound
 from .outline import outline_regions
 from .override_check import override_check
-from .parts import JIT_SPLIT_BUDGETS, SPLIT_BUDGETS, code_length, jit_refuses, write_parts
+from .parts import JIT_SPLIT_BUDGETS, SPLIT_BUDGETS, code_length, jit_refuses, report_interpreted, write_parts
 from .runtime_api import NODE_ENTER, NODE_ENTER_SAMPLED
 from .shape_delegating import add_kept_delegator
 from .shape_n2b import make_n2b
@@ -64,7 +64,7 @@ def add_esi_and_n2b(ctx: ClassContext, m: Method) -> None:
             else:  # written whole again: the attempts changed what the first write set (leaf slots)
                 twin, body = _esi_twin(ctx, m, node_slot)
                 _write_twin(ctx, m, twin, body, node_slot, self_mid)
-                ctx.interpreted(m, code_length(twin))
+                report_interpreted(ctx, m, code_length(twin))
     except CodeTooLargeError:
         split = _split_esi(ctx, m, node_slot, self_mid)
         if split is None:

@@ -28,7 +28,7 @@ from .body_pass import instrument_body
 from .context import ClassContext
 from .emit import THROWABLE, assemble, stack_bound
 from .outline import outline_regions
-from .parts import JIT_SPLIT_BUDGETS, SPLIT_BUDGETS, code_length, jit_refuses, write_parts
+from .parts import JIT_SPLIT_BUDGETS, SPLIT_BUDGETS, code_length, jit_refuses, report_interpreted, write_parts
 from .support import KIND_INSTRUMENTED, NODE
 
 __all__ = ["instrument_in_place"]
@@ -45,8 +45,7 @@ def instrument_in_place(ctx: ClassContext, m: Method) -> None:
         try:
             parts = _osi_write(ctx, m, budget)
         except CodeTooLargeError:
-            m.attributes = list(original)
-            continue
+            continue  # (m is as it was: a write that does not fit changes nothing)
         if parts is None:
             break
         if budget is None and m.name != "<clinit>" and jit_refuses(length, [m]):
@@ -75,7 +74,7 @@ def _jit_split(ctx: ClassContext, m: Method, original: list, length: int) -> lis
             return parts
     m.attributes = list(original)
     _osi_write(ctx, m, None)  # as the first time: the split attempts changed what it set (leaf slots)
-    ctx.interpreted(m, code_length(m))
+    report_interpreted(ctx, m, code_length(m))
     return []
 
 
