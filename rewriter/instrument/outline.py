@@ -31,8 +31,10 @@ verifier and the program could notice:
 from __future__ import annotations
 
 from ..editor import CodeBody
-from .outline_parts import OutlinedPart, cut_regions
-from .outline_regions import MethodSite, find_regions
+from .outline_parts import OutlinedPart, PartCutter
+from .outline_regions import MethodSite, Region, region_finder
+from .outline_switch_parts import SwitchCutter
+from .outline_switches import SwitchFinder
 
 __all__ = ["OutlinedPart", "outline_regions"]
 
@@ -52,6 +54,7 @@ def outline_regions(
     fixed: set[int] | frozenset = frozenset(),
     first_index: int = 0,
     final_fields: frozenset[tuple[str, str]] = frozenset(),
+    switches: bool = False,
 ) -> list[OutlinedPart]:
     """Move regions of at most about ``budget`` code bytes out of ``body``; returns the parts.
 
@@ -61,23 +64,50 @@ def outline_regions(
     which reference types are interfaces (no checkcast on the way back: the verifier treats
     interface types as Object). ``fixed``: ids of instructions the rewriting put there already
     (an OSI prologue): they never move and are not call sites. ``final_fields``: (name,
-    descriptor) of the class's final fields, whose writes never move.
+    descriptor) of the class's final fields, whose writes never move. ``switches``: runs of the
+    cases of big switches first (:mod:`.outline_switches`), each part with a switch of its own, then
+    ordinary regions in the rest.
 
-    Choosing (:mod:`.outline_regions`) leaves the code as it is (it only sets the labels'
-    offsets); cutting (:mod:`.outline_parts`) changes it, once every region is known.
+    Choosing (:mod:`.outline_regions`, :mod:`.outline_switches`) leaves the code as it is (it only
+    sets the labels' offsets); cutting (:mod:`.outline_parts`, :mod:`.outline_switch_parts`) changes
+    it, once every region is known.
     """
     site = MethodSite(this_class, method_name, descriptor, is_static)
-    regions = find_regions(body, pool, site, hierarchy, budget=budget, fixed=fixed, final_fields=final_fields)
+    finder = region_finder(body, pool, site, hierarchy, fixed=fixed, final_fields=final_fields)
+    if finder is None:
+        return []
+    regions: list = []
+    if switches:
+        regions = SwitchFinder(finder, body).regions(budget)
+        if not regions:
+            return []
+    regions = sorted([*regions, *finder.regions(budget)], key=lambda r: r.start)
     if not regions:
         return []
-    return cut_regions(
+    return _cut(
         body,
         regions,
-        pool,
-        this_class,
-        hierarchy,
-        name_prefix=name_prefix,
-        interface=interface,
-        fixed=fixed,
-        first_index=first_index,
+        PartCutter(body, pool, this_class, hierarchy, interface=interface, fixed=fixed),
+        name_prefix,
+        first_index,
     )
+
+
+def _cut(body: CodeBody, regions: list, cutter: PartCutter, name_prefix: str, first_index: int) -> list[OutlinedPart]:
+    """Replace each region of ``body`` by a call to a new part ``<name_prefix><first_index + k>``.
+
+    The parts are built in code order (the pool's order is part of the output); the items are
+    replaced last, from the end back, so the regions' indices stay valid while the parts are built.
+    """
+    switch_cutter = SwitchCutter(cutter)
+    parts: list[OutlinedPart] = []
+    calls: list[list] = []
+    for k, region in enumerate(regions):
+        name = f"{name_prefix}{first_index + k}"
+        part, seq = cutter.cut(region, name) if isinstance(region, Region) else switch_cutter.cut(region, name)
+        parts.append(part)
+        calls.append(seq)
+    for k in range(len(regions) - 1, -1, -1):
+        body.items[regions[k].start : regions[k].end] = calls[k]
+    switch_cutter.finish()
+    return parts

@@ -11,6 +11,7 @@ bytes: a change must keep it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..classfile import opcodes as op
 from ..classfile.frames import Double, Float, Frame, Integer, Long, Null, Object, Top, VType
@@ -20,7 +21,7 @@ from . import codegen as G
 from .outline_regions import Region
 from .outline_values import LOAD, RETURN, STORE, slot_values, slots_written, used_slots, vtype_descriptor
 
-__all__ = ["OutlinedPart", "PartSignature", "cut_regions"]
+__all__ = ["OutlinedPart", "PartCutter", "PartSignature", "boxed_array", "detach", "frame_of", "retarget", "unboxed"]
 
 _BOX = {
     Integer: ("java/lang/Integer", "I", "intValue"),
@@ -94,35 +95,6 @@ class PartSignature:
         return cls(params, outs, returned, below, pushed, value, desc)
 
 
-def cut_regions(
-    body: CodeBody,
-    regions: list[Region],
-    pool,
-    this_class: str,
-    hierarchy,
-    *,
-    name_prefix: str,
-    interface: bool,
-    fixed: set[int] | frozenset,
-    first_index: int,
-) -> list[OutlinedPart]:
-    """Replace each region of ``body`` by a call to a new part ``<name_prefix><first_index + k>``.
-
-    The items are replaced last, from the end back, so the regions' indices stay valid while
-    the parts are built.
-    """
-    cutter = PartCutter(body, pool, this_class, hierarchy, interface=interface, fixed=fixed)
-    parts: list[OutlinedPart] = []
-    calls: list[list] = []
-    for k, region in enumerate(regions):
-        part, seq = cutter.cut(region, f"{name_prefix}{first_index + k}")
-        parts.append(part)
-        calls.append(seq)
-    for k in range(len(regions) - 1, -1, -1):
-        body.items[regions[k].start : regions[k].end] = calls[k]
-    return parts
-
-
 class PartCutter:
     """Builds the parts of one body, in order: the body's ``max_locals`` grows as calls need slots."""
 
@@ -147,7 +119,7 @@ class PartCutter:
             if t is Null:
                 entry += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ASTORE, slot)]
         exit_code, extra_locals = self._exit(sig, exit_label)
-        _retarget(moved, {id(x) for x in items[region.end : region.resume] if isinstance(x, Label)}, exit_label)
+        retarget(moved, {id(x): exit_label for x in items[region.end : region.resume] if isinstance(x, Label)})
         part = self._part_body(moved, entry, exit_code, sig, region, extra_locals)
         call = Instruction(
             -1,
@@ -155,7 +127,7 @@ class PartCutter:
             self.pool.add_methodref(self.this_class, name, sig.descriptor, interface=self.interface),
         )
         seq = self._call_sequence(sig, call)
-        _detach(self.body, {id(x) for x in moved if isinstance(x, Label)})
+        detach(self.body, {id(x) for x in moved if isinstance(x, Label)})
         first = self.sites_before[region.start]
         return OutlinedPart(
             name,
@@ -186,14 +158,14 @@ class PartCutter:
             extra_locals = slot
             for t, tslot in reversed(list(zip(pushed, temps))):
                 code.append(Instruction(-1, STORE.get(t, op.ASTORE), tslot))
-            code += _boxed_array(self.pool, list(zip(temps, pushed)))
+            code += boxed_array(self.pool, list(zip(temps, pushed)))
         elif not returned:
             code.append(Instruction(-1, op.RETURN))
         elif len(returned) == 1:
             slot, t = returned[0]
             code += [Instruction(-1, LOAD.get(t, op.ALOAD), slot), Instruction(-1, RETURN.get(t, op.ARETURN))]
         else:
-            code += _boxed_array(self.pool, returned)
+            code += boxed_array(self.pool, returned)
         return code, extra_locals
 
     def _part_body(
@@ -212,7 +184,7 @@ class PartCutter:
             for lab, f in body.frames.items()
             if id(lab) in labels
         }
-        part.frames[exit_code[0]] = _frame(list(region.exit.locals), sig.pushed)
+        part.frames[exit_code[0]] = frame_of(list(region.exit.locals), sig.pushed)
         part.handlers = [h for h in body.handlers if id(h.handler) in labels]
         part.lines = [(lab, line) for lab, line in body.lines if id(lab) in labels]
         part.has_stack_map = body.has_stack_map
@@ -250,7 +222,7 @@ class PartCutter:
                     Instruction(-1, op.ALOAD, array),
                     G.push_int(pool, j),
                     Instruction(-1, op.AALOAD),
-                    *_unboxed(t, hierarchy, pool),
+                    *unboxed(t, hierarchy, pool),
                 ]
         elif len(sig.returned) == 1:  # returned with its own type: nothing to cast
             slot, t = sig.returned[0]
@@ -261,7 +233,7 @@ class PartCutter:
                     Instruction(-1, op.DUP),
                     G.push_int(pool, j),
                     Instruction(-1, op.AALOAD),
-                    *_unboxed(t, hierarchy, pool),
+                    *unboxed(t, hierarchy, pool),
                     Instruction(-1, STORE.get(t, op.ASTORE), slot),
                 ]
             seq.append(Instruction(-1, op.POP))
@@ -280,20 +252,19 @@ def _call_sites_before(items: list, fixed: set[int] | frozenset) -> list[int]:
     return before
 
 
-def _retarget(moved: list, end_labels: set[int], exit_label: Label) -> None:
-    """Branches and switch cases to the region's end labels go to the part's exit instead."""
+def retarget(moved: list, exits: dict[int, Label]) -> None:
+    """Branches and switch cases to a label ``exits`` has (by id) go to the part's exit for it instead."""
     for x in moved:
         if isinstance(x, Label):
             continue
-        if x.opcode in op.BRANCH_OPCODES and id(x.operand) in end_labels:
-            x.operand = exit_label
+        if x.opcode in op.BRANCH_OPCODES:
+            x.operand = exits.get(id(x.operand), x.operand)
         elif x.opcode in op.SWITCH_OPCODES:
-            if id(x.default) in end_labels:
-                x.default = exit_label
-            x.targets = [exit_label if id(t) in end_labels else t for t in x.targets]
+            x.default = exits.get(id(x.default), x.default)
+            x.targets = [exits.get(id(t), t) for t in x.targets]
 
 
-def _detach(body: CodeBody, labels: set[int]) -> None:
+def detach(body: CodeBody, labels: set[int]) -> None:
     """Drop from the method what went with the moved labels: handlers, frames, lines, variables.
 
     Local variable tables name ranges the method no longer has; the code's type annotations
@@ -311,24 +282,36 @@ def _detach(body: CodeBody, labels: set[int]) -> None:
     body.code_annotations = []
 
 
-def _frame(locals_: list, stack: list) -> Frame:
+def frame_of(locals_: list, stack: list) -> Frame:
     """A frame with ``locals_`` (one entry per slot, State's convention) and ``stack``."""
     return Frame(-1, used_slots([t for _, t in slot_values(locals_)]), list(stack))
 
 
-def _boxed_array(pool, values: list[tuple[int, VType]]) -> list:
-    """``return new Object[] {slot values…}``, primitives boxed: how a part hands back several values."""
-    out = [G.push_int(pool, len(values)), Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Object"))]
+def boxed_array(pool, values: list[tuple[int, VType]], exit_index: int | None = None) -> list:
+    """``return new Object[] {slot values…}``, primitives boxed: how a part hands back several values.
+
+    With ``exit_index``, the array's first element is that number (boxed), the values follow: how a
+    part of a switch's cases says which of its exits it left by (:mod:`.outline_switch_parts`)."""
+    first = 0 if exit_index is None else 1
+    out = [G.push_int(pool, first + len(values)), Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Object"))]
+    if exit_index is not None:
+        out += [Instruction(-1, op.DUP), G.push_int(pool, 0), G.push_int(pool, exit_index), _box(pool, Integer)]
+        out.append(Instruction(-1, op.AASTORE))
     for j, (slot, t) in enumerate(values):
-        out += [Instruction(-1, op.DUP), G.push_int(pool, j), Instruction(-1, LOAD.get(t, op.ALOAD), slot)]
+        out += [Instruction(-1, op.DUP), G.push_int(pool, first + j), Instruction(-1, LOAD.get(t, op.ALOAD), slot)]
         if t in _BOX:
-            owner, d, _ = _BOX[t]
-            out.append(Instruction(-1, op.INVOKESTATIC, pool.add_methodref(owner, "valueOf", f"({d})L{owner};")))
+            out.append(_box(pool, t))
         out.append(Instruction(-1, op.AASTORE))
     return out + [Instruction(-1, op.ARETURN)]
 
 
-def _unboxed(t: VType, hierarchy, pool) -> list:
+def _box(pool, t: Any) -> Instruction:
+    """``Integer.valueOf`` and its kind: the primitive on the stack boxed."""
+    owner, d, _ = _BOX[t]
+    return Instruction(-1, op.INVOKESTATIC, pool.add_methodref(owner, "valueOf", f"({d})L{owner};"))
+
+
+def unboxed(t: VType, hierarchy, pool) -> list:
     """An element of that array (on the stack) back to type ``t``: unboxed, or cast (:func:`_unpack`)."""
     if t in _BOX:
         owner, d, getter = _BOX[t]

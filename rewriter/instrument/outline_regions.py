@@ -22,7 +22,7 @@ from ..editor.body import branch_targets
 from ..editor.stack import stack_effect
 from .outline_values import slots_written, used_slots, vtype_descriptor
 
-__all__ = ["Region", "RegionFinder", "find_regions", "instruction_states", "live_in"]
+__all__ = ["MethodSite", "Region", "RegionFinder", "clean", "instruction_states", "live_in", "region_finder"]
 
 # a part cannot return for the method, take part in a subroutine, or lock (structured locking is per frame)
 _FORBIDDEN = op.RETURN_OPCODES | op.SUBROUTINE_OPCODES | {op.MONITORENTER, op.MONITOREXIT}
@@ -59,17 +59,17 @@ class MethodSite(NamedTuple):
     is_static: bool
 
 
-def find_regions(
+def region_finder(
     body: CodeBody,
     pool,
     method: MethodSite,
     hierarchy,
     *,
-    budget: int,
     fixed,
     final_fields: frozenset[tuple[str, str]] = frozenset(),
-) -> list[Region]:
-    """The regions to outline from ``body``, in code order; [] when none qualifies or the types are unknown.
+) -> RegionFinder | None:
+    """What the regions of ``body`` are chosen with (:meth:`RegionFinder.regions`); None when the
+    types are unknown (jsr/ret, or code the inference cannot follow: nothing is moved).
 
     ``fixed``: ids of instructions that never move (a set); ``final_fields``: (name, descriptor) of
     the class's final fields, whose writes never move.
@@ -80,9 +80,9 @@ def find_regions(
             body, pool, hierarchy, this_class, method_name, descriptor, is_static, fixed=body.frames
         )
     except TypeflowError:
-        return []  # jsr/ret or code the inference cannot follow: nothing is moved
+        return None
     states = instruction_states(body, cfg, leader_states, pool, this_class)
-    return RegionFinder(body, pool, this_class, states, cfg.next_insn, fixed, final_fields).regions(budget)
+    return RegionFinder(body, pool, this_class, states, cfg.next_insn, fixed, final_fields)
 
 
 def instruction_states(
@@ -180,8 +180,26 @@ class RegionFinder:
             k = next_insn[row[2]]
             bits = live[k] if k < n else -1
             self.handler_reads.append({slot for slot in range(body.max_locals + 2) if bits >> slot & 1})
+        self.next_insn = next_insn
+        #: items no region may hold: switch regions (:mod:`.outline_switches`) and their switches
+        self.barrier = [False] * n
         #: operand stack depth in slots before each instruction
         self.depth = [sum(2 if t in (Long, Double) else 1 for t in st.stack) if st is not None else 0 for st in states]
+
+    def movable(self, i: int, x: Instruction) -> bool:
+        """Instruction ``x`` (at ``i``) may run in a part at all: reached, no return, subroutine or lock,
+        not the rewriting's own, no super call, no write of a final field of the class."""
+        if self.states[i] is None or x.opcode in _FORBIDDEN or id(x) in self.fixed or self.barrier[i]:
+            return False
+        if x.opcode == op.INVOKESPECIAL:
+            owner, name, _ = self.pool.member_ref(x.operand)
+            if name != "<init>" and owner != self.this_class:
+                return False  # a super call needs an instance method
+        elif x.opcode == op.PUTFIELD or x.opcode == op.PUTSTATIC:
+            owner, name, desc = self.pool.member_ref(x.operand)
+            if owner == self.this_class and (name, desc) in self.final_fields:
+                return False  # only <init> (<clinit>) may write a final field of its class
+        return True
 
     def regions(self, budget: int) -> list[Region]:
         """Greedily, in code order, the farthest region from each start that has one."""
@@ -189,7 +207,7 @@ class RegionFinder:
         items, states = self.items, self.states
         i = 0
         while i < len(items):
-            if isinstance(items[i], Label) or not clean(states[i]):
+            if isinstance(items[i], Label) or not clean(states[i]) or self.barrier[i]:
                 i += 1
                 continue
             e = self.farthest(i, budget)
@@ -290,18 +308,10 @@ class _Scan:
     def takes(self, i: int, x) -> bool:
         """Instruction ``x`` (at ``i``) may be moved: it keeps the region single-exit and verifiable."""
         f = self.f
-        if self.blocked or f.states[i] is None or x.opcode in _FORBIDDEN or id(x) in f.fixed:
+        if self.blocked or not f.movable(i, x):
             return False
         if self.floor and f.depth[i] - stack_effect(x, f.pool)[0] < self.floor:
             return False
-        if x.opcode == op.INVOKESPECIAL:
-            owner, name, _ = f.pool.member_ref(x.operand)
-            if name != "<init>" and owner != f.this_class:
-                return False  # a super call needs an instance method
-        elif x.opcode == op.PUTFIELD or x.opcode == op.PUTSTATIC:
-            owner, name, desc = f.pool.member_ref(x.operand)
-            if owner == f.this_class and (name, desc) in f.final_fields:
-                return False  # only <init> (<clinit>) may write a final field of its class
         written = slots_written(x)
         if written:
             self.stored.update(written)

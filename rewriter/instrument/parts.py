@@ -27,6 +27,7 @@ __all__ = [
     "code_length",
     "jit_refuses",
     "report_interpreted",
+    "split_attempts",
     "write_parts",
 ]
 
@@ -40,6 +41,13 @@ JIT_HUGE_METHOD_LIMIT: Final = 8000
 #: region sizes (original code bytes) tried in turn when instrumenting would pass that limit; an
 #: instrumented region is up to about 2.5x its original size (precise counting, many short blocks)
 JIT_SPLIT_BUDGETS: Final = (3_000, 1_500, 750)
+
+
+def split_attempts(budgets: tuple[int, ...]) -> list[tuple[int, bool]]:
+    """The splits tried in turn, ``(budget, switches)``: ordinary regions at each budget, then runs of
+    big switches' cases (:mod:`.outline_switches`) with ordinary regions in the rest. A method
+    that splits the first way keeps the split it always had."""
+    return [(b, False) for b in budgets] + [(b, True) for b in budgets]
 
 
 def code_length(m: Method) -> int:

@@ -30,7 +30,15 @@ from .context import ClassContext
 from .emit import FrameNeeds, assemble, stack_bound
 from .outline import outline_regions
 from .override_check import override_check
-from .parts import JIT_SPLIT_BUDGETS, SPLIT_BUDGETS, code_length, jit_refuses, report_interpreted, write_parts
+from .parts import (
+    JIT_SPLIT_BUDGETS,
+    SPLIT_BUDGETS,
+    code_length,
+    jit_refuses,
+    report_interpreted,
+    split_attempts,
+    write_parts,
+)
 from .runtime_api import NODE_ENTER, NODE_ENTER_SAMPLED
 from .shape_delegating import add_kept_delegator
 from .shape_n2b import make_n2b
@@ -163,7 +171,7 @@ def _split_esi(
     nothing fits.
     """
     is_static = bool(m.access & ACC_STATIC)
-    for budget in budgets:
+    for budget, switches in split_attempts(budgets):
         twin, body = _esi_twin(ctx, m, node_slot)
         prefix = esi_name(m.name) + "$"
         parts = outline_regions(
@@ -179,9 +187,10 @@ def _split_esi(
             interface=ctx.strategy.is_interface,
             first_index=ctx.taken(prefix),
             final_fields=ctx.final_fields(),
+            switches=switches,
         )
         if not parts:
-            return None
+            continue
         try:
             methods = write_parts(ctx, parts, node_slot)
             _write_twin(

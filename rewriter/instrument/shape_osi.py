@@ -28,7 +28,15 @@ from .body_pass import instrument_body
 from .context import ClassContext
 from .emit import THROWABLE, assemble, stack_bound
 from .outline import outline_regions
-from .parts import JIT_SPLIT_BUDGETS, SPLIT_BUDGETS, code_length, jit_refuses, report_interpreted, write_parts
+from .parts import (
+    JIT_SPLIT_BUDGETS,
+    SPLIT_BUDGETS,
+    code_length,
+    jit_refuses,
+    report_interpreted,
+    split_attempts,
+    write_parts,
+)
 from .support import KIND_INSTRUMENTED, NODE
 
 __all__ = ["instrument_in_place"]
@@ -41,13 +49,15 @@ def instrument_in_place(ctx: ClassContext, m: Method) -> None:
     would no longer compile it (see :mod:`.parts`)."""
     original = list(m.attributes)
     length = code_length(m)
-    for budget in (None, *SPLIT_BUDGETS):
+    for budget, switches in ((None, False), *split_attempts(SPLIT_BUDGETS)):
         try:
-            parts = _osi_write(ctx, m, budget)
+            parts = _osi_write(ctx, m, budget, switches)
         except CodeTooLargeError:
             continue  # (m is as it was: a write that does not fit changes nothing)
         if parts is None:
-            break
+            if budget is None:
+                break
+            continue
         if budget is None and m.name != "<clinit>" and jit_refuses(length, [m]):
             parts = _jit_split(ctx, m, original, length)
         ctx.cf.methods.extend(parts)
@@ -62,14 +72,14 @@ def _jit_split(ctx: ClassContext, m: Method, original: list, length: int) -> lis
     """``m`` (written whole, past the JIT's limit) written again with regions outlined, if some
     split puts it and every part within the limit; else written whole again. Returns the parts.
     (A static initialiser runs once: being interpreted costs it nothing, and it is never split for this.)"""
-    for budget in JIT_SPLIT_BUDGETS:
+    for budget, switches in split_attempts(JIT_SPLIT_BUDGETS):
         m.attributes = list(original)
         try:
-            parts = _osi_write(ctx, m, budget)
+            parts = _osi_write(ctx, m, budget, switches)
         except CodeTooLargeError:
             continue
         if parts is None:
-            break
+            continue
         if not jit_refuses(length, [m, *parts]):
             return parts
     m.attributes = list(original)
@@ -102,8 +112,9 @@ def _osi_prologue(
     return [*enter, Instruction(-1, op.ASTORE, node), *ctx.rt.save_slot(node, saved_slot)]
 
 
-def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method] | None:
-    """Instrument OSI method ``m`` in place; with ``budget``, regions outlined first.
+def _osi_write(ctx: ClassContext, m: Method, budget: int | None, switches: bool = False) -> list[Method] | None:
+    """Instrument OSI method ``m`` in place; with ``budget``, regions outlined first (``switches``: runs
+    of big switches' cases too, :mod:`.outline_switches`).
 
     Returns the outlined parts ([] without ``budget``), None when nothing can be split off;
     raises CodeTooLargeError when the result does not fit.
@@ -138,6 +149,7 @@ def _osi_write(ctx: ClassContext, m: Method, budget: int | None) -> list[Method]
             fixed=added,
             first_index=ctx.taken(prefix),
             final_fields=ctx.final_fields(),
+            switches=switches,
         )
         if not outlined:
             return None

@@ -1,0 +1,251 @@
+"""Cutting switch regions (:mod:`.outline_switches`) out of a body: a part with its own switch, and its call.
+
+The part takes the method's slots at the switch (as an ordinary part takes them at its start)
+and the switch's key after them; it begins with a switch over the keys whose cases it holds, and
+each of its exits returns the exit's number (an ``int``; nothing when it has one exit), or, when
+an exit hands back locals, an ``Object[]`` of the number and the locals' values. In the method:
+
+* before the switch, ``dup; istore key``: the key kept in a new local;
+* the switch's cases in the region go to the call: ``load slots…; iload key; invokestatic part``;
+* then a ``tableswitch`` on the number to each exit's target, through a stub that stores the
+  exit's locals where it has any.
+
+The order in which this module adds constants to the pool and slots to the method is part of
+the output's bytes: a change must keep it.
+"""
+
+from __future__ import annotations
+
+from ..classfile import opcodes as op
+from ..classfile.frames import Double, Integer, Long, Null, Object, Top, VType
+from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
+from ..editor import CodeBody, Handler, Label
+from . import codegen as G
+from .outline_parts import OutlinedPart, PartCutter, boxed_array, detach, frame_of, retarget, unboxed
+from .outline_switches import SwitchRegion
+from .outline_values import LOAD, STORE, slot_values, used_slots, vtype_descriptor
+
+__all__ = ["SwitchCutter"]
+
+_OBJECT_ARRAY = "[Ljava/lang/Object;"
+_TWO = (Long, Double)  #: the types that take two slots
+
+
+class SwitchCutter:
+    """Builds the parts of one body's switch regions; :meth:`finish` stores each switch's key."""
+
+    def __init__(self, cutter: PartCutter) -> None:
+        self.c = cutter
+        self.key_slot = -1  #: the local that keeps the key (one for every switch: read right after it)
+        self.array_slot = -1  #: the local that keeps a part's returned array while its values go back
+        self.switches: list[tuple[TableSwitch | LookupSwitch, OutlinedPart]] = []  #: each switch and its first part
+
+    def cut(self, region: SwitchRegion, name: str) -> tuple[OutlinedPart, list]:
+        """The part for ``region`` and the instructions that replace it in the method."""
+        c = self.c
+        body, pool = c.body, c.pool
+        if self.key_slot < 0:
+            self.key_slot = body.new_local()
+        items = body.items
+        moved = items[region.start : region.end]
+        labels = {id(x) for x in moved if isinstance(x, Label)}
+        params = used_slots(region.entry.locals)
+        key_param = _past(params)
+        # per exit, the stored locals defined at its target (nulls are set again by the method)
+        returned = [
+            [(slot, t) for slot, t in slot_values(ex.state.locals) if slot in region.stored and t is not Top]
+            for ex in region.exits
+        ]
+        boxed = [[(slot, t) for slot, t in r if t is not Null] for r in returned]
+        array = any(boxed)
+        n_exits = len(region.exits)
+        ret = _OBJECT_ARRAY if array else "I" if n_exits > 1 else "V"
+        descriptor = "(" + "".join(vtype_descriptor(t) or "I" for _, t in slot_values(params)) + "I)" + ret
+        # the part: its switch, the cases, an exit stub per exit (the fall-through's first: it follows the cases)
+        entry: list = []
+        for slot, t in slot_values(params):
+            if t is Null:
+                entry += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ASTORE, slot)]
+        switch = region.switch
+        cases = [(key, target) for key, target in _cases(switch) if id(target) in labels]
+        default = switch.default if id(switch.default) in labels else cases[0][1]
+        entry += [Instruction(-1, op.ILOAD, key_param), _switch_of(cases, default)]
+        exit_labels = [Label("switch_exit") for _ in region.exits]
+        retarget(moved, {id(ex.target): lab for ex, lab in zip(region.exits, exit_labels)})
+        stubs: list = []
+        for j, lab in enumerate(exit_labels):
+            stubs.append(lab)
+            if array:
+                stubs += boxed_array(pool, boxed[j], exit_index=j)
+            elif n_exits > 1:
+                stubs += [G.push_int(pool, j), Instruction(-1, op.IRETURN)]
+            else:
+                stubs.append(Instruction(-1, op.RETURN))
+        part = CodeBody(items=[*entry, *moved, *stubs], max_locals=max(body.max_locals, key_param + 1))
+        part.frames = {lab: f for lab, f in body.frames.items() if id(lab) in labels}
+        for ex, lab in zip(region.exits, exit_labels):
+            part.frames[lab] = frame_of(list(ex.state.locals), [])
+        part.handlers = [h for h in body.handlers if id(h.handler) in labels]
+        part.lines = [(lab, line) for lab, line in body.lines if id(lab) in labels]
+        part.has_stack_map = body.has_stack_map
+        # the call in the method, and the way on from each exit
+        call_label, call_end = Label("switch_part"), Label("switch_part_end")
+        call = Instruction(
+            -1, op.INVOKESTATIC, pool.add_methodref(c.this_class, name, descriptor, interface=c.interface)
+        )
+        at_switch = _with(list(region.entry.locals), self.key_slot, Integer)
+        seq: list = [call_label]
+        seq += [
+            Instruction(-1, op.ICONST_0) if t is Top else Instruction(-1, LOAD.get(t, op.ALOAD), slot)
+            for slot, t in slot_values(params)
+        ]
+        seq += [Instruction(-1, op.ILOAD, self.key_slot), call, call_end]
+        if body.has_stack_map:
+            body.frames[call_label] = frame_of(at_switch, [])
+        seq += self._dispatch(region, returned, boxed, array, at_switch)
+        _cut_rows(body, region, labels, call_label, call_end)
+        for k, target in enumerate(switch.targets):
+            if id(target) in labels:
+                switch.targets[k] = call_label
+        if id(switch.default) in labels:
+            switch.default = call_label
+        detach(body, labels)
+        first = c.sites_before[region.start]
+        outlined = OutlinedPart(
+            name,
+            descriptor,
+            part,
+            first,
+            call,
+            c.sites_before[region.end] - first,
+            {id(x) for x in seq},
+            {id(x) for x in (*entry, *stubs) if not isinstance(x, Label)},
+        )
+        if not any(sw is switch for sw, _ in self.switches):
+            self.switches.append((switch, outlined))
+        return outlined, seq
+
+    def _dispatch(self, region: SwitchRegion, returned: list, boxed: list, array: bool, at_switch: list) -> list:
+        """After the call: on to the exit the part left by, its locals stored back first."""
+        c = self.c
+        body, pool = c.body, c.pool
+        code: list = []
+        if array:
+            if self.array_slot < 0:
+                self.array_slot = body.new_local()
+            code.append(Instruction(-1, op.ASTORE, self.array_slot))
+        targets: list = []
+        stubs: list = []
+        with_array = _with(at_switch, self.array_slot, Object(_OBJECT_ARRAY)) if array else at_switch
+        for j, ex in enumerate(region.exits):
+            restore: list = []
+            k = 1
+            for slot, t in returned[j]:
+                if t is Null:
+                    restore += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ASTORE, slot)]
+                    continue
+                restore += [
+                    Instruction(-1, op.ALOAD, self.array_slot),
+                    G.push_int(pool, k),
+                    Instruction(-1, op.AALOAD),
+                    *unboxed(t, c.hierarchy, pool),
+                    Instruction(-1, STORE.get(t, op.ASTORE), slot),
+                ]
+                k += 1
+            if len(region.exits) == 1:
+                code += restore
+                if not region.falls:
+                    code.append(Instruction(-1, op.GOTO, ex.target))
+                break
+            if not restore:
+                targets.append(ex.target)
+                continue
+            stub = Label("switch_part_exit")
+            targets.append(stub)
+            stubs += [stub, *restore, Instruction(-1, op.GOTO, ex.target)]
+            if body.has_stack_map:
+                body.frames[stub] = frame_of(with_array, [])
+        if len(region.exits) > 1:
+            if array:
+                code += [
+                    Instruction(-1, op.ALOAD, self.array_slot),
+                    Instruction(-1, op.ICONST_0),
+                    Instruction(-1, op.AALOAD),
+                    *unboxed(Integer, c.hierarchy, pool),
+                ]
+            code.append(TableSwitch(-1, targets[0], 0, targets))
+        if region.falls and body.has_stack_map and region.exits[0].target not in body.frames:
+            body.frames[region.exits[0].target] = frame_of(list(region.exits[0].state.locals), [])
+        return code + stubs
+
+    def finish(self) -> None:
+        """Before each switch a part's call reads the key of: the key kept (``dup; istore``)."""
+        items = self.c.body.items
+        for switch, part in self.switches:
+            i = next(k for k, x in enumerate(items) if x is switch)
+            keep = [Instruction(-1, op.DUP), Instruction(-1, op.ISTORE, self.key_slot)]
+            items[i:i] = keep
+            part.synthetic.update(id(x) for x in keep)
+
+
+def _past(params: list) -> int:
+    """The first slot past the parameters ``params`` (one entry per slot, a trailing long's second dropped)."""
+    end = 0
+    for slot, t in slot_values(params):
+        end = slot + (2 if t in _TWO else 1)
+    return end
+
+
+def _cases(switch: TableSwitch | LookupSwitch) -> list[tuple[int, Label]]:
+    """``(key, target)`` of every case of a ``tableswitch`` or ``lookupswitch``, the default left out."""
+    if isinstance(switch, TableSwitch):
+        return [(switch.low + j, t) for j, t in enumerate(switch.targets)]
+    return list(zip(switch.keys, switch.targets))
+
+
+def _switch_of(cases: list[tuple[int, Label]], default: Label) -> Instruction:
+    """A switch over ``cases``: a ``tableswitch`` where the keys are dense, else a ``lookupswitch``."""
+    cases = sorted(cases)
+    low, high = cases[0][0], cases[-1][0]
+    if high - low + 1 <= 2 * len(cases):
+        by_key = dict(cases)
+        return TableSwitch(-1, default, low, [by_key.get(k, default) for k in range(low, high + 1)])
+    return LookupSwitch(-1, default, [k for k, _ in cases], [t for _, t in cases])
+
+
+def _with(locals_: list, slot: int, t: VType) -> list:
+    """``locals_`` (one entry per slot) with ``slot`` holding ``t``."""
+    out = list(locals_) + [Top] * max(0, slot + 1 - len(locals_))
+    out[slot] = t
+    return out
+
+
+def _cut_rows(body: CodeBody, region: SwitchRegion, labels: set[int], call: Label, call_end: Label) -> None:
+    """The method's handler rows with code in the region, cut around it; a handler that covered the
+    region covers the call (one row, where the handler's first such row was: the order of rows
+    decides which handler catches)."""
+    rows = {id(r.row): r for r in region.rows}
+    out: list[Handler] = []
+    covering: set[tuple[int, int]] = set()
+    for h in body.handlers:
+        r = rows.get(id(h))
+        if r is None:
+            out.append(h)
+            continue
+        key = (id(h.handler), h.catch_type)
+        if r.covers and key not in covering:
+            covering.add(key)
+            out.append(Handler(call, call_end, h.handler, h.catch_type))
+        if r.before and id(h.start) not in labels:  # (an earlier region right before this one took that code)
+            out.append(Handler(h.start, call, h.handler, h.catch_type))
+        if r.after:
+            h.start = _label_after(body, region)
+            out.append(h)  # the same row: a later region may cut it again
+    body.handlers = out
+
+
+def _label_after(body: CodeBody, region: SwitchRegion) -> Label:
+    """The label that starts the method's code after the region (a run of labels is there: regions end at one)."""
+    x = body.items[region.end]
+    assert isinstance(x, Label)
+    return x
