@@ -14,7 +14,8 @@ constructor does: a final field's write may not move into an outlined part (the 
 in ``<init>``; h2 failed with ``IllegalAccessError``). Checked: the split happens, every rewritten
 method whose original was within the limit is within it, the output is the original's under
 ``-Xverify:all``, C1 and C2 compile the twins and the constructor, and the counts equal the JDI
-oracle's. A method no split can help (a big ``switch`` of cases that return) stays whole and is reported.
+oracle's. A method no split can help (a big ``switch`` in a ``try`` whose handler reads what every case
+stores) stays whole and is reported.
 """
 
 from __future__ import annotations
@@ -173,11 +174,11 @@ def test_split_for_the_jit_counts_equal_the_oracle(kernel_jar, tmp_path) -> None
 
 
 def test_a_method_no_split_keeps_within_the_limit_is_reported(tmp_path) -> None:
-    """A ``switch`` of many one-call cases that each return has no region to outline: an ordinary
-    region is entered at its start only, and a run of a switch's cases may not return
-    (:mod:`jprewrite.instrument.outline_switches`). It stays whole, runs unchanged (interpreted),
-    and the rewrite says so."""
-    cases = "".join(f"      case {i}: return acc + f{i % 7}(n + {i});\n" for i in range(420))
+    """A ``switch`` of many one-call cases inside a ``try`` whose handler reads the local every case
+    stores has no region to outline: a part cannot hand that local back when it throws
+    (:mod:`jprewrite.instrument.outline_switches`), and an ordinary region is entered at its start
+    only. It stays whole, runs unchanged (interpreted), and the rewrite says so."""
+    cases = "".join(f"      case {i}: acc += f{i % 7}(n + {i}); break;\n" for i in range(420))
     helpers = "".join(f"  static int f{k}(int n) {{ return n * {k + 3} % 101; }}\n" for k in range(7))
     source = f"""
 package com.example.jitlimit;
@@ -185,8 +186,12 @@ public class Switch {{
 {helpers}
   static long dispatch(int op, int n) {{
     long acc = 0;
-    switch (op) {{
-{cases}      default: acc = -1;
+    try {{
+      switch (op) {{
+{cases}        default: acc = -1;
+      }}
+    }} catch (RuntimeException e) {{
+      return -acc;
     }}
     return acc;
   }}

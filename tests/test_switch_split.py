@@ -8,7 +8,8 @@ are outlined instead (:mod:`jprewrite.instrument.outline_switches`).
 
 The generated class is an interpreter loop with what such code has: ``break`` and ``continue``
 (exits forward and back), a labelled break out of the loop, a case falling into the next, cases
-that store ints, longs, doubles, strings and nulls, a nested switch, a sparse ``lookupswitch``, a
+that store ints, longs, doubles, strings and nulls, cases that return (longs, ints boxed or not,
+objects and nulls), a nested switch, a sparse ``lookupswitch``, a
 ``switch`` on strings, a case that throws into a handler covering the whole loop, and a
 constructor (instrumented in place) with its own switch before a final field's write. Checked: the
 rewrite splits every such method within the limit and reports none, the output is the original's
@@ -42,6 +43,10 @@ def _source() -> dict[str, str]:
     generated = "".join(f"          case {20 + i}: acc += f{i % 7}(n + {i}); break;\n" for i in range(CASES))
     ctor_cases = "".join(f"        case {i}: t += f{i % 7}(c + {i}) ^ {i}; break;\n" for i in range(CASES // 2))
     sparse = "".join(f"      case {i * 37 + 5}: r = f{i % 7}(k) + {i}; break;\n" for i in range(CASES // 2))
+    words = "".join(
+        f"      case {i}: return {'null' if i % 50 == 7 else ('k + ' + str(i) + ' > 9 ? w + ' + str(i) + ' : null') if i % 3 else 'f' + str(i % 7) + '(k)'};\n"
+        for i in range(CASES // 2)
+    )
     names = "".join(f'      case "w{i}": r += f{i % 7}(r) + {i}; break;\n' for i in range(CASES // 3))
     interp = f"""
 package com.example.switches;
@@ -81,6 +86,8 @@ public class Interp {{
             }}
             break;
           case 11: {{ long t = acc * 31; acc = t ^ (t >>> 7); }} break;
+          case 12: if (sp > 40) return acc - sp; break;
+          case 13: if (o != null && acc < 0) return 7; break;
 {generated}          default: acc = -acc;
         }}
         acc += sp;
@@ -97,6 +104,12 @@ public class Interp {{
 {sparse}      default: r = k;
     }}
     return r;
+  }}
+
+  static Object word(int k, String w) {{
+    switch (k) {{
+{words}      default: return w;
+    }}
   }}
 
   static int named(String name, int r) {{
@@ -128,6 +141,8 @@ public class Main {
       int[] code = new int[64];
       for (int i = 0; i < code.length; i++) code[i] = (i * 7 + r * 13) % 430;
       sum += Interp.run(code, r % 89) + Interp.sparse((r * 37) % 8000 + 5) + Interp.named("w" + (r % 150), r);
+      Object w = Interp.word(r % 210, "w" + r);
+      sum += w == null ? -1 : w.hashCode();
       sum += new Interp(code).total;
     }
     System.out.println(sum);
@@ -151,7 +166,7 @@ def switch_jar(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("switches")
     classes = javac(_source(), tmp / "classes")
     sizes = _lengths((classes / PACKAGE / "Interp.class").read_bytes())
-    for name in ("run", "sparse", "named", "<init>"):
+    for name in ("run", "sparse", "named", "word", "<init>"):
         assert 2_500 < sizes[name] <= JIT_HUGE_METHOD_LIMIT, (name, sizes[name])
     return make_jar(classes, tmp / "switches.jar")
 
@@ -192,7 +207,13 @@ def test_split_switches_are_compiled(switch_jar, tmp_path, tier) -> None:
     r = run_java([out], MAIN, "20000", jvm=flags, profile=tmp_path / "p.json")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    for method in ("Interp::run$jp (", "Interp::<init> (", "Interp::sparse$jp (", "Interp::named$jp ("):
+    for method in (
+        "Interp::run$jp (",
+        "Interp::<init> (",
+        "Interp::sparse$jp (",
+        "Interp::named$jp (",
+        "Interp::word$jp (",
+    ):
         compiled = [x for x in lines if "com.example.switches." + method in x and "made not entrant" not in x]
         assert any(x.split()[2 if x.split()[2].isdigit() else 3] == tier for x in compiled), (method, compiled)
 

@@ -21,7 +21,17 @@ from . import codegen as G
 from .outline_regions import Region
 from .outline_values import LOAD, RETURN, STORE, slot_values, slots_written, used_slots, vtype_descriptor
 
-__all__ = ["OutlinedPart", "PartCutter", "PartSignature", "boxed_array", "detach", "frame_of", "retarget", "unboxed"]
+__all__ = [
+    "OutlinedPart",
+    "PartCutter",
+    "PartSignature",
+    "box",
+    "boxed_array",
+    "detach",
+    "frame_of",
+    "retarget",
+    "unboxed",
+]
 
 _BOX = {
     Integer: ("java/lang/Integer", "I", "intValue"),
@@ -309,6 +319,11 @@ def _box(pool, t: Any) -> Instruction:
     """``Integer.valueOf`` and its kind: the primitive on the stack boxed."""
     owner, d, _ = _BOX[t]
     return Instruction(-1, op.INVOKESTATIC, pool.add_methodref(owner, "valueOf", f"({d})L{owner};"))
+
+
+def box(pool, t: VType) -> list:
+    """The value of type ``t`` on the stack as an object: primitives boxed, references as they are."""
+    return [_box(pool, t)] if t in _BOX else []
 
 
 def unboxed(t: VType, hierarchy, pool) -> list:

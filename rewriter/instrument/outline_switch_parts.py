@@ -21,7 +21,7 @@ from ..classfile.frames import Double, Integer, Long, Null, Object, Top, VType
 from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
 from ..editor import CodeBody, Handler, Label
 from . import codegen as G
-from .outline_parts import OutlinedPart, PartCutter, boxed_array, detach, frame_of, retarget, unboxed
+from .outline_parts import OutlinedPart, PartCutter, box, boxed_array, detach, frame_of, retarget, unboxed
 from .outline_switches import SwitchRegion
 from .outline_values import LOAD, STORE, slot_values, used_slots, vtype_descriptor
 
@@ -49,15 +49,18 @@ class SwitchCutter:
         items = body.items
         moved = items[region.start : region.end]
         labels = {id(x) for x in moved if isinstance(x, Label)}
+        added_returns: list = []  # what the part's returns became
         params = used_slots(region.entry.locals)
         key_param = _past(params)
         # per exit, the stored locals defined at its target (nulls are set again by the method)
         returned = [
-            [(slot, t) for slot, t in slot_values(ex.state.locals) if slot in region.stored and t is not Top]
+            []
+            if ex.state is None
+            else [(slot, t) for slot, t in slot_values(ex.state.locals) if slot in region.stored and t is not Top]
             for ex in region.exits
         ]
         boxed = [[(slot, t) for slot, t in r if t is not Null] for r in returned]
-        array = any(boxed)
+        array = any(boxed) or any(ex.value is not None for ex in region.exits)
         n_exits = len(region.exits)
         ret = _OBJECT_ARRAY if array else "I" if n_exits > 1 else "V"
         descriptor = "(" + "".join(vtype_descriptor(t) or "I" for _, t in slot_values(params)) + "I)" + ret
@@ -71,20 +74,34 @@ class SwitchCutter:
         default = switch.default if id(switch.default) in labels else cases[0][1]
         entry += [Instruction(-1, op.ILOAD, key_param), _switch_of(cases, default)]
         exit_labels = [Label("switch_exit") for _ in region.exits]
-        retarget(moved, {id(ex.target): lab for ex, lab in zip(region.exits, exit_labels)})
+        retarget(moved, {id(ex.target): lab for ex, lab in zip(region.exits, exit_labels) if ex.target is not None})
+        # a return hands its value back (the first of its kind returns in the method: one bytecode, as before)
+        packed: list = []
+        returning = {id(x): j for j, ex in enumerate(region.exits) for x in ex.returns}
+        for x in moved:
+            j = returning.get(id(x), -1)
+            if j < 0:
+                packed.append(x)
+                continue
+            value = region.exits[j].value
+            code = _packed_return(pool, j, value) if array else _numbered_return(pool, j, n_exits)
+            packed += code
+            added_returns.extend(code)
+        moved = packed
         stubs: list = []
         for j, lab in enumerate(exit_labels):
+            if region.exits[j].target is None:
+                continue  # (its returns hand back in place)
             stubs.append(lab)
             if array:
                 stubs += boxed_array(pool, boxed[j], exit_index=j)
-            elif n_exits > 1:
-                stubs += [G.push_int(pool, j), Instruction(-1, op.IRETURN)]
             else:
-                stubs.append(Instruction(-1, op.RETURN))
+                stubs += _numbered_return(pool, j, n_exits)
         part = CodeBody(items=[*entry, *moved, *stubs], max_locals=max(body.max_locals, key_param + 1))
         part.frames = {lab: f for lab, f in body.frames.items() if id(lab) in labels}
         for ex, lab in zip(region.exits, exit_labels):
-            part.frames[lab] = frame_of(list(ex.state.locals), [])
+            if ex.state is not None:
+                part.frames[lab] = frame_of(list(ex.state.locals), [])
         part.handlers = [h for h in body.handlers if id(h.handler) in labels]
         part.lines = [(lab, line) for lab, line in body.lines if id(lab) in labels]
         part.has_stack_map = body.has_stack_map
@@ -118,8 +135,8 @@ class SwitchCutter:
             first,
             call,
             c.sites_before[region.end] - first,
-            {id(x) for x in seq},
-            {id(x) for x in (*entry, *stubs) if not isinstance(x, Label)},
+            {id(x) for x in seq} - {id(ex.returns[0]) for ex in region.exits if ex.returns},
+            {id(x) for x in (*entry, *stubs, *added_returns) if not isinstance(x, Label)},
         )
         if not any(sw is switch for sw, _ in self.switches):
             self.switches.append((switch, outlined))
@@ -139,6 +156,9 @@ class SwitchCutter:
         with_array = _with(at_switch, self.array_slot, Object(_OBJECT_ARRAY)) if array else at_switch
         for j, ex in enumerate(region.exits):
             restore: list = []
+            if ex.value is not None:  # the value the part handed back, returned
+                restore += [Instruction(-1, op.ALOAD, self.array_slot), Instruction(-1, op.ICONST_1)]
+                restore += [Instruction(-1, op.AALOAD), *unboxed(ex.value, c.hierarchy, pool)]
             k = 1
             for slot, t in returned[j]:
                 if t is Null:
@@ -152,17 +172,19 @@ class SwitchCutter:
                     Instruction(-1, STORE.get(t, op.ASTORE), slot),
                 ]
                 k += 1
+            # on: the exit's target, or the return the region's returns of this kind came from
+            onward = Instruction(-1, op.GOTO, ex.target) if ex.target is not None else ex.returns[0]
             if len(region.exits) == 1:
                 code += restore
                 if not region.falls:
-                    code.append(Instruction(-1, op.GOTO, ex.target))
+                    code.append(onward)
                 break
-            if not restore:
+            if not restore and ex.target is not None:
                 targets.append(ex.target)
                 continue
             stub = Label("switch_part_exit")
             targets.append(stub)
-            stubs += [stub, *restore, Instruction(-1, op.GOTO, ex.target)]
+            stubs += [stub, *restore, onward]
             if body.has_stack_map:
                 body.frames[stub] = frame_of(with_array, [])
         if len(region.exits) > 1:
@@ -174,8 +196,10 @@ class SwitchCutter:
                     *unboxed(Integer, c.hierarchy, pool),
                 ]
             code.append(TableSwitch(-1, targets[0], 0, targets))
-        if region.falls and body.has_stack_map and region.exits[0].target not in body.frames:
-            body.frames[region.exits[0].target] = frame_of(list(region.exits[0].state.locals), [])
+        fall = region.exits[0]
+        if region.falls and body.has_stack_map and fall.target is not None and fall.target not in body.frames:
+            assert fall.state is not None  # (a jump's exit has its target's state)
+            body.frames[fall.target] = frame_of(list(fall.state.locals), [])  # was only fallen into
         return code + stubs
 
     def finish(self) -> None:
@@ -186,6 +210,30 @@ class SwitchCutter:
             keep = [Instruction(-1, op.DUP), Instruction(-1, op.ISTORE, self.key_slot)]
             items[i:i] = keep
             part.synthetic.update(id(x) for x in keep)
+
+
+def _numbered_return(pool, j: int, n_exits: int) -> list:
+    """A part's exit ``j`` when no exit hands anything back: its number (nothing if it is the only one)."""
+    if n_exits > 1:
+        return [G.push_int(pool, j), Instruction(-1, op.IRETURN)]
+    return [Instruction(-1, op.RETURN)]
+
+
+def _packed_return(pool, j: int, value: VType | None) -> list:
+    """In place of a return of the region: ``return new Object[] {j, value}`` with the value on the
+    stack boxed (values below it are left: a return discards them)."""
+    code: list = []
+    if value is not None:
+        code += box(pool, value)
+    code += [
+        G.push_int(pool, 1 if value is None else 2),
+        Instruction(-1, op.ANEWARRAY, pool.add_class("java/lang/Object")),
+    ]
+    if value is not None:  # [v, a] -> [a, a, 1, v]
+        code += [Instruction(-1, op.DUP_X1), Instruction(-1, op.SWAP), Instruction(-1, op.ICONST_1)]
+        code += [Instruction(-1, op.SWAP), Instruction(-1, op.AASTORE)]
+    code += [Instruction(-1, op.DUP), Instruction(-1, op.ICONST_0), G.push_int(pool, j), *box(pool, Integer)]
+    return code + [Instruction(-1, op.AASTORE), Instruction(-1, op.ARETURN)]
 
 
 def _past(params: list) -> int:

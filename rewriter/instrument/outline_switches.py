@@ -33,6 +33,7 @@ from typing import cast
 
 from ..analysis.typeflow import State
 from ..classfile import opcodes as op
+from ..classfile.frames import VType
 from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
 from ..editor import CodeBody, Handler, Label
 from ..editor.body import branch_targets
@@ -49,10 +50,14 @@ _CANNOT_THROW = frozenset((op.GOTO, op.GOTO_W))  #: what javac leaves out of a t
 
 @dataclass(frozen=True)
 class SwitchExit:
-    """Where the method goes on after a part left it this way, and the state there."""
+    """Where the method goes on after a part left it this way, and the state there; or, for a
+    return (``target`` None), the region's return instructions of one kind (``returns``: the
+    first goes back to the method, the part hands it the value, of type ``value``)."""
 
-    target: Label
-    state: State
+    target: Label | None
+    state: State | None
+    returns: tuple[Instruction, ...] = ()
+    value: VType | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,7 @@ class SwitchFinder:
         items, positions = f.items, f.positions
         stored: set[int] = set()
         jumps: list[int] = []  # the label positions the region's instructions jump to
+        returns: list[int] = []  # the region's return instructions
         need = c  # every instruction that jumps into the region lies before this end
         best: SwitchRegion | None = None
         for i in range(c, len(items)):
@@ -175,7 +181,7 @@ class SwitchFinder:
                 if size > budget:
                     break
                 if need <= i and size >= _MIN_REGION_BYTES:
-                    region = self._region(switch, c, i, entry, stored, jumps)
+                    region = self._region(switch, c, i, entry, stored, jumps, returns)
                     if region is not None:
                         best = region
             if i == sw or self.taken[i]:
@@ -188,6 +194,11 @@ class SwitchFinder:
                         return best  # jumped into from before: a region may end here, not go on
                     need = max(need, src + 1)
                 continue
+            if x.opcode in op.RETURN_OPCODES:
+                if f.states[i] is None or id(x) in f.fixed or f.barrier[i]:
+                    break
+                returns.append(i)  # the part hands its value back, the method returns it
+                continue
             if not f.movable(i, x):
                 break
             for t in branch_targets(x):
@@ -196,7 +207,14 @@ class SwitchFinder:
         return best
 
     def _region(
-        self, switch: TableSwitch | LookupSwitch, c: int, e: int, entry: State, stored: set[int], jumps: list[int]
+        self,
+        switch: TableSwitch | LookupSwitch,
+        c: int,
+        e: int,
+        entry: State,
+        stored: set[int],
+        jumps: list[int],
+        returns: list[int],
     ) -> SwitchRegion | None:
         """items[c:e] as a region of ``switch``'s cases, if its exits and handlers allow."""
         f = self.f
@@ -215,6 +233,16 @@ class SwitchFinder:
             if st is None or st.stack or not clean(st) or self.taken[p]:
                 return None
             exits.append(SwitchExit(cast(Label, items[p]), st))
+        kinds: dict[tuple[int, VType | None], list[Instruction]] = {}  # returns by opcode and value type
+        for i in returns:
+            x = cast(Instruction, items[i])
+            st = states[i]
+            assert st is not None
+            kinds.setdefault((x.opcode, st.stack[-1] if x.opcode != op.RETURN else None), []).append(x)
+        for (_, value), insns in kinds.items():
+            exits.append(SwitchExit(None, None, tuple(insns), value))
+        if len(exits) > _MAX_EXITS:
+            return None
         rows = self._rows(c, e, stored)
         if rows is None:
             return None
