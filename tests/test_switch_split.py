@@ -9,7 +9,7 @@ are outlined instead (:mod:`jprewrite.instrument.outline_switches`).
 The generated class is an interpreter loop with what such code has: ``break`` and ``continue``
 (exits forward and back), a labelled break out of the loop, a case falling into the next, cases
 that store ints, longs, doubles, strings and nulls, cases that return (longs, ints boxed or not,
-objects and nulls), a nested switch, a sparse ``lookupswitch``, a
+objects and nulls), a local every case assigns and nothing reads after the switch, a nested switch, a sparse ``lookupswitch``, a
 ``switch`` on strings, a case that throws into a handler covering the whole loop, and a
 constructor (instrumented in place) with its own switch before a final field's write. Checked: the
 rewrite splits every such method within the limit and reports none, the output is the original's
@@ -42,7 +42,7 @@ def _source() -> dict[str, str]:
     helpers = "".join(f"  static int f{k}(int n) {{ return n * {k + 3} % 101; }}\n" for k in range(7))
     generated = "".join(f"          case {20 + i}: acc += f{i % 7}(n + {i}); break;\n" for i in range(CASES))
     ctor_cases = "".join(f"        case {i}: t += f{i % 7}(c + {i}) ^ {i}; break;\n" for i in range(CASES // 2))
-    sparse = "".join(f"      case {i * 37 + 5}: r = f{i % 7}(k) + {i}; break;\n" for i in range(CASES // 2))
+    sparse = "".join(f"      case {i * 37 + 5}: r = f{i % 7}(k) + {i}; q = {i}; break;\n" for i in range(CASES // 2))
     words = "".join(
         f"      case {i}: return {'null' if i % 50 == 7 else ('k + ' + str(i) + ' > 9 ? w + ' + str(i) + ' : null') if i % 3 else 'f' + str(i % 7) + '(k)'};\n"
         for i in range(CASES // 2)
@@ -100,8 +100,9 @@ public class Interp {{
 
   static int sparse(int k) {{
     int r = -1;
+    int q;  // assigned in every case, never read: the frame after the switch has it, nothing reads it
     switch (k) {{
-{sparse}      default: r = k;
+{sparse}      default: r = k; q = 0;
     }}
     return r;
   }}

@@ -173,6 +173,7 @@ class RegionFinder:
         label_pos = {id(x): i for i, x in enumerate(self.items) if isinstance(x, Label)}
         self.groups = EdgeGroups(body, label_pos)
         live = live_in(self.items, body, label_pos, next_insn)
+        self.live = live  #: per instruction, the locals read before written on some path from it (bits)
         n = len(self.items)
         #: per handler row, the locals its handler code may read before writing them
         self.handler_reads: list[set[int]] = []

@@ -17,18 +17,24 @@ the output's bytes: a change must keep it.
 from __future__ import annotations
 
 from ..classfile import opcodes as op
-from ..classfile.frames import Double, Integer, Long, Null, Object, Top, VType
+from ..classfile.frames import Double, Float, Integer, Long, Null, Object, Top, VType
 from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
 from ..editor import CodeBody, Handler, Label
 from . import codegen as G
 from .outline_parts import OutlinedPart, PartCutter, box, boxed_array, detach, frame_of, retarget, unboxed
-from .outline_switches import SwitchRegion
+from .outline_switches import SwitchExit, SwitchRegion
 from .outline_values import LOAD, STORE, slot_values, used_slots, vtype_descriptor
 
 __all__ = ["SwitchCutter"]
 
 _OBJECT_ARRAY = "[Ljava/lang/Object;"
 _TWO = (Long, Double)  #: the types that take two slots
+_ZERO: dict[VType, int] = {
+    Integer: op.ICONST_0,
+    Float: op.FCONST_0,
+    Long: op.LCONST_0,
+    Double: op.DCONST_0,
+}  #: a constant of each
 
 
 class SwitchCutter:
@@ -52,13 +58,10 @@ class SwitchCutter:
         added_returns: list = []  # what the part's returns became
         params = used_slots(region.entry.locals)
         key_param = _past(params)
-        # per exit, the stored locals defined at its target (nulls are set again by the method)
-        returned = [
-            []
-            if ex.state is None
-            else [(slot, t) for slot, t in slot_values(ex.state.locals) if slot in region.stored and t is not Top]
-            for ex in region.exits
-        ]
+        # per exit, the stored locals defined at its target and read from there on (nulls are set again
+        # by the method); a dead one whose type there the method's slot lacks gets a constant instead
+        returned = [_handed_back(region, ex) for ex in region.exits]
+        placeholders = [_placeholders(region, ex) for ex in region.exits]
         boxed = [[(slot, t) for slot, t in r if t is not Null] for r in returned]
         array = any(boxed) or any(ex.value is not None for ex in region.exits)
         n_exits = len(region.exits)
@@ -119,7 +122,7 @@ class SwitchCutter:
         seq += [Instruction(-1, op.ILOAD, self.key_slot), call, call_end]
         if body.has_stack_map:
             body.frames[call_label] = frame_of(at_switch, [])
-        seq += self._dispatch(region, returned, boxed, array, at_switch)
+        seq += self._dispatch(region, returned, boxed, array, at_switch, placeholders)
         _cut_rows(body, region, labels, call_label, call_end)
         for k, target in enumerate(switch.targets):
             if id(target) in labels:
@@ -142,7 +145,9 @@ class SwitchCutter:
             self.switches.append((switch, outlined))
         return outlined, seq
 
-    def _dispatch(self, region: SwitchRegion, returned: list, boxed: list, array: bool, at_switch: list) -> list:
+    def _dispatch(
+        self, region: SwitchRegion, returned: list, boxed: list, array: bool, at_switch: list, placeholders: list
+    ) -> list:
         """After the call: on to the exit the part left by, its locals stored back first."""
         c = self.c
         body, pool = c.body, c.pool
@@ -155,7 +160,7 @@ class SwitchCutter:
         stubs: list = []
         with_array = _with(at_switch, self.array_slot, Object(_OBJECT_ARRAY)) if array else at_switch
         for j, ex in enumerate(region.exits):
-            restore: list = []
+            restore: list = list(placeholders[j])
             if ex.value is not None:  # the value the part handed back, returned
                 restore += [Instruction(-1, op.ALOAD, self.array_slot), Instruction(-1, op.ICONST_1)]
                 restore += [Instruction(-1, op.AALOAD), *unboxed(ex.value, c.hierarchy, pool)]
@@ -210,6 +215,33 @@ class SwitchCutter:
             keep = [Instruction(-1, op.DUP), Instruction(-1, op.ISTORE, self.key_slot)]
             items[i:i] = keep
             part.synthetic.update(id(x) for x in keep)
+
+
+def _handed_back(region: SwitchRegion, ex: SwitchExit) -> list[tuple[int, VType]]:
+    """The locals exit ``ex`` hands back: stored by the region, defined at the target, read after it."""
+    if ex.state is None:
+        return []
+    return [
+        (slot, t)
+        for slot, t in slot_values(ex.state.locals)
+        if slot in region.stored and t is not Top and ex.live >> slot & 1
+    ]
+
+
+def _placeholders(region: SwitchRegion, ex: SwitchExit) -> list:
+    """Constants for the stored locals exit ``ex`` does not hand back (nothing reads them after it)
+    that the target's frame types although the method's slot at the switch has another type there."""
+    if ex.state is None:
+        return []
+    entry = region.entry.locals
+    code: list = []
+    for slot, t in slot_values(ex.state.locals):
+        if slot not in region.stored or t is Top or ex.live >> slot & 1:
+            continue
+        if slot < len(entry) and entry[slot] == t:
+            continue  # the slot still holds a value of that type
+        code += [Instruction(-1, _ZERO.get(t, op.ACONST_NULL)), Instruction(-1, STORE.get(t, op.ASTORE), slot)]
+    return code
 
 
 def _numbered_return(pool, j: int, n_exits: int) -> list:

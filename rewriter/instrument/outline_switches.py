@@ -58,6 +58,7 @@ class SwitchExit:
     state: State | None
     returns: tuple[Instruction, ...] = ()
     value: VType | None = None
+    live: int = -1  #: the locals the method may read from the target on (bits): only those go back
 
 
 @dataclass(frozen=True)
@@ -232,7 +233,7 @@ class SwitchFinder:
             st = states[k] if k < len(items) else None
             if st is None or st.stack or not clean(st) or self.taken[p]:
                 return None
-            exits.append(SwitchExit(cast(Label, items[p]), st))
+            exits.append(SwitchExit(cast(Label, items[p]), st, live=f.live[k]))
         kinds: dict[tuple[int, VType | None], list[Instruction]] = {}  # returns by opcode and value type
         for i in returns:
             x = cast(Instruction, items[i])
