@@ -13,13 +13,15 @@ other jump lands in it, and the code before it does not fall into it. It moves i
 whose parameters are the method's slots at the switch plus the switch's key; the part starts
 with a switch of its own over the keys whose cases it holds. The method's switch sends those
 keys to the part's call, and the part returns which of its exits it left by (a jump out, or the
-fall-through at its end) with the locals it stored that are defined there (an ``Object[]``,
-primitives boxed), and the method jumps on from there. So the profile cannot tell: the cases'
+fall-through at its end) with the locals it stored that are defined there and read after it (an
+``Object[]``, primitives boxed), and the method jumps on from there. So the profile cannot tell: the cases'
 bytecodes count in the part against the method's node, their call sites are the method's.
 
-What else a region must satisfy is what an ordinary region must (no return, subroutine, lock,
-super call or final field write, every instruction reached, no uninitialised object in a local
-at the switch or an exit, the stack empty there), and for exception handlers: a handler whose
+A return in the region is an exit too: the part hands the value back, and the method returns it
+with the original return instruction (one kind of return, one exit). What else a region must
+satisfy is what an ordinary region must (no subroutine, lock, super call or final field write,
+every instruction reached, no uninitialised object in a local at the switch or an exit, the stack
+empty there), and for exception handlers: a handler whose
 code moves moves with its whole range; one whose range covers the region covers all of its
 instructions that can throw (javac leaves a ``goto`` out of a ``try``'s rows) and reads no local
 the region stores; any other leaves the region alone. Rows that cover the region are cut
