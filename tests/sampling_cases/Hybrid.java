@@ -53,6 +53,7 @@ public class Hybrid {
             t.start();
             t.join();
         } else {
+            awaitFirstRound();
             Thread t1 = new Thread(() -> det(ThreadRoot.n2bEnter(null, DET), 1), "det-1");
             Thread t2 = new Thread(() -> det(ThreadRoot.n2bEnter(null, DET), 2), "det-2");
             t1.start();
@@ -206,6 +207,21 @@ public class Hybrid {
             x += i * 7;
         }
         return x;
+    }
+
+    /**
+     * In hybrid mode, wait (up to 10 s, uncounted: this code is not instrumented) until the sampler has
+     * asked for its first round, so that the det threads' work, a few tens of milliseconds, runs while
+     * sampling is on even when a loaded machine starts the sampler thread late.
+     */
+    static void awaitFirstRound() throws InterruptedException {
+        if (!Sampling.active()) {
+            return;
+        }
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (Sampling.requested == 0 && System.nanoTime() < end) {
+            Thread.sleep(0, 100_000);
+        }
     }
 
     static void det(Node node, int seed) {
