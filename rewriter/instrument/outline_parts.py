@@ -29,7 +29,9 @@ __all__ = [
     "boxed_array",
     "detach",
     "frame_of",
+    "renulled",
     "retarget",
+    "slot_loads",
     "unboxed",
 ]
 
@@ -124,10 +126,7 @@ class PartCutter:
         sig = PartSignature.of(region, items)
         moved = items[region.start : region.end]
         exit_label = Label("outlined_exit")
-        entry: list = []  # a slot that held null holds it again (it came in as Object)
-        for slot, t in slot_values(sig.params):
-            if t is Null:
-                entry += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ASTORE, slot)]
+        entry = renulled(sig.params)
         exit_code, extra_locals = self._exit(sig, exit_label)
         retarget(moved, {id(x): exit_label for x in items[region.end : region.resume] if isinstance(x, Label)})
         part = self._part_body(moved, entry, exit_code, sig, region, extra_locals)
@@ -202,10 +201,7 @@ class PartCutter:
 
     def _call_sequence(self, sig: PartSignature, call: Instruction) -> list:
         """Slots loaded (an empty one as int 0), the call, and what the part hands back put in place."""
-        seq = [
-            Instruction(-1, op.ICONST_0) if t is Top else Instruction(-1, LOAD.get(t, op.ALOAD), slot)
-            for slot, t in slot_values(sig.params)
-        ]
+        seq = slot_loads(sig.params)
         seq.append(call)
         seq += self._take_back(sig)
         for slot, t in sig.outs:
@@ -260,6 +256,23 @@ def _call_sites_before(items: list, fixed: set[int] | frozenset) -> list[int]:
             count += 1
     before[len(items)] = count
     return before
+
+
+def renulled(params: list) -> list:
+    """A part's entry code: each slot that held null holds it again (it came in typed as ``Object``)."""
+    code: list = []
+    for slot, t in slot_values(params):
+        if t is Null:
+            code += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ASTORE, slot)]
+    return code
+
+
+def slot_loads(params: list) -> list:
+    """The caller's loads of a part's parameter slots, in order; an empty slot passed as int 0."""
+    return [
+        Instruction(-1, op.ICONST_0) if t is Top else Instruction(-1, LOAD.get(t, op.ALOAD), slot)
+        for slot, t in slot_values(params)
+    ]
 
 
 def retarget(moved: list, exits: dict[int, Label]) -> None:

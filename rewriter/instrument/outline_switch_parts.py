@@ -21,9 +21,20 @@ from ..classfile.frames import Double, Float, Integer, Long, Null, Object, Top, 
 from ..classfile.instructions import Instruction, LookupSwitch, TableSwitch
 from ..editor import CodeBody, Handler, Label
 from . import codegen as G
-from .outline_parts import OutlinedPart, PartCutter, box, boxed_array, detach, frame_of, retarget, unboxed
+from .outline_parts import (
+    OutlinedPart,
+    PartCutter,
+    box,
+    boxed_array,
+    detach,
+    frame_of,
+    renulled,
+    retarget,
+    slot_loads,
+    unboxed,
+)
 from .outline_switches import SwitchExit, SwitchRegion
-from .outline_values import LOAD, STORE, slot_values, used_slots, vtype_descriptor
+from .outline_values import STORE, slot_values, used_slots, vtype_descriptor
 
 __all__ = ["SwitchCutter"]
 
@@ -68,10 +79,7 @@ class SwitchCutter:
         ret = _OBJECT_ARRAY if array else "I" if n_exits > 1 else "V"
         descriptor = "(" + "".join(vtype_descriptor(t) or "I" for _, t in slot_values(params)) + "I)" + ret
         # the part: its switch, the cases, an exit stub per exit (the fall-through's first: it follows the cases)
-        entry: list = []
-        for slot, t in slot_values(params):
-            if t is Null:
-                entry += [Instruction(-1, op.ACONST_NULL), Instruction(-1, op.ASTORE, slot)]
+        entry = renulled(params)
         switch = region.switch
         cases = [(key, target) for key, target in _cases(switch) if id(target) in labels]
         default = switch.default if id(switch.default) in labels else cases[0][1]
@@ -114,11 +122,7 @@ class SwitchCutter:
             -1, op.INVOKESTATIC, pool.add_methodref(c.this_class, name, descriptor, interface=c.interface)
         )
         at_switch = _with(list(region.entry.locals), self.key_slot, Integer)
-        seq: list = [call_label]
-        seq += [
-            Instruction(-1, op.ICONST_0) if t is Top else Instruction(-1, LOAD.get(t, op.ALOAD), slot)
-            for slot, t in slot_values(params)
-        ]
+        seq: list = [call_label, *slot_loads(params)]
         seq += [Instruction(-1, op.ILOAD, self.key_slot), call, call_end]
         if body.has_stack_map:
             body.frames[call_label] = frame_of(at_switch, [])
@@ -318,14 +322,9 @@ def _cut_rows(body: CodeBody, region: SwitchRegion, labels: set[int], call: Labe
             out.append(Handler(call, call_end, h.handler, h.catch_type))
         if r.before and id(h.start) not in labels:  # (an earlier region right before this one took that code)
             out.append(Handler(h.start, call, h.handler, h.catch_type))
-        if r.after:
-            h.start = _label_after(body, region)
+        if r.after:  # from the label that starts the code after the region (regions end at a run of labels)
+            after = body.items[region.end]
+            assert isinstance(after, Label)
+            h.start = after
             out.append(h)  # the same row: a later region may cut it again
     body.handlers = out
-
-
-def _label_after(body: CodeBody, region: SwitchRegion) -> Label:
-    """The label that starts the method's code after the region (a run of labels is there: regions end at one)."""
-    x = body.items[region.end]
-    assert isinstance(x, Label)
-    return x

@@ -118,18 +118,16 @@ class SwitchFinder:
         self.throwing = [0] * (n + 1)
         for i, x in enumerate(items):
             self.throwing[i + 1] = self.throwing[i] + (not isinstance(x, Label) and x.opcode not in _CANNOT_THROW)
-        #: item positions that a chosen region holds
-        self.taken = [False] * n
 
     def regions(self, budget: int) -> list[SwitchRegion]:
         """Greedily, switch by switch in code order, the longest runs of cases within ``budget`` bytes."""
         f, items = self.f, self.f.items
         chosen: list[SwitchRegion] = []
         for sw, x in enumerate(items):
-            if isinstance(x, Label) or x.opcode not in op.SWITCH_OPCODES or self.taken[sw]:
+            if isinstance(x, Label) or x.opcode not in op.SWITCH_OPCODES or f.barrier[sw]:
                 continue
             st = f.states[sw]
-            if st is None or len(st.stack) != 1 or not clean(st) or f.barrier[sw]:
+            if st is None or len(st.stack) != 1 or not clean(st):
                 continue
             entry = State(list(st.locals), [])
             if len(used_slots(entry.locals)) > _MAX_PARAMETER_SLOTS:
@@ -144,12 +142,9 @@ class SwitchFinder:
                 region = self._longest_from(sw, cast("TableSwitch | LookupSwitch", x), c, entry, budget)
                 if region is not None:
                     chosen.append(region)
-                    for k in range(region.start, region.end):
-                        self.taken[k] = True
+                    f.barrier[region.start : region.end] = [True] * (region.end - region.start)
                     end = region.end
                     f.barrier[sw] = True
-        for r in chosen:
-            f.barrier[r.start : r.end] = [True] * (r.end - r.start)
         return chosen
 
     def _run_start(self, p: int) -> int:
@@ -187,7 +182,7 @@ class SwitchFinder:
                     region = self._region(switch, c, i, entry, stored, jumps, returns)
                     if region is not None:
                         best = region
-            if i == sw or self.taken[i]:
+            if i == sw or f.barrier[i]:
                 break
             if isinstance(x, Label):
                 for src in self.sources.get(i, ()):
@@ -233,7 +228,7 @@ class SwitchFinder:
         for p in exit_positions:
             k = f.next_insn[p]
             st = states[k] if k < len(items) else None
-            if st is None or st.stack or not clean(st) or self.taken[p]:
+            if st is None or st.stack or not clean(st) or f.barrier[p]:
                 return None
             exits.append(SwitchExit(cast(Label, items[p]), st, live=f.live[k]))
         kinds: dict[tuple[int, VType | None], list[Instruction]] = {}  # returns by opcode and value type
